@@ -1,0 +1,266 @@
+// One typed, validated configuration object. Every setting comes from a flag (--port 3000 or
+// --port=3000) or an environment variable (PORT); a flag wins. Each has a default, so the gateway
+// starts with no configuration at all.
+import { base58 } from '@scure/base';
+
+export const NETWORKS = ['mainnet-beta', 'devnet'] as const;
+export type Network = (typeof NETWORKS)[number];
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {}
+
+interface Setting<T> {
+  env: string;
+  help: string;
+  default: T;
+  shownDefault?: string;
+  secret?: boolean;
+  parse(raw: string): T;
+}
+
+function fail(msg: string): never {
+  throw new ConfigError(msg);
+}
+
+const integer = (min: number, max: number) => (raw: string) => {
+  if (!/^\d+$/.test(raw.trim())) fail(`expected a whole number between ${min} and ${max}, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) fail(`expected a whole number between ${min} and ${max}, got ${n}`);
+  return n;
+};
+
+const positiveNumber = (raw: string) => {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) fail(`expected a non-negative number, got "${raw}"`);
+  return n;
+};
+
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (raw: string): T =>
+    (values as readonly string[]).includes(raw) ? (raw as T) : fail(`expected one of ${values.join(', ')}, got "${raw}"`);
+
+const bool = (raw: string) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return fail(`expected true or false, got "${raw}"`);
+};
+
+const urlList = (raw: string) => {
+  const urls = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (urls.length === 0) fail('expected at least one URL');
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      // The URL may hold an API key: never repeat it.
+      return fail('expected comma-separated http(s) URLs; one of them is not a URL');
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`expected http(s) URLs, got a ${parsed.protocol} URL`);
+  }
+  return urls;
+};
+
+const solanaAddress = (raw: string) => {
+  let bytes: Uint8Array;
+  try {
+    bytes = base58.decode(raw.trim());
+  } catch {
+    return fail(`expected a base58 Solana address, got "${raw}"`);
+  }
+  if (bytes.length !== 32) fail(`expected a base58 Solana address (32 bytes), got ${bytes.length} bytes`);
+  return raw.trim();
+};
+
+const text = (raw: string) => raw;
+
+const optional =
+  <T>(parse: (raw: string) => T) =>
+  (raw: string): T | undefined =>
+    raw.trim() === '' ? undefined : parse(raw);
+
+const SETTINGS = {
+  port: { env: 'PORT', help: 'TCP port to listen on (0 picks a free one)', default: 3000, parse: integer(0, 65535) },
+  host: { env: 'HOST', help: 'address to listen on', default: '0.0.0.0', parse: text },
+  databasePath: {
+    env: 'DATABASE_PATH',
+    help: 'SQLite file (created with its folder on first start)',
+    default: './data/gateway.sqlite',
+    parse: text,
+  },
+  mainnetRpcUrls: {
+    env: 'MAINNET_RPC_URLS',
+    help: 'comma-separated mainnet-beta RPC URLs, primary first, the rest fail over',
+    default: ['https://api.mainnet-beta.solana.com'],
+    shownDefault: 'https://api.mainnet-beta.solana.com',
+    secret: true,
+    parse: urlList,
+  },
+  devnetRpcUrls: {
+    env: 'DEVNET_RPC_URLS',
+    help: 'comma-separated devnet RPC URLs, primary first',
+    default: ['https://api.devnet.solana.com'],
+    shownDefault: 'https://api.devnet.solana.com',
+    secret: true,
+    parse: urlList,
+  },
+  rpcTimeoutMs: {
+    env: 'RPC_TIMEOUT_MS',
+    help: 'time limit of one upstream RPC attempt, in milliseconds',
+    default: 8000,
+    parse: integer(50, 120_000),
+  },
+  rpcRetries: {
+    env: 'RPC_RETRIES',
+    help: 'extra rounds over the URL list after HTTP 429/5xx on reads',
+    default: 2,
+    parse: integer(0, 10),
+  },
+  gatewayAddress: {
+    env: 'GATEWAY_ADDRESS',
+    help: 'deposit address (payTo); unset: paid calls cannot be bought',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    parse: optional(solanaAddress),
+  },
+  paymentNetwork: {
+    env: 'PAYMENT_NETWORK',
+    help: 'network deposits are read on',
+    default: 'mainnet-beta' as Network,
+    parse: oneOf(NETWORKS),
+  },
+  webhookSecret: {
+    env: 'WEBHOOK_SECRET',
+    help: 'expected Authorization value of the deposit webhook; unset disables the webhook',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional(text),
+  },
+  verifyDeposits: {
+    env: 'VERIFY_DEPOSITS',
+    help: 'confirm each webhook-reported deposit on chain before crediting it',
+    default: true,
+    parse: bool,
+  },
+  depositPollSeconds: {
+    env: 'DEPOSIT_POLL_SECONDS',
+    help: 'deposit watcher interval in seconds; 0 disables the watcher',
+    default: 15,
+    parse: positiveNumber,
+  },
+  priceLamports: { env: 'PRICE_LAMPORTS', help: 'flat price of one paid call', default: 2_200_000, parse: integer(0, 1e15) },
+  freeCalls: { env: 'FREE_CALLS', help: "free paid-calls granted on a wallet's first claim", default: 10, parse: integer(0, 1e9) },
+  minDepositLamports: {
+    env: 'MIN_DEPOSIT_LAMPORTS',
+    help: 'smallest deposit that is credited (smaller ones are recorded and ignored)',
+    default: 2_200_000,
+    parse: integer(0, 1e15),
+  },
+  challengeTtlSeconds: {
+    env: 'CHALLENGE_TTL_SECONDS',
+    help: 'how long a claim challenge stays valid',
+    default: 300,
+    parse: integer(1, 86_400),
+  },
+  rateLimitRps: {
+    env: 'RATE_LIMIT_RPS',
+    help: 'sustained requests per second per API key (or per client address without a key); 0 disables',
+    default: 20,
+    parse: positiveNumber,
+  },
+  rateLimitBurst: {
+    env: 'RATE_LIMIT_BURST',
+    help: 'bucket size: requests allowed at once before the rate applies',
+    default: 40,
+    parse: integer(1, 1e9),
+  },
+  mcpMaxSessions: { env: 'MCP_MAX_SESSIONS', help: 'cap on open MCP sessions (503 beyond it)', default: 1000, parse: integer(1, 1e6) },
+  mcpKeepAliveSeconds: {
+    env: 'MCP_KEEPALIVE_SECONDS',
+    help: 'interval of keep-alive comments on MCP event streams',
+    default: 15,
+    parse: positiveNumber,
+  },
+  idleTimeoutSeconds: {
+    env: 'IDLE_TIMEOUT_SECONDS',
+    help: 'HTTP connections silent this long are closed (event streams send keep-alives)',
+    default: 30,
+    parse: integer(1, 255),
+  },
+  logLevel: { env: 'LOG_LEVEL', help: 'debug, info, warn or error', default: 'info' as LogLevel, parse: oneOf(LOG_LEVELS) },
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+export type Config = { -readonly [K in keyof Settings]: Settings[K]['default'] };
+export type ConfigKey = keyof Config;
+
+const flagName = (key: string) => '--' + key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+
+export function defaultConfig(): Config {
+  return Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, s.default])) as Config;
+}
+
+/** Builds the config from argv flags and environment variables; throws ConfigError with a clear message. */
+export function loadConfig(argv: string[], env: Record<string, string | undefined>): Config {
+  const config = defaultConfig() as Record<string, unknown>;
+  const fromFlags = new Map<string, string>();
+  const byFlag = new Map(Object.keys(SETTINGS).map((k) => [flagName(k), k]));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const key = byFlag.get(name);
+    if (!key) throw new ConfigError(`unknown option ${name} (see --help)`);
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
+    fromFlags.set(key, value);
+  }
+  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = fromFlags.get(key) ?? env[setting.env];
+    if (raw === undefined) continue;
+    try {
+      config[key] = setting.parse(raw);
+    } catch (e) {
+      if (e instanceof ConfigError) throw new ConfigError(`${setting.env} / ${flagName(key)}: ${e.message}`);
+      throw e;
+    }
+  }
+  return config as Config;
+}
+
+/** Values that must never reach a log line or an error body (RPC URLs often embed API keys). */
+export function secretsOf(config: Config): string[] {
+  const out: string[] = [];
+  for (const [key, setting] of Object.entries(SETTINGS) as [ConfigKey, Setting<unknown>][]) {
+    if (!setting.secret) continue;
+    const v = config[key];
+    for (const s of Array.isArray(v) ? v : [v]) if (typeof s === 'string' && s.length >= 6) out.push(s);
+  }
+  return out;
+}
+
+export function helpText(): string {
+  const rows = Object.entries(SETTINGS).map(([key, s]: [string, Setting<unknown>]) => {
+    const def = s.shownDefault ?? (Array.isArray(s.default) ? s.default.join(',') : String(s.default));
+    return `  ${flagName(key).padEnd(26)} ${s.env.padEnd(22)} ${s.help} [default: ${def}]`;
+  });
+  return [
+    'Chain Intelligence Gateway: processed Solana data for AI agents over REST and MCP.',
+    '',
+    'Usage: gateway [options]',
+    '',
+    'Every option may also be given as the environment variable beside it; a flag wins.',
+    '',
+    `  ${'option'.padEnd(26)} ${'environment'.padEnd(22)} meaning`,
+    ...rows,
+    `  ${'--help'.padEnd(26)} ${''.padEnd(22)} show this text`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,27 @@
+// Solana RPC speaks u64 as bare JSON numbers; token supplies and some balances exceed 2^53.
+// Parsing keeps such integers exact as bigint, and serializing writes bigints back as bare integers.
+
+type Reviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
+
+const keepBigIntegers: Reviver = (_key, value, context) =>
+  typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)
+    ? BigInt(context.source)
+    : value;
+
+export function parseJson(text: string): unknown {
+  return JSON.parse(text, keepBigIntegers as (key: string, value: unknown) => unknown);
+}
+
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? rawJson(v.toString()) : v));
+}
+
+/** An integer from RPC JSON (number or bigint) as a bigint. */
+export function big(value: unknown): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
+  throw new TypeError(`not an integer: ${String(value)}`);
+}

@@ -1,0 +1,71 @@
+import { describe, expect, test } from 'bun:test';
+import { ConfigError, defaultConfig, helpText, loadConfig, secretsOf } from '../../src/config.ts';
+
+describe('config', () => {
+  test('starts with zero configuration', () => {
+    const c = loadConfig([], {});
+    expect(c).toEqual(defaultConfig());
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('0.0.0.0');
+    expect(c.databasePath).toBe('./data/gateway.sqlite');
+    expect(c.priceLamports).toBe(2_200_000);
+    expect(c.freeCalls).toBe(10);
+    expect(c.minDepositLamports).toBe(2_200_000);
+    expect(c.gatewayAddress).toBeUndefined();
+    expect(c.verifyDeposits).toBe(true);
+    expect(c.depositPollSeconds).toBe(15);
+    expect(c.mcpMaxSessions).toBe(1000);
+    expect(c.mainnetRpcUrls).toEqual(['https://api.mainnet-beta.solana.com']);
+  });
+
+  test('reads environment variables and flags; a flag wins', () => {
+    const c = loadConfig(['--port', '4001', '--free-calls=3'], { PORT: '5000', MAINNET_RPC_URLS: 'http://a:1, http://b:2', VERIFY_DEPOSITS: 'false', PAYMENT_NETWORK: 'devnet' });
+    expect(c.port).toBe(4001);
+    expect(c.freeCalls).toBe(3);
+    expect(c.mainnetRpcUrls).toEqual(['http://a:1', 'http://b:2']);
+    expect(c.verifyDeposits).toBe(false);
+    expect(c.paymentNetwork).toBe('devnet');
+  });
+
+  test.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PAYMENT_NETWORK: 'testnet' }, 'PAYMENT_NETWORK'],
+    [{ GATEWAY_ADDRESS: 'not-an-address' }, 'GATEWAY_ADDRESS'],
+    [{ VERIFY_DEPOSITS: 'maybe' }, 'VERIFY_DEPOSITS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ MAINNET_RPC_URLS: 'ftp://x' }, 'MAINNET_RPC_URLS'],
+  ] as [Record<string, string>, string][])('a bad value is refused with a clear message: %p', (env, name) => {
+    expect(() => loadConfig([], env)).toThrow(ConfigError);
+    expect(() => loadConfig([], env)).toThrow(name);
+  });
+
+  test('a bad RPC URL is refused without repeating it (it may hold a key)', () => {
+    try {
+      loadConfig([], { DEVNET_RPC_URLS: 'not a url?api-key=SECRET' });
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as Error).message).not.toContain('SECRET');
+    }
+  });
+
+  test('unknown flags are refused', () => {
+    expect(() => loadConfig(['--prot', '1'], {})).toThrow('unknown option --prot');
+  });
+
+  test('--help lists every setting with its environment variable and default', () => {
+    const text = helpText();
+    for (const name of ['PORT', 'HOST', 'DATABASE_PATH', 'MAINNET_RPC_URLS', 'DEVNET_RPC_URLS', 'GATEWAY_ADDRESS', 'PAYMENT_NETWORK', 'WEBHOOK_SECRET', 'VERIFY_DEPOSITS', 'DEPOSIT_POLL_SECONDS', 'PRICE_LAMPORTS', 'FREE_CALLS', 'MIN_DEPOSIT_LAMPORTS', 'RATE_LIMIT_RPS', 'RATE_LIMIT_BURST', 'MCP_MAX_SESSIONS', 'LOG_LEVEL']) {
+      expect(text).toContain(name);
+    }
+    expect(text).toContain('[default: 3000]');
+    expect(text).toContain('[default: 2200000]');
+  });
+
+  test('secrets are the RPC URLs and the webhook secret', () => {
+    const c = loadConfig([], { MAINNET_RPC_URLS: 'https://rpc.example/?api-key=K1234567', WEBHOOK_SECRET: 'whsec-abcdef' });
+    expect(secretsOf(c)).toContain('https://rpc.example/?api-key=K1234567');
+    expect(secretsOf(c)).toContain('whsec-abcdef');
+  });
+});
