@@ -1,0 +1,48 @@
+// Opens the SQLite file (creating it and its folder), turns on WAL, and applies the migrations
+// embedded in the executable.
+import { Database } from 'bun:sqlite';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
+import { journal, migrationSql } from './migrations.gen.ts';
+import * as schema from './schema.ts';
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+export function openDatabase(path: string): Db {
+  const file = path === ':memory:' ? path : resolve(path);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const client = new Database(file, { create: true, strict: true });
+  client.run('PRAGMA journal_mode = WAL');
+  client.run('PRAGMA synchronous = NORMAL');
+  client.run('PRAGMA busy_timeout = 5000');
+  client.run('PRAGMA foreign_keys = ON');
+  const db = drizzle({ client, schema }) as Db;
+  migrate(db);
+  return db;
+}
+
+interface MigrationDialect {
+  migrate(
+    migrations: { sql: string[]; bps: boolean; folderMillis: number; hash: string }[],
+    session: unknown,
+    config: { migrationsFolder: string },
+  ): void;
+}
+
+/** The same call drizzle's folder-based migrate() makes, fed from the embedded SQL instead of files. */
+function migrate(db: Db) {
+  const migrations = journal.entries.map((entry) => {
+    const sql = migrationSql[entry.tag];
+    if (sql === undefined) throw new Error(`migration ${entry.tag} is not embedded; run bun run db:generate`);
+    return {
+      sql: sql.split('--> statement-breakpoint'),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: createHash('sha256').update(sql).digest('hex'),
+    };
+  });
+  const internals = db as unknown as { dialect: MigrationDialect; session: unknown };
+  internals.dialect.migrate(migrations, internals.session, { migrationsFolder: '(embedded)' });
+}
