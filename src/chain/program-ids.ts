@@ -1,0 +1,63 @@
+// Mainnet program ids, each checked against a public source (see ../../tests/fixtures/mainnet and
+// the project's program-ids notes). Classification keys on these ids, never on brand names in logs.
+
+export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+export const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+export const MEMO_V1_PROGRAM = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
+
+export const WRAPPED_SOL_MINT = 'So11111111111111111111111111111111111111112';
+
+export const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM];
+
+export type VenueKind = 'aggregator' | 'exchange' | 'launchpad';
+
+export interface Venue {
+  readonly programId: string;
+  readonly name: string;
+  readonly kind: VenueKind;
+}
+
+// Launchpads win over every other venue when classifying (DESIGN.md §3), so their kind matters.
+export const VENUES: readonly Venue[] = [
+  { programId: 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4', name: 'Jupiter v6', kind: 'aggregator' },
+  { programId: 'JUP4Fb2cqiRUcaTHdrPC8h2gNsA2ETXiPDD33WcGuJB', name: 'Jupiter v4', kind: 'aggregator' },
+  { programId: 'DCAK36VfExkPdAkYUQg6ewgxyinvcEyPLyHjRbmveKFw', name: 'Jupiter DCA', kind: 'aggregator' },
+  { programId: 'routeUGWgWzqBWFcrCfv8tritsqukccJPu3q5GPP3xS', name: 'Raydium Router', kind: 'aggregator' },
+  { programId: '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8', name: 'Raydium AMM v4', kind: 'exchange' },
+  { programId: 'CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK', name: 'Raydium CLMM', kind: 'exchange' },
+  { programId: 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', name: 'Raydium CPMM', kind: 'exchange' },
+  { programId: '5quBtoiQqxF9Jv6KYKctB59NT3gtJD2Y65kdnB1Uev3h', name: 'Raydium Stable AMM', kind: 'exchange' },
+  { programId: 'whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc', name: 'Orca Whirlpool', kind: 'exchange' },
+  { programId: 'LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo', name: 'Meteora DLMM', kind: 'exchange' },
+  { programId: 'Eo7WjKq67rjJQSZxS6z3YkapzY3eMj6Xy8X5EQVn5UaB', name: 'Meteora Dynamic AMM', kind: 'exchange' },
+  { programId: 'cpamdpZCGKUy5JxQXB4dcpGPiikHawvSWAd6mEn1sGG', name: 'Meteora DAMM v2', kind: 'exchange' },
+  { programId: 'PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY', name: 'Phoenix', kind: 'exchange' },
+  { programId: 'EewxydAPCCVuNEyrVN68PuSYdQ7wKn27V9Gjeoi8dy3S', name: 'Lifinity v1', kind: 'exchange' },
+  { programId: '2wT8Yq49kHgDzXuPxZSaeLaH1qbmGXtEyPy64bL7aD3c', name: 'Lifinity v2', kind: 'exchange' },
+  { programId: 'srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX', name: 'OpenBook v1', kind: 'exchange' },
+  { programId: 'opnb2LAfJYbRMAHHvqjCwQxanZn7ReEHp1k81EohpZb', name: 'OpenBook v2', kind: 'exchange' },
+  { programId: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', name: 'Serum DEX v3', kind: 'exchange' },
+  { programId: 'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', name: 'Raydium LaunchLab', kind: 'launchpad' },
+  { programId: '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', name: 'Pump.fun', kind: 'launchpad' },
+  { programId: 'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', name: 'PumpSwap', kind: 'launchpad' },
+  { programId: 'MoonCVVNZFSYkqNXP6bxHLPL6QQJiMagDL3qcqUQTrG', name: 'Moonshot', kind: 'launchpad' },
+  { programId: 'dbcij3LWUppWqq96dh6gJWwBifmcGfLSB5D4DuSMaqN', name: 'Meteora Dynamic Bonding Curve', kind: 'launchpad' },
+  // Invoked by recorded fixtures; ids checked against several independent public sources:
+  // OKX: `declare_id!` of the dex_solana router program + carbon-okx-dex-decoder (fixture okx-router-pumpswap-buy).
+  { programId: '6m2CDdhRgxpH4WjvdzxAYbGxwdGUz5MziiL5jek2kBma', name: 'OKX DEX Router', kind: 'aggregator' },
+  // SolFi: several DEX-label tables and decoders (fixture jupiter-v6-sharedroute-sol-usdt-dlmm-solfi).
+  { programId: 'SoLFiHG9TfgtdUXUjWAxi3LtvYuFyDLVhBWxdMZxyCe', name: 'SolFi', kind: 'exchange' },
+  // PancakeSwap CLMM (Raydium CLMM fork): connector docs name it with pool DJNtGu… (SOL/USDC), the pool in
+  // fixture jupiter-v6-route-sol-usdc-base64.
+  { programId: 'HpNfyc2Saw7RKkQd8nEL4khUcuPhQ7WwY1B2qjx8jxFq', name: 'PancakeSwap CLMM', kind: 'exchange' },
+];
+
+const venueById = new Map(VENUES.map((v) => [v.programId, v]));
+
+export function venueOf(programId: string): Venue | undefined {
+  return venueById.get(programId);
+}

@@ -1,0 +1,182 @@
+// JSON-RPC access to one network's upstream nodes: failover over a URL list, a time limit per
+// attempt, retry with backoff on 429/5xx for reads, coalescing of identical in-flight calls and a
+// small TTL cache. Errors name upstreams by position ("mainnet-beta upstream #2"), never by URL:
+// RPC URLs often carry API keys.
+import { parseJson, toJson } from '../json.ts';
+import type { Logger } from '../log.ts';
+
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'unreachable' | 'http' | 'malformed' | 'rpc',
+    readonly rpcCode?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A JSON-RPC error answered by the node itself (the request reached a healthy node). */
+export class RpcError extends UpstreamError {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message, 'rpc', code);
+  }
+}
+
+export interface CallOptions {
+  /** Serve the same call from memory for this long (ms). Infinity: until evicted. */
+  cacheMs?: number;
+  /** Writes are never retried: the first attempt may have landed. */
+  write?: boolean;
+}
+
+export interface UpstreamOptions {
+  label: string;
+  urls: readonly string[];
+  timeoutMs: number;
+  retries: number;
+  log: Logger;
+  cacheEntries?: number;
+  fetch?: typeof fetch;
+}
+
+// Node-side conditions where another node (or the same one a moment later) may well answer.
+const RETRYABLE_RPC_CODES = new Set([-32005 /* node unhealthy / behind */, -32603 /* internal, e.g. index overloaded */]);
+
+interface Attempt {
+  ok: boolean;
+  value?: unknown;
+  error?: UpstreamError;
+  retryable?: boolean;
+  retryAfterMs?: number;
+}
+
+export class Upstream {
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly cache = new Map<string, { expires: number; value: unknown }>();
+  private readonly fetcher: typeof fetch;
+  private nextId = 1;
+  /** Upstream HTTP requests made, for diagnostics and tests. */
+  requests = 0;
+
+  constructor(private readonly opts: UpstreamOptions) {
+    if (opts.urls.length === 0) throw new Error(`${opts.label}: no RPC URLs`);
+    this.fetcher = opts.fetch ?? fetch;
+  }
+
+  call<T = unknown>(method: string, params: unknown[] = [], options: CallOptions = {}): Promise<T> {
+    const key = method + ':' + toJson(params);
+    if (options.cacheMs) {
+      const hit = this.cache.get(key);
+      if (hit && hit.expires > Date.now()) {
+        // Re-insert to keep the Map in least-recently-used order.
+        this.cache.delete(key);
+        this.cache.set(key, hit);
+        return Promise.resolve(hit.value as T);
+      }
+    }
+    if (options.write) return this.run(method, params, options) as Promise<T>;
+    const pending = this.inflight.get(key);
+    if (pending) return pending as Promise<T>;
+    const p = this.run(method, params, options)
+      .then((value) => {
+        if (options.cacheMs) this.remember(key, value, options.cacheMs);
+        return value;
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p as Promise<T>;
+  }
+
+  /** Forget a cached answer (e.g. after a write that changes it). */
+  forget(method: string, params: unknown[] = []): void {
+    this.cache.delete(method + ':' + toJson(params));
+  }
+
+  private remember(key: string, value: unknown, ttl: number) {
+    const limit = this.opts.cacheEntries ?? 2000;
+    this.cache.delete(key);
+    this.cache.set(key, { expires: Date.now() + ttl, value });
+    while (this.cache.size > limit) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  private async run(method: string, params: unknown[], options: CallOptions): Promise<unknown> {
+    const rounds = options.write ? 1 : 1 + this.opts.retries;
+    let last: UpstreamError | undefined;
+    for (let round = 0; round < rounds; round++) {
+      let retryable = false;
+      let waitMs = 0;
+      for (let i = 0; i < this.opts.urls.length; i++) {
+        const attempt = await this.attempt(i, method, params);
+        if (attempt.ok) return attempt.value;
+        last = attempt.error!;
+        this.opts.log.warn('upstream attempt failed', { upstream: this.name(i), method, error: last.message });
+        // A JSON-RPC error that is not about node health is the node's real answer: stop here.
+        if (last instanceof RpcError && !RETRYABLE_RPC_CODES.has(last.code)) throw last;
+        retryable ||= attempt.retryable === true;
+        waitMs = Math.max(waitMs, attempt.retryAfterMs ?? 0);
+      }
+      if (!retryable || round === rounds - 1) break;
+      const backoff = Math.min(2000, 100 * 2 ** round) * (0.5 + Math.random() / 2);
+      await Bun.sleep(Math.min(2000, Math.max(backoff, waitMs)));
+    }
+    throw last ?? new UpstreamError(`${this.opts.label}: no upstream answered`, 'unreachable');
+  }
+
+  private name(i: number) {
+    return `${this.opts.label} upstream #${i + 1}`;
+  }
+
+  private async attempt(i: number, method: string, params: unknown[]): Promise<Attempt> {
+    const who = this.name(i);
+    this.requests++;
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetcher(this.opts.urls[i]!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: toJson({ jsonrpc: '2.0', id: this.nextId++, method, params }),
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      const timedOut = e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError');
+      // A hung node is not retried in later rounds: the caller has already waited a full time limit.
+      return timedOut
+        ? { ok: false, error: new UpstreamError(`${who} timed out after ${this.opts.timeoutMs} ms`, 'timeout') }
+        : { ok: false, retryable: true, error: new UpstreamError(`${who} is unreachable`, 'unreachable') };
+    }
+    if (!res.ok) {
+      const retryAfter = Number(res.headers.get('retry-after'));
+      return {
+        ok: false,
+        retryable: res.status === 429 || res.status >= 500,
+        retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+        error: new UpstreamError(`${who} answered HTTP ${res.status}`, 'http'),
+      };
+    }
+    let body: unknown;
+    try {
+      body = parseJson(text);
+    } catch {
+      return { ok: false, retryable: true, error: new UpstreamError(`${who} answered malformed JSON`, 'malformed') };
+    }
+    if (!body || typeof body !== 'object') {
+      return { ok: false, retryable: true, error: new UpstreamError(`${who} answered a non-JSON-RPC body`, 'malformed') };
+    }
+    const envelope = body as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+    if (envelope.error) {
+      const code = typeof envelope.error.code === 'number' ? envelope.error.code : -32603;
+      const message = typeof envelope.error.message === 'string' ? envelope.error.message : 'RPC error';
+      return { ok: false, retryable: RETRYABLE_RPC_CODES.has(code), error: new RpcError(code, message, envelope.error.data) };
+    }
+    if (!('result' in envelope)) {
+      return { ok: false, retryable: true, error: new UpstreamError(`${who} answered without a result`, 'malformed') };
+    }
+    return { ok: true, value: envelope.result };
+  }
+}
