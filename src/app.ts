@@ -1,0 +1,65 @@
+// Builds the Elysia app (without listening) so tests can run it in-process or on loopback.
+import { swagger } from '@elysiajs/swagger';
+import { Elysia } from 'elysia';
+import type { Services } from './services.ts';
+import { keyRoutes } from './http/keys.ts';
+import { metaRoutes, VERSION } from './http/meta.ts';
+import { MalformedBody, MAX_BODY_BYTES, parseJsonBody, PayloadTooLarge } from './http/body.ts';
+import { json } from './http/respond.ts';
+import { restRoutes } from './http/rest.ts';
+import { webhookRoutes } from './http/webhook.ts';
+
+export function buildApp(s: Services) {
+  return (
+    new Elysia({
+      // reusePort would let a second gateway bind the same port silently and steal traffic.
+      // Bun's own limit answers with an empty 413; ours (below) answers JSON, so Bun's is only a backstop.
+      serve: { reusePort: false, idleTimeout: s.config.idleTimeoutSeconds, maxRequestBodySize: 1024 * MAX_BODY_BYTES },
+    })
+      .onRequest(({ request }) => {
+        if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return tooLarge();
+      })
+      .onParse({ as: 'global' }, ({ request }) => parseJsonBody(request))
+      .onError({ as: 'global' }, ({ code, error }) => {
+        // Elysia wraps what a parser throws in its own ParseError.
+        const cause = error instanceof Error ? error.cause : undefined;
+        if (error instanceof PayloadTooLarge || cause instanceof PayloadTooLarge) return tooLarge();
+        if (error instanceof MalformedBody || cause instanceof MalformedBody) code = 'PARSE';
+        switch (code) {
+          case 'NOT_FOUND':
+            return json(404, { error: 'Not found', hint: 'See /swagger/json for the routes this gateway serves.' });
+          case 'PARSE':
+            return json(400, { error: 'Malformed request body', hint: 'Send Content-Type: application/json with a valid JSON object.', live_status: 'FAILED' });
+          case 'VALIDATION':
+            return json(400, { error: 'Invalid request', hint: 'A field is missing or malformed; see /swagger/json.', live_status: 'FAILED' });
+          default:
+            s.log.error('unhandled error', { code: String(code), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+            return json(500, { error: 'Internal server error', live_status: 'FAILED' });
+        }
+      })
+      .use(
+        swagger({
+          path: '/swagger',
+          exclude: [/^\/mcp/],
+          documentation: {
+            info: {
+              title: 'Chain Intelligence Gateway',
+              version: VERSION,
+              description: 'Processed Solana data for AI agents. Paid endpoints need an x-api-key bought with a SOL deposit (see /api/keys/*).',
+            },
+            components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+          },
+        }),
+      )
+      .use(metaRoutes(s))
+      .use(restRoutes(s))
+      .use(keyRoutes(s))
+      .use(webhookRoutes(s))
+  );
+}
+
+function tooLarge() {
+  return json(413, { error: 'Request body too large', hint: `Bodies are limited to ${MAX_BODY_BYTES} bytes.`, live_status: 'FAILED' });
+}
+
+export type App = ReturnType<typeof buildApp>;

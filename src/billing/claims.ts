@@ -1,0 +1,67 @@
+// POST /api/keys/claim: prove ownership of a wallet with a pending deposit and receive a new key.
+// Order of answers (DESIGN.md): 400 missing field -> 401 challenge or signature -> 404 no pending
+// claim -> 200. The message signed is the UTF-8 bytes of the challenge string as issued.
+import * as ed from '@noble/ed25519';
+import { base58 } from '@scure/base';
+import { eq } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/client.ts';
+import { pendingClaims } from '../db/schema.ts';
+import { badRequest, HttpError } from '../http/errors.ts';
+import { consumeChallenge } from './challenges.ts';
+import { rotateKey } from './keys.ts';
+import type { Ledger } from './ledger.ts';
+
+ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update(m).digest());
+
+const HINT =
+  'POST a JSON body {"wallet": "<base58 address>", "signature": "<base58 Ed25519 signature of the challenge string>", "challenge": "<hex from GET /api/keys/challenge?wallet=...>"}';
+
+export const invalidSignature = () => new HttpError(401, { error: 'Invalid signature', hint: 'Request a fresh challenge, sign its exact string with the wallet key, and claim once.' });
+export const noPendingKey = () => new HttpError(404, { error: 'No pending key found for this wallet. Please send SOL to top up.' });
+
+function decodeBase58(s: string): Uint8Array | null {
+  try {
+    return base58.decode(s);
+  } catch {
+    return null;
+  }
+}
+
+export interface ClaimResult {
+  apiKey: string;
+  wallet: string;
+  freeCalls: number;
+  creditLamports: number;
+}
+
+export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknown, now = Date.now()): ClaimResult {
+  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const missing = ['wallet', 'signature', 'challenge'].filter((k) => typeof b[k] !== 'string' || (b[k] as string).trim() === '');
+  if (missing.length) throw badRequest('Missing parameters', `${missing.join(', ')} required. ${HINT}`, { missing });
+  const wallet = (b.wallet as string).trim();
+  const signature = (b.signature as string).trim();
+  const challenge = (b.challenge as string).trim();
+  const pubkey = decodeBase58(wallet);
+  if (!pubkey || pubkey.length !== 32) throw badRequest('Invalid wallet', `wallet must be a base58 Solana address (32 bytes). ${HINT}`);
+
+  if (!consumeChallenge(db, challenge, wallet, now)) throw invalidSignature();
+  const sig = decodeBase58(signature);
+  if (!sig || sig.length !== 64) throw invalidSignature();
+  let valid = false;
+  try {
+    valid = ed.verify(sig, new TextEncoder().encode(challenge), pubkey);
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw invalidSignature();
+
+  // One synchronous transaction: of two racing claims only one finds the pending row.
+  return db.transaction(() => {
+    const pending = db.delete(pendingClaims).where(eq(pendingClaims.wallet, wallet)).returning().get();
+    if (!pending) throw noPendingKey();
+    const apiKey = rotateKey(db, wallet, now);
+    const balance = ledger.credit(wallet, pending.creditLamports, freeCalls, now);
+    return { apiKey, wallet, ...balance };
+  });
+}

@@ -1,0 +1,56 @@
+// The paid guard as the invoke pipeline sees it: who holds this key, charge one call, refund it.
+// Capabilities never see money; a capability marked paid is charged the same way on every face.
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { HttpError } from '../http/errors.ts';
+import { findKeyOwner, type KeyOwner } from './keys.ts';
+import type { Balance, Debit, Ledger } from './ledger.ts';
+
+export type { KeyOwner };
+
+export interface Payments {
+  identify(apiKey: string | undefined): KeyOwner | null;
+  /** One atomic debit, or throws the 402. */
+  charge(owner: KeyOwner | null): Debit;
+  refund(debit: Debit): Balance;
+  headers(balance: Balance | Debit): Record<string, string>;
+  paymentRequired(reason: string): HttpError;
+}
+
+const sol = (lamports: number) => (lamports / 1e9).toString();
+
+export function createPayments(db: Db, ledger: Ledger, config: Config): Payments {
+  const paymentRequired = (reason: string) => {
+    const payTo = config.gatewayAddress ?? null;
+    const instructions = payTo
+      ? `Each paid call costs ${config.priceLamports} lamports (${sol(config.priceLamports)} SOL) after ${config.freeCalls} free calls. ` +
+        `Send at least ${sol(config.minDepositLamports)} SOL to ${payTo} on ${config.paymentNetwork} from your wallet; then GET /api/keys/challenge?wallet=<your wallet>, ` +
+        'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
+        'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
+      : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
+    return new HttpError(402, { error: 'Payment required', reason, priceLamports: config.priceLamports, instructions, payTo });
+  };
+  const headers = (b: Balance | Debit) => {
+    const balance = 'balance' in b ? b.balance : b;
+    return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
+  };
+  return {
+    identify: (apiKey) => findKeyOwner(db, apiKey),
+    charge(owner) {
+      if (!owner) throw paymentRequired('A valid x-api-key header is required for this endpoint.');
+      const debit = ledger.debit(owner.wallet, config.priceLamports);
+      if (!debit) {
+        const account = ledger.account(owner.wallet);
+        throw new HttpError(
+          402,
+          { ...paymentRequired('No free calls left and the credit is below the price of one call.').body },
+          account ? headers(account) : {},
+        );
+      }
+      return debit;
+    },
+    refund: (debit) => ledger.refund(debit),
+    headers,
+    paymentRequired,
+  };
+}

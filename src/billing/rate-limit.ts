@@ -1,0 +1,63 @@
+// Token buckets per API key (or per client address for keyless calls). REST and MCP draw from the
+// same buckets because both go through the same invoke pipeline.
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+  /** Seconds until one more request is allowed (only when refused). */
+  retryAfterSeconds: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+    private readonly maxBuckets = 100_000,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ratePerSecond > 0;
+  }
+
+  take(key: string): RateDecision {
+    if (!this.enabled) return { allowed: true, limit: this.burst, remaining: this.burst, resetSeconds: 0, retryAfterSeconds: 0 };
+    const now = this.now();
+    const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.ratePerSecond);
+    b.at = now;
+    const allowed = b.tokens >= 1;
+    if (allowed) b.tokens -= 1;
+    // Refresh recency so the eviction below drops the least recently used bucket.
+    this.buckets.delete(key);
+    this.buckets.set(key, b);
+    if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
+    return {
+      allowed,
+      limit: this.burst,
+      remaining: Math.floor(b.tokens),
+      resetSeconds: Math.ceil((this.burst - b.tokens) / this.ratePerSecond),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerSecond)),
+    };
+  }
+}
+
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  const h: Record<string, string> = {
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.resetSeconds),
+  };
+  if (!d.allowed) h['retry-after'] = String(d.retryAfterSeconds);
+  return h;
+}

@@ -1,0 +1,76 @@
+// A capability is written once: its input fields, its price class and its function. REST routes,
+// MCP tools, the manifest and the OpenAPI document are all generated from the registry of these.
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { t } from 'elysia';
+import type { Upstream } from '../chain/upstream.ts';
+import type { Config, Network } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { badRequest } from '../http/errors.ts';
+import { InvalidField, type Input, type ParamMap } from './params.ts';
+
+export interface CapabilityContext {
+  rpc(network: Network): Upstream;
+  config: Config;
+  log: Logger;
+}
+
+export interface Capability<P extends ParamMap = ParamMap, O extends object = object> {
+  /** Path segment under /api/chain/. */
+  readonly name: string;
+  /** MCP tool name. */
+  readonly tool: string;
+  readonly method: 'GET' | 'POST';
+  readonly title: string;
+  /** Written for a model choosing a tool as much as for a person reading the API docs. */
+  readonly description: string;
+  readonly paid: boolean;
+  readonly params: P;
+  run(ctx: CapabilityContext, input: Input<P>): Promise<O>;
+}
+
+export function defineCapability<P extends ParamMap, O extends object>(cap: Capability<P, O>): Capability<P, O> {
+  return cap;
+}
+
+/** The JSON Schema of a capability's input, for OpenAPI and MCP. */
+export function inputSchema(cap: Capability): TObject {
+  const props: Record<string, TSchema> = {};
+  for (const [k, p] of Object.entries(cap.params)) props[k] = p.schema;
+  return t.Object(props, { additionalProperties: false });
+}
+
+export function restPath(cap: Capability, prefix = '/api/chain'): string {
+  return `${prefix}/${cap.name}`;
+}
+
+function exampleUrl(cap: Capability): string {
+  const q = Object.entries(cap.params)
+    .filter(([, p]) => p.required && p.example)
+    .map(([k, p]) => `${k}=${p.example}`)
+    .join('&');
+  if (cap.method === 'POST') return `POST ${restPath(cap)} with JSON body {${Object.keys(cap.params).map((k) => `"${k}": ...`).join(', ')}}`;
+  return `${restPath(cap)}${q ? '?' + q : ''}${q ? '&' : '?'}network=mainnet-beta`;
+}
+
+/**
+ * Turns raw fields (query string, JSON body or MCP arguments) into the capability's typed input,
+ * or throws 400 naming what is missing or malformed. Runs before any charge.
+ */
+export function parseInput<P extends ParamMap>(cap: Capability<P>, raw: Record<string, unknown>): Input<P> {
+  const entries = Object.entries(cap.params);
+  const missing = entries.filter(([k, p]) => p.required && (raw[k] === undefined || raw[k] === null || raw[k] === '')).map(([k]) => k);
+  if (missing.length > 0) {
+    const list = missing.length === 1 ? `${missing[0]} is` : `${missing.join(' and ')} are`;
+    throw badRequest('Missing parameters', `${list} required. Example: ${exampleUrl(cap)}`, { missing });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of entries) {
+    try {
+      out[k] = p.parse(raw[k], k);
+    } catch (e) {
+      if (!(e instanceof InvalidField)) throw e;
+      throw badRequest(`Invalid ${e.field}`, `${e.reason}. Example: ${exampleUrl(cap)}`, { field: e.field });
+    }
+  }
+  return out as Input<P>;
+}

@@ -1,0 +1,55 @@
+import { findAssociatedTokenPda } from '@solana-program/token';
+import { address as toAddress } from '@solana/kit';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
+import { notFound } from '../http/errors.ts';
+import { defineCapability } from './capability.ts';
+import { EXAMPLE_MINT, EXAMPLE_WALLET } from './examples.ts';
+import { address, network } from './params.ts';
+
+interface ParsedAccount {
+  owner: string;
+  data: { parsed?: { type?: string; info?: { tokenAmount?: { amount: string; decimals: number; uiAmountString: string } } } } | [string, string];
+}
+
+export const findAta = defineCapability({
+  name: 'find-ata',
+  tool: 'find_ata',
+  method: 'GET',
+  title: 'Associated token account',
+  description:
+    "Derives a wallet's associated token account (ATA) for a mint, using the mint's own token program (SPL Token or Token-2022), and says whether that account exists on chain and what it holds. Use it before sending tokens to know the destination account and whether it must be created.",
+  paid: true,
+  params: {
+    wallet: address('Owner wallet address (base58)', EXAMPLE_WALLET),
+    mint: address('Token mint address (base58)', EXAMPLE_MINT),
+    network: network(),
+  },
+  async run(ctx, { wallet, mint, network }) {
+    const owner = toAddress(wallet);
+    const mintAddress = toAddress(mint);
+    // Both candidate ATAs in the same round trip as the mint; the mint's owner picks the right one.
+    const [[classic], [t22]] = await Promise.all(
+      [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((p) => findAssociatedTokenPda({ owner, mint: mintAddress, tokenProgram: toAddress(p) })),
+    );
+    const res = await ctx
+      .rpc(network)
+      .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+    const [mintAccount, classicAta, t22Ata] = res.value;
+    if (!mintAccount) throw notFound(`Mint not found on ${network}`, { mint });
+    const isMint = !Array.isArray(mintAccount.data) && mintAccount.data.parsed?.type === 'mint';
+    if (!isMint || (mintAccount.owner !== TOKEN_PROGRAM && mintAccount.owner !== TOKEN_2022_PROGRAM)) {
+      throw notFound('Not a token mint', { mint, owner: mintAccount.owner });
+    }
+    const tokenProgram = mintAccount.owner;
+    const ata = tokenProgram === TOKEN_PROGRAM ? classicAta : t22Ata;
+    const amount = ata && !Array.isArray(ata.data) ? ata.data.parsed?.info?.tokenAmount : undefined;
+    return {
+      wallet,
+      mint,
+      ataAddress: tokenProgram === TOKEN_PROGRAM ? classic : t22,
+      tokenProgram,
+      exists: ata !== null && ata !== undefined,
+      ...(amount ? { amount: amount.amount, decimals: amount.decimals, uiAmountString: amount.uiAmountString } : {}),
+    };
+  },
+});

@@ -1,0 +1,108 @@
+// Input fields shared by the capabilities. Each field is defined once: its JSON Schema (for
+// OpenAPI and MCP tool listings), an example (for hints), and a parser that turns a raw query,
+// body or MCP argument into a typed value or a 400 with a hint.
+import { base58 } from '@scure/base';
+import type { TSchema } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { NETWORKS, type Network } from '../config.ts';
+
+/** A field's value could not be used; the caller turns this into 400 with an example URL. */
+export class InvalidField extends Error {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export interface Param<T> {
+  readonly schema: TSchema;
+  readonly required: boolean;
+  readonly example?: string;
+  /** `raw` is undefined when the field is absent. */
+  parse(raw: unknown, field: string): T;
+}
+
+const text = (raw: unknown): string | undefined => {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === 'string') return raw.trim() === '' ? undefined : raw.trim();
+  if (typeof raw === 'number' || typeof raw === 'bigint') return String(raw);
+  return undefined;
+};
+
+function decodeBase58(raw: string, bytes: number): boolean {
+  try {
+    return base58.decode(raw).length === bytes;
+  } catch {
+    return false;
+  }
+}
+
+export function address(description: string, example: string): Param<string> {
+  return {
+    schema: t.String({ description, examples: [example], minLength: 32, maxLength: 44 }),
+    required: true,
+    example,
+    parse(raw, field) {
+      const v = text(raw);
+      if (v === undefined || !decodeBase58(v, 32)) throw new InvalidField(field, `${field} must be a base58 Solana address (32 bytes)`);
+      return v;
+    },
+  };
+}
+
+export function signature(description: string, example: string, required = true): Param<string> {
+  return {
+    schema: t.String({ description, examples: [example], minLength: 64, maxLength: 88 }),
+    required,
+    example,
+    parse(raw, field) {
+      const v = text(raw);
+      if (v === undefined && !required) return undefined as unknown as string;
+      if (v === undefined || !decodeBase58(v, 64)) throw new InvalidField(field, `${field} must be a base58 transaction signature (64 bytes)`);
+      return v;
+    },
+  };
+}
+
+export function optionalSignature(description: string, example: string): Param<string | undefined> {
+  return signature(description, example, false) as Param<string | undefined>;
+}
+
+export function network(): Param<Network> {
+  return {
+    schema: t.Optional(
+      t.Union(
+        NETWORKS.map((n) => t.Literal(n)),
+        { description: 'Solana cluster to read (default mainnet-beta)', default: 'mainnet-beta' },
+      ),
+    ),
+    required: false,
+    parse(raw, field) {
+      const v = text(raw);
+      if (v === undefined) return 'mainnet-beta';
+      if (!(NETWORKS as readonly string[]).includes(v)) throw new InvalidField(field, `${field} must be mainnet-beta or devnet`);
+      return v as Network;
+    },
+  };
+}
+
+export function integer(description: string, opts: { min: number; max: number; default: number }): Param<number> {
+  return {
+    schema: t.Optional(t.Integer({ description, minimum: opts.min, maximum: opts.max, default: opts.default })),
+    required: false,
+    parse(raw, field) {
+      const v = text(raw);
+      if (v === undefined) return opts.default;
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isInteger(n) || n < opts.min || n > opts.max) {
+        throw new InvalidField(field, `${field} must be a whole number from ${opts.min} to ${opts.max}`);
+      }
+      return n;
+    },
+  };
+}
+
+export type ParamMap = Record<string, Param<unknown>>;
+export type Input<P extends ParamMap> = { [K in keyof P]: P[K] extends Param<infer T> ? T : never };

@@ -1,0 +1,21 @@
+// Error bodies as SPEC.md's Errors part: JSON with `error`, plus `hint` and `live_status: "FAILED"`
+// where the spec shows them. Thrown anywhere, answered by the adapters (REST and MCP alike).
+
+export type ErrorBody = { error: string; hint?: string; live_status?: 'FAILED' } & Record<string, unknown>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(body.error);
+  }
+}
+
+export const badRequest = (error: string, hint: string, extra: Record<string, unknown> = {}) =>
+  new HttpError(400, { error, hint, live_status: 'FAILED', ...extra });
+
+export const notFound = (error: string, extra: Record<string, unknown> = {}) => new HttpError(404, { error, ...extra });
+
+export const serverError = (error: string) => new HttpError(500, { error, live_status: 'FAILED' });

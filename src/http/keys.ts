@@ -1,0 +1,77 @@
+// Key acquisition and account routes: challenge, claim, me. All free; rate limited per client.
+import { Elysia } from 'elysia';
+import { issueChallenge } from '../billing/challenges.ts';
+import { claimKey } from '../billing/claims.ts';
+import { rateLimitHeaders } from '../billing/rate-limit.ts';
+import { address } from '../capabilities/params.ts';
+import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
+import { errorOutcome } from '../capabilities/invoke.ts';
+import type { Services } from '../services.ts';
+import { badRequest, HttpError } from './errors.ts';
+import { apiKeyOf, clientAddress, json } from './respond.ts';
+
+const walletParam = address('Wallet address', EXAMPLE_WALLET);
+
+export function keyRoutes(s: Services) {
+  /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
+  const guarded = (request: Request, server: unknown, where: string, fn: () => unknown) => {
+    const decision = s.limiter.take(`addr:${clientAddress(request, server)}`);
+    const headers = rateLimitHeaders(decision);
+    if (!decision.allowed) return json(429, { error: 'Too many requests', hint: `Retry after ${decision.retryAfterSeconds} s.` }, headers);
+    try {
+      return json(200, fn(), headers);
+    } catch (e) {
+      const out = errorOutcome(e, s.log, where);
+      return json(out.status, out.body, { ...headers, ...out.headers });
+    }
+  };
+
+  return new Elysia({ name: 'keys' })
+    .get(
+      '/api/keys/challenge',
+      ({ request, query, server }) =>
+        guarded(request, server, 'challenge', () => {
+          let wallet: string | undefined;
+          if (query.wallet !== undefined && query.wallet !== '') {
+            try {
+              wallet = walletParam.parse(query.wallet, 'wallet');
+            } catch {
+              throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/challenge?wallet=${EXAMPLE_WALLET}`);
+            }
+          }
+          const { challenge, expiresAt } = issueChallenge(s.db, s.config.challengeTtlSeconds, wallet);
+          return { challenge, wallet: wallet ?? null, expiresAt: Math.floor(expiresAt / 1000) };
+        }),
+      { detail: { summary: 'Issue a claim challenge', tags: ['Keys'], description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge for the same wallet invalidates older ones.' } },
+    )
+    .post(
+      '/api/keys/claim',
+      ({ request, body, server }) =>
+        guarded(request, server, 'claim', () => {
+          const { apiKey } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
+          return { apiKey };
+        }),
+      { detail: { summary: 'Claim an API key', tags: ['Keys'], description: 'Send {wallet, signature, challenge}: the base58 Ed25519 signature of the challenge string by the wallet that deposited. Returns the key once; earlier keys of the wallet are revoked and its credit moves to the new key.' } },
+    )
+    .get(
+      '/api/keys/me',
+      ({ request, server }) =>
+        guarded(request, server, 'me', () => {
+          const owner = s.payments.identify(apiKeyOf(request.headers));
+          if (!owner) throw new HttpError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+          const account = s.ledger.account(owner.wallet);
+          const freeCalls = account?.freeCalls ?? 0;
+          const creditLamports = account?.creditLamports ?? 0;
+          const price = s.config.priceLamports;
+          return {
+            wallet: owner.wallet,
+            freeCallsRemaining: freeCalls,
+            creditLamports,
+            priceLamports: price,
+            callsMade: account?.callsMade ?? 0,
+            paidCallsAvailable: freeCalls + (price > 0 ? Math.floor(creditLamports / price) : 0),
+          };
+        }),
+      { detail: { summary: 'Your key, credit and free calls', tags: ['Keys'], security: [{ apiKey: [] }] } },
+    );
+}

@@ -1,0 +1,38 @@
+import { Elysia } from 'elysia';
+import { handleWebhook } from '../billing/webhook.ts';
+import { errorOutcome } from '../capabilities/invoke.ts';
+import type { Services } from '../services.ts';
+import { json } from './respond.ts';
+
+export function webhookRoutes(s: Services) {
+  const { config } = s;
+  return new Elysia({ name: 'webhook' }).post(
+    '/api/payments/webhook',
+    async ({ request, body }) => {
+      if (!config.webhookSecret || !config.gatewayAddress) {
+        return json(404, { error: 'Deposit webhook is disabled on this gateway (WEBHOOK_SECRET and GATEWAY_ADDRESS must both be set).' });
+      }
+      try {
+        const result = await handleWebhook(
+          {
+            db: s.db,
+            rpc: s.upstreams[config.paymentNetwork],
+            network: config.paymentNetwork,
+            gateway: config.gatewayAddress,
+            secret: config.webhookSecret,
+            verify: config.verifyDeposits,
+            minDepositLamports: config.minDepositLamports,
+            log: s.log,
+          },
+          request.headers.get('authorization'),
+          body,
+        );
+        return json(200, result);
+      } catch (e) {
+        const out = errorOutcome(e, s.log, 'webhook');
+        return json(out.status, out.body, out.headers);
+      }
+    },
+    { detail: { summary: 'Deposit notification (payment provider push)', tags: ['Payments'], description: 'Helius enhanced-transaction array. Authorization header must equal the configured secret. Each deposit is confirmed on chain before it is credited.' } },
+  );
+}

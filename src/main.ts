@@ -1,0 +1,67 @@
+// CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
+import { buildApp } from './app.ts';
+import { ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
+import { VERSION } from './http/meta.ts';
+import { createLogger } from './log.ts';
+import { createServices } from './services.ts';
+
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(helpText());
+    return;
+  }
+  if (argv.includes('--version')) {
+    process.stdout.write(VERSION + '\n');
+    return;
+  }
+  let config;
+  try {
+    config = loadConfig(argv, process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`gateway: invalid setting: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  // Elysia hides validation internals only in production mode.
+  process.env.NODE_ENV ??= 'production';
+  const log = createLogger(config.logLevel, secretsOf(config));
+  const services = createServices(config, log);
+  const app = buildApp(services);
+  try {
+    app.listen({ port: config.port, hostname: config.host });
+  } catch (e) {
+    log.error(`cannot listen on ${config.host}:${config.port}`, { error: e instanceof Error ? e.message : String(e) });
+    await services.close();
+    process.exit(1);
+  }
+  const port = app.server!.port;
+  log.info(`gateway ${VERSION} listening`, { url: `http://${config.host}:${port}`, database: config.databasePath });
+  if (config.gatewayAddress) {
+    log.info('deposits enabled', {
+      payTo: config.gatewayAddress,
+      network: config.paymentNetwork,
+      watcher: config.depositPollSeconds > 0 ? `every ${config.depositPollSeconds} s` : 'off',
+      webhook: config.webhookSecret ? 'on' : 'off',
+    });
+  } else {
+    log.warn('deposits are not configured (GATEWAY_ADDRESS unset): free endpoints work, paid calls cannot be bought');
+  }
+  services.watcher?.start(config.depositPollSeconds);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    await app.stop();
+    await services.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+await main();

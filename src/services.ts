@@ -1,0 +1,52 @@
+// Wires config into the long-lived parts: database, upstreams, ledger, payments, rate limiter and
+// the deposit watcher. main.ts and the tests build the gateway the same way.
+import { Upstream } from './chain/upstream.ts';
+import { NETWORKS, type Config, type Network } from './config.ts';
+import { openDatabase, type Db } from './db/client.ts';
+import type { Logger } from './log.ts';
+import { Ledger } from './billing/ledger.ts';
+import { createPayments } from './billing/payments.ts';
+import { RateLimiter } from './billing/rate-limit.ts';
+import { DepositWatcher } from './billing/watcher.ts';
+import type { CapabilityContext } from './capabilities/capability.ts';
+import type { InvokeDeps } from './capabilities/invoke.ts';
+
+export interface Services extends InvokeDeps {
+  config: Config;
+  db: Db;
+  ledger: Ledger;
+  upstreams: Record<Network, Upstream>;
+  watcher?: DepositWatcher;
+  startedAt: number;
+  close(): Promise<void>;
+}
+
+export function createServices(config: Config, log: Logger): Services {
+  const db = openDatabase(config.databasePath);
+  const urls: Record<Network, string[]> = { 'mainnet-beta': config.mainnetRpcUrls, devnet: config.devnetRpcUrls };
+  const upstreams = Object.fromEntries(
+    NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, log })]),
+  ) as Record<Network, Upstream>;
+  const ledger = new Ledger(db);
+  const ctx: CapabilityContext = { rpc: (n) => upstreams[n], config, log };
+  const watcher =
+    config.gatewayAddress && config.depositPollSeconds > 0
+      ? new DepositWatcher({ db, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log })
+      : undefined;
+  return {
+    config,
+    log,
+    db,
+    ledger,
+    upstreams,
+    ctx,
+    payments: createPayments(db, ledger, config),
+    limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
+    watcher,
+    startedAt: Date.now(),
+    async close() {
+      await watcher?.stop();
+      db.$client.close();
+    },
+  };
+}
