@@ -1,0 +1,128 @@
+// The two free capabilities through the real server, against the sandbox chain.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+
+let chain: Sandbox;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  chain = await startSandbox();
+  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url] });
+});
+afterAll(async () => {
+  await gw.stop();
+  await chain.stop();
+});
+
+describe('balance', () => {
+  test("returns the wallet's real balance in lamports and SOL", async () => {
+    const wallet = await chain.newWallet(1_234_567_891n);
+    const res = await gw.get(`/api/chain/balance?wallet=${wallet.address}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wallet: wallet.address, balance_lamports: 1_234_567_891, balance_sol: 1.234567891, network: 'mainnet-beta', live_status: 'SUCCESS' });
+    expect(Number.isInteger(res.body.slot)).toBe(true);
+  });
+
+  test('follows a real transfer', async () => {
+    const from = await chain.newWallet(3_000_000_000n);
+    const to = await chain.newWallet(1_000_000_000n);
+    await chain.transferSol(from, to.address, 500_000_000n);
+    const res = await gw.get(`/api/chain/balance?wallet=${to.address}&network=devnet`);
+    expect(res.body.balance_lamports).toBe(1_500_000_000);
+    expect(res.body.network).toBe('devnet');
+  });
+
+  test('an address that never existed has a zero balance', async () => {
+    const res = await gw.get('/api/chain/balance?wallet=Gk2nyyTPnpyd2Y8ppuE4Jn1pL1DBX3FeVMGcCEZC8fXq');
+    expect(res.status).toBe(200);
+    expect(res.body.balance_lamports).toBe(0);
+  });
+
+  test('the /api/solana alias serves the same route', async () => {
+    const wallet = await chain.newWallet(42_000_000n);
+    const res = await gw.get(`/api/solana/balance?wallet=${wallet.address}`);
+    expect(res.status).toBe(200);
+    expect(res.body.balance_lamports).toBe(42_000_000);
+  });
+});
+
+describe('blockhash', () => {
+  test("returns the chain's latest blockhash and its last valid block height", async () => {
+    const res = await gw.get('/api/chain/blockhash');
+    expect(res.status).toBe(200);
+    const rpc = await fetch(chain.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'finalized' }] }),
+    }).then((r) => r.json() as Promise<any>);
+    expect(res.body.blockhash).toBe(rpc.result.value.blockhash);
+    expect(res.body.lastValidBlockHeight).toBe(rpc.result.value.lastValidBlockHeight);
+    expect(res.body).toMatchObject({ network: 'mainnet-beta', live_status: 'SUCCESS' });
+  });
+
+  test('100 concurrent identical requests reach the upstream at most twice', async () => {
+    await Bun.sleep(1100); // let the 1 s cache entry from earlier tests expire
+    chain.resetCalls();
+    const results = await Promise.all(Array.from({ length: 100 }, () => gw.get('/api/chain/blockhash?network=devnet')));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.body.blockhash)).size).toBe(1);
+    expect(chain.calls('getLatestBlockhash')).toBeGreaterThanOrEqual(1);
+    expect(chain.calls('getLatestBlockhash')).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('bad input is a 400 with a hint, and never reaches the chain', () => {
+  const cases: [string, string, string][] = [
+    ['missing wallet', '/api/chain/balance', 'Missing parameters'],
+    ['empty wallet', '/api/chain/balance?wallet=', 'Missing parameters'],
+    ['wallet not base58', '/api/chain/balance?wallet=0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', 'Invalid wallet'],
+    ['wallet of the wrong length', '/api/chain/balance?wallet=abc', 'Invalid wallet'],
+    ['wallet that is a signature', '/api/chain/balance?wallet=2NPwsoX7NyfarDBhGDrewJKdNccVS1X9dX2uWCtTMRamXhzXk8PHnGL25yneF5rmR7LPSXH8gKciSgPAe9nP7VU4', 'Invalid wallet'],
+    ['unknown network on balance', '/api/chain/balance?wallet=8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H&network=testnet', 'Invalid network'],
+    ['unknown network on blockhash', '/api/chain/blockhash?network=MAINNET', 'Invalid network'],
+  ];
+  for (const [name, path, error] of cases) {
+    test(name, async () => {
+      chain.resetCalls();
+      const res = await gw.get(path);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe(error);
+      expect(res.body.live_status).toBe('FAILED');
+      expect(res.body.hint).toContain('/api/chain/');
+      expect(chain.calls()).toBe(0);
+    });
+  }
+
+  test('the hint of an unknown network names both allowed values', async () => {
+    const res = await gw.get('/api/chain/blockhash?network=solana');
+    expect(res.body.hint).toContain('mainnet-beta');
+    expect(res.body.hint).toContain('devnet');
+  });
+});
+
+describe('HTTP edges', () => {
+  test('unknown routes get a JSON 404', async () => {
+    const res = await gw.get('/api/chain/nope');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('Not found');
+  });
+
+  test('a body over 64 KiB is refused with 413 before anything runs', async () => {
+    const res = await gw.post('/api/keys/claim', JSON.stringify({ wallet: 'x'.repeat(70 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(res.body.error).toContain('too large');
+  });
+
+  test('malformed JSON is a 400, not a 5xx', async () => {
+    const res = await gw.post('/api/keys/claim', '{"wallet": ');
+    expect(res.status).toBe(400);
+    expect(res.body.live_status).toBe('FAILED');
+  });
+
+  test('healthz answers and checks the database', async () => {
+    const res = await gw.get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+  });
+});

@@ -1,0 +1,72 @@
+// The gateway as an operator runs it: a process started from the CLI entry.
+import { describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MAIN = join(import.meta.dir, '../../src/main.ts');
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+async function waitForHealth(url: string, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url + '/healthz')).ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error('gateway did not become healthy');
+}
+
+describe('the gateway process', () => {
+  test('--help lists the settings and exits 0', async () => {
+    const p = Bun.spawn(['bun', MAIN, '--help'], { stdout: 'pipe' });
+    const out = await new Response(p.stdout).text();
+    expect(await p.exited).toBe(0);
+    expect(out).toContain('GATEWAY_ADDRESS');
+    expect(out).toContain('--database-path');
+  });
+
+  test('a bad setting stops it at once with a clear message and exit code 2', async () => {
+    const p = Bun.spawn(['bun', MAIN], { env: { ...process.env, PORT: 'eighty' }, stderr: 'pipe' });
+    const err = await new Response(p.stderr).text();
+    expect(await p.exited).toBe(2);
+    expect(err).toContain('PORT');
+    expect(err).toContain('eighty');
+  });
+
+  test('creates its database (WAL) in a fresh folder, says deposits are off, refuses a second instance on the same port, and shuts down on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cig-proc-'));
+    const port = freePort();
+    const dbPath = join(dir, 'nested', 'gw.sqlite');
+    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: dbPath, MAINNET_RPC_URLS: 'http://127.0.0.1:9' };
+    const first = Bun.spawn(['bun', MAIN], { env, stderr: 'pipe' });
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}`);
+      expect(existsSync(dbPath)).toBe(true);
+      const db = new Database(dbPath, { readonly: true });
+      expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+      expect(db.query("SELECT name FROM sqlite_master WHERE name = 'credit_accounts'").get()).toBeTruthy();
+      db.close();
+
+      const second = Bun.spawn(['bun', MAIN], { env: { ...env, DATABASE_PATH: join(dir, 'other.sqlite') }, stderr: 'pipe' });
+      const secondErr = await new Response(second.stderr).text();
+      expect(await second.exited).not.toBe(0);
+      expect(secondErr).toContain(`cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      first.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      const log = await new Response(first.stderr).text();
+      expect(log).toContain('deposits are not configured');
+      expect(log).toContain('shutting down');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,71 @@
+// Starts the real gateway on loopback with a real SQLite file in a fresh temp folder.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type App } from '../../src/app.ts';
+import { defaultConfig, secretsOf, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { createServices, type Services } from '../../src/services.ts';
+
+export interface TestGateway {
+  url: string;
+  services: Services;
+  app: App;
+  config: Config;
+  dir: string;
+  logs: string[];
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+/** `keepFiles` leaves the database folder in place after stop(), for tests that inspect it. */
+export async function startGateway(overrides: Partial<Config> = {}, opts: { keepFiles?: boolean } = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'cig-test-'));
+  const config: Config = {
+    ...defaultConfig(),
+    host: '127.0.0.1',
+    port: 0,
+    databasePath: join(dir, 'gateway.sqlite'),
+    depositPollSeconds: 0,
+    rpcTimeoutMs: 2000,
+    rateLimitRps: 0,
+    ...overrides,
+  };
+  const logs: string[] = [];
+  const log = createLogger('debug', secretsOf(config), (line) => logs.push(line));
+  const services = createServices(config, log);
+  const app = buildApp(services);
+  app.listen({ port: 0, hostname: '127.0.0.1' });
+  const url = `http://127.0.0.1:${app.server!.port}`;
+  const read = async (res: Response) => {
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: body as any, headers: res.headers };
+  };
+  return {
+    url,
+    services,
+    app,
+    config,
+    dir,
+    logs,
+    get: async (path, headers = {}) => read(await fetch(url + path, { headers })),
+    post: async (path, body, headers = {}) =>
+      read(
+        await fetch(url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        }),
+      ),
+    async stop() {
+      await app.stop(true);
+      await services.close();
+      if (!opts.keepFiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
