@@ -1,0 +1,67 @@
+// Smoke test of the built executable, run by .ci/run after `bun run build`: dist/gateway copied
+// alone into an empty folder starts, creates its database, and serves real data from the sandbox.
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+
+const BINARY = join(import.meta.dir, '../../dist/gateway');
+let chain: Sandbox;
+let dir: string;
+let proc: ReturnType<typeof Bun.spawn>;
+let url: string;
+
+beforeAll(async () => {
+  if (!existsSync(BINARY)) throw new Error('dist/gateway is missing: run `bun run build` first');
+  chain = await startSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'cig-smoke-'));
+  copyFileSync(BINARY, join(dir, 'gateway'));
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = probe.port!;
+  probe.stop(true);
+  url = `http://127.0.0.1:${port}`;
+  // A clean environment: nothing from this checkout leaks in but what is passed here.
+  proc = Bun.spawn([join(dir, 'gateway')], {
+    cwd: dir,
+    env: { PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: tmpdir(), PORT: String(port), HOST: '127.0.0.1', MAINNET_RPC_URLS: chain.url, DEVNET_RPC_URLS: chain.url },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const until = Date.now() + 15_000;
+  for (;;) {
+    try {
+      if ((await fetch(url + '/healthz')).ok) break;
+    } catch {}
+    if (Date.now() > until) throw new Error('the binary did not answer /healthz');
+    await Bun.sleep(50);
+  }
+});
+
+afterAll(async () => {
+  proc?.kill('SIGTERM');
+  await proc?.exited;
+  await chain?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('it created its database in the folder it runs from', () => {
+  expect(existsSync(join(dir, 'data', 'gateway.sqlite'))).toBe(true);
+});
+
+test('/healthz and /.well-known/mcp.json answer', async () => {
+  const health = await fetch(url + '/healthz').then((r) => r.json() as Promise<any>);
+  expect(health.status).toBe('ok');
+  const manifest = await fetch(url + '/.well-known/mcp.json').then((r) => r.json() as Promise<any>);
+  expect(manifest.mcp_sse_endpoint).toBe('/mcp/sse');
+  expect(manifest.tools.map((t: { name: string }) => t.name)).toContain('get_chain_balance');
+});
+
+test("a balance call returns the sandbox chain's real balance", async () => {
+  const wallet = await chain.newWallet(2_718_281_828n);
+  const res = await fetch(`${url}/api/chain/balance?wallet=${wallet.address}`);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as any;
+  expect(body.balance_lamports).toBe(2_718_281_828);
+  expect(body.live_status).toBe('SUCCESS');
+});

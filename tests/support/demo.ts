@@ -1,0 +1,76 @@
+// `bun run demo`: the whole agent journey against the sandbox chain, offline and with no real SOL.
+// A new wallet is funded, deposits to the gateway address, the watcher sees it, the wallet signs
+// a challenge and claims its key, spends free calls and credit, meets 402, tops up and claims a
+// rotated key. Every step is a real HTTP call to a real gateway on loopback.
+import { generateKeyPairSigner } from '@solana/kit';
+import { startSandbox } from './sandbox/index.ts';
+import { startGateway } from './gateway.ts';
+import { claimWhenSeen, deposit, signChallenge } from './agent.ts';
+
+const PRICE = 2_200_000;
+const sol = (lamports: number | bigint) => `${Number(lamports) / 1e9} SOL`;
+const mask = (key: string) => `${key.slice(0, 8)}…${key.slice(-4)}`;
+let step = 0;
+const say = (text: string) => console.log(`\n${++step}. ${text}`);
+const show = (label: string, value: unknown) => console.log(`   ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+
+const chain = await startSandbox();
+const gatewayWallet = await generateKeyPairSigner();
+const gw = await startGateway({
+  mainnetRpcUrls: [chain.url],
+  devnetRpcUrls: [chain.url],
+  gatewayAddress: gatewayWallet.address,
+  freeCalls: 2,
+  priceLamports: PRICE,
+  depositPollSeconds: 0.5,
+});
+gw.services.watcher!.start(0.5);
+
+try {
+  console.log(`Sandbox chain at ${chain.url}; gateway at ${gw.url}; deposits go to ${gatewayWallet.address}`);
+  console.log(`Price ${PRICE} lamports per paid call, ${gw.config.freeCalls} free calls on the first claim.`);
+
+  say('A new agent wallet is funded on the sandbox chain.');
+  const agent = await chain.newWallet(1_000_000_000n);
+  show('wallet', agent.address);
+  show('GET /api/chain/balance', (await gw.get(`/api/chain/balance?wallet=${agent.address}`)).body.balance_sol + ' SOL (free call)');
+
+  const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+  const paid = (key?: string) => gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, key ? { 'x-api-key': key } : {});
+
+  say('It tries a paid endpoint without a key.');
+  const refused = await paid();
+  show(`GET /api/chain/find-ata -> ${refused.status}`, { error: refused.body.error, priceLamports: refused.body.priceLamports, payTo: refused.body.payTo });
+
+  say(`It deposits ${sol(3 * PRICE)} to the gateway address (a real transfer on the sandbox chain).`);
+  show('deposit signature', await deposit(chain, agent, gatewayWallet.address, BigInt(3 * PRICE)));
+
+  say('A claim is a challenge bound to the wallet, signed with its Ed25519 key (the private key never leaves the agent).');
+  const { body: ch } = await gw.get(`/api/keys/challenge?wallet=${agent.address}`);
+  show('challenge', ch.challenge);
+  show('signature (base58)', (await signChallenge(agent, ch.challenge)).slice(0, 24) + '…');
+
+  say('It claims its key (with a fresh challenge) once the watcher has seen the deposit.');
+  const key = await claimWhenSeen(gw, agent);
+  show('apiKey', mask(key) + ' (returned once; only its SHA-256 is stored)');
+  show('GET /api/keys/me', (await gw.get('/api/keys/me', { 'x-api-key': key })).body);
+
+  say('It spends its free calls, then credit, until it meets 402.');
+  for (let i = 0; ; i++) {
+    const res = await paid(key);
+    show(`call ${i + 1} -> ${res.status}`, res.status === 200 ? `ata ${res.body.ataAddress}; free calls left ${res.headers.get('x-free-calls-remaining')}, credit left ${res.headers.get('x-credits-remaining')} lamports` : res.body.error);
+    if (res.status !== 200) break;
+  }
+
+  say(`It tops up with ${sol(PRICE)} and claims again: a rotated key that carries the credit.`);
+  await deposit(chain, agent, gatewayWallet.address, BigInt(PRICE));
+  const rotated = await claimWhenSeen(gw, agent);
+  show('new apiKey', mask(rotated));
+  show('old key now', `${(await paid(key)).status} (revoked)`);
+  const again = await paid(rotated);
+  show(`new key call -> ${again.status}`, `credit left ${again.headers.get('x-credits-remaining')} lamports`);
+  console.log('\nDone: the journey above ran against a real gateway, a real SQLite file and a real Solana runtime.');
+} finally {
+  await gw.stop();
+  await chain.stop();
+}
