@@ -1,0 +1,119 @@
+// What moved for one owner (normally the fee payer), from pre/post balances — all maths in bigint.
+//
+// SOL   = owner's lamport change + the fee (when the owner paid it)
+//         + lamport change of the owner's own token accounts.
+//   That folds in the owner's wrapped-SOL (its token amount is lamports above rent), and leaves out rent
+//   the owner merely parked in (or took back from) its own token accounts, reported as tokenAccountRent.
+//   Example: a Jupiter buy that opens the token's ATA spends 0.40203928 SOL from the wallet, of which
+//   0.00203928 is the new ATA's rent: SOL = -0.4, tokenAccountRent = +0.00203928.
+// Tokens = per mint, sum of (post - pre) over token accounts whose owner is the owner (wSOL excluded).
+
+import { WRAPPED_SOL_MINT } from '../program-ids';
+import { SOL_DECIMALS } from '../format';
+import type { NormalizedTransaction, TokenBalance } from './normalize';
+
+export interface AssetChange {
+  /** 'SOL' (native, wrapped SOL folded in) or the token mint. */
+  readonly asset: string;
+  readonly decimals: number;
+  /** Signed raw change (lamports or base units): negative = left the owner. */
+  readonly raw: bigint;
+  /**
+   * The wallet on the other side when one can be singled out: the only account moving the opposite way,
+   * else the only one moving exactly the same amount. For a token account, its owner.
+   */
+  readonly counterparty: string | null;
+  /** SOL only: the counterparty account is a token account opened by this transaction (the SOL is its rent). */
+  readonly counterpartyIsNewTokenAccount: boolean;
+}
+
+export interface OwnerChanges {
+  readonly owner: string;
+  /** Fee charged to this owner (the fee payer), in lamports. */
+  readonly feeLamports: bigint;
+  /** Net SOL change excluding the fee, including wrapped SOL, excluding own token-account rent. */
+  readonly solLamports: bigint;
+  /** Lamports moved into (+) or recovered from (−) the owner's own token accounts as rent. */
+  readonly tokenAccountRentLamports: bigint;
+  /** Non-zero changes: SOL first, then tokens in first-seen order. */
+  readonly changes: readonly AssetChange[];
+}
+
+function lamportDelta(tx: NormalizedTransaction, index: number): bigint {
+  return (tx.postBalances[index] ?? 0n) - (tx.preBalances[index] ?? 0n);
+}
+
+function pickCounterparty<K>(candidates: readonly (readonly [K, bigint])[], amount: bigint): K | null {
+  if (candidates.length === 1) return candidates[0]![0];
+  const exact = candidates.filter(([, delta]) => (delta < 0n ? -delta : delta) === amount);
+  return exact.length === 1 ? exact[0]![0] : null;
+}
+
+export function balanceChangesFor(tx: NormalizedTransaction, owner: string): OwnerChanges {
+  const balances = [...tx.preTokenBalances, ...tx.postTokenBalances];
+  const tokenAccountIndexes = new Set(balances.map((b) => b.accountIndex));
+  const ownTokenAccounts = new Set(balances.filter((b) => b.owner === owner).map((b) => b.accountIndex));
+  const ownerIndex = tx.accountKeys.indexOf(owner);
+  const feeLamports = owner === tx.feePayer ? tx.fee : 0n;
+
+  // --- SOL ---------------------------------------------------------------------------------------
+  let ownTokenLamports = 0n;
+  for (const i of ownTokenAccounts) ownTokenLamports += lamportDelta(tx, i);
+  const native = ownerIndex >= 0 ? lamportDelta(tx, ownerIndex) : 0n;
+  const solLamports = native + feeLamports + ownTokenLamports;
+
+  // --- tokens (per owner, per mint) --------------------------------------------------------------
+  const perOwnerMint = new Map<string, Map<string, bigint>>(); // mint -> holder -> delta
+  const decimalsOf = new Map<string, number>();
+  const addTo = (b: TokenBalance, sign: 1n | -1n) => {
+    decimalsOf.set(b.mint, b.decimals);
+    const holder = b.owner ?? b.account ?? `#${b.accountIndex}`;
+    const byHolder = perOwnerMint.get(b.mint) ?? new Map<string, bigint>();
+    byHolder.set(holder, (byHolder.get(holder) ?? 0n) + sign * b.amount);
+    perOwnerMint.set(b.mint, byHolder);
+  };
+  for (const b of tx.preTokenBalances) addTo(b, -1n);
+  for (const b of tx.postTokenBalances) addTo(b, 1n);
+
+  const wsolDelta = perOwnerMint.get(WRAPPED_SOL_MINT)?.get(owner) ?? 0n;
+  const tokenAccountRentLamports = ownTokenLamports - wsolDelta;
+
+  const changes: AssetChange[] = [];
+  if (solLamports !== 0n) {
+    const amount = solLamports < 0n ? -solLamports : solLamports;
+    const candidates: (readonly [number, bigint])[] = [];
+    tx.accountKeys.forEach((_key, i) => {
+      if (i === ownerIndex || ownTokenAccounts.has(i)) return;
+      const d = lamportDelta(tx, i);
+      if (solLamports < 0n ? d > 0n : d < 0n) candidates.push([i, d]);
+    });
+    const picked = pickCounterparty(candidates, amount);
+    let counterparty: string | null = null;
+    let counterpartyIsNewTokenAccount = false;
+    if (picked !== null) {
+      const tokenBalance = tokenAccountIndexes.has(picked)
+        ? (tx.postTokenBalances.find((b) => b.accountIndex === picked) ?? tx.preTokenBalances.find((b) => b.accountIndex === picked))
+        : undefined;
+      counterparty = tokenBalance?.owner ?? tx.accountKeys[picked] ?? null;
+      counterpartyIsNewTokenAccount =
+        tokenBalance !== undefined && solLamports < 0n && (tx.preBalances[picked] ?? 0n) === 0n;
+    }
+    changes.push({ asset: 'SOL', decimals: SOL_DECIMALS, raw: solLamports, counterparty, counterpartyIsNewTokenAccount });
+  }
+
+  for (const [mint, byHolder] of perOwnerMint) {
+    if (mint === WRAPPED_SOL_MINT) continue;
+    const raw = byHolder.get(owner) ?? 0n;
+    if (raw === 0n) continue;
+    const candidates = [...byHolder].filter(([holder, d]) => holder !== owner && (raw < 0n ? d > 0n : d < 0n));
+    changes.push({
+      asset: mint,
+      decimals: decimalsOf.get(mint) ?? 0,
+      raw,
+      counterparty: pickCounterparty(candidates, raw < 0n ? -raw : raw),
+      counterpartyIsNewTokenAccount: false,
+    });
+  }
+
+  return { owner, feeLamports, solLamports, tokenAccountRentLamports, changes };
+}

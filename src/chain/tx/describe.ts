@@ -1,0 +1,251 @@
+// decode-tx body: getTransaction result (any encoding) -> what a human or an agent needs to know.
+// Transport concerns (fetching, 404 for null, live_status, HTTP) belong to the caller.
+
+import type { Network } from '../../config.ts';
+import type { VenueKind } from '../program-ids';
+import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
+import { type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
+import { type AssetChange, type OwnerChanges, balanceChangesFor } from './changes';
+import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
+import { type NormalizedTransaction, normalizeTransaction } from './normalize';
+
+export type TxStatus = 'SUCCESS' | 'FAILED';
+
+export interface DescribeOptions {
+  readonly signature: string;
+  readonly network: Network;
+}
+
+export interface BalanceChangeView {
+  /** 'SOL' (native; the fee payer's wrapped SOL folded in) or a token mint. */
+  readonly asset: string;
+  /** Symbol of a well-known mint ('SOL' for native), else null. */
+  readonly symbol: string | null;
+  readonly decimals: number;
+  /** Signed raw integer amount as a string (lamports / base units); negative = left the fee payer. */
+  readonly raw: string;
+  /** Same, exact decimal ("-0.4", "27504.297755"). */
+  readonly amount: string;
+  /** Wallet on the other side when one can be singled out, else null. */
+  readonly counterparty: string | null;
+}
+
+/** TransactionErrorInfo with the message located ("instruction 2 (Raydium AMM v4) failed: ...") and meta.err as sent. */
+export type DecodeTxError = Omit<TransactionErrorInfo, 'message'> & {
+  readonly message: string;
+  /** meta.err as the node returned it (big integers as strings). */
+  readonly raw: unknown;
+};
+
+export interface DecodeTxBody {
+  readonly signature: string;
+  readonly network: Network;
+  /** One line: what moved for the fee payer, via which venues, or why it failed. */
+  readonly summary: string;
+  readonly category: Category;
+  /** false when the transaction is none of Swap/MemeCoin/Transfer and `category` is only the fallback. */
+  readonly categoryMatched: boolean;
+  readonly details: {
+    readonly slot: number;
+    /** Lamports. */
+    readonly fee: number;
+    /** Block time, Unix seconds; null when the node has none. */
+    readonly timestamp: number | null;
+    readonly status: TxStatus;
+  };
+  readonly raw_logs: readonly string[];
+  readonly llm_context: string;
+  /** Recognized venues (program-ids.ts), in first-invoked order. */
+  readonly programs: readonly { readonly name: string; readonly programId: string; readonly kind: VenueKind }[];
+  readonly feePayer: string;
+  /** Non-zero changes for the fee payer, net of the fee; SOL first. */
+  readonly balanceChanges: readonly BalanceChangeView[];
+  /** Lamports the fee payer put into (+) or got back from (−) its own token accounts as rent; not in the SOL change. */
+  readonly tokenAccountRentLamports: string;
+  /** Every program invoked (top-level, inner, logs), name when known. */
+  readonly invokedPrograms: readonly { readonly programId: string; readonly name: string | null }[];
+  readonly error: DecodeTxError | null;
+}
+
+// ---- summary pieces -----------------------------------------------------------------------------
+
+const abs = (n: bigint) => (n < 0n ? -n : n);
+
+function amountText(c: AssetChange): string {
+  return formatAssetAmount(abs(c.raw), c.decimals, c.asset);
+}
+
+function solText(lamports: bigint): string {
+  return formatAssetAmount(abs(lamports), SOL_DECIMALS, 'SOL');
+}
+
+function joinList(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "Jupiter v6 → Raydium AMM v4", "OKX DEX Router → PumpSwap", "Pump.fun". */
+function venuePhrase(classification: Classification): string {
+  const aggregators = classification.venues.filter((v) => v.kind === 'aggregator').map((v) => v.name);
+  const others = classification.venues.filter((v) => v.kind !== 'aggregator').map((v) => v.name);
+  if (aggregators.length > 0 && others.length > 0) return `${aggregators.join(' + ')} → ${others.join(', ')}`;
+  return [...aggregators, ...others].join(', ');
+}
+
+/** "sent 0.1 USDC to 3UJQqK…dKnK", "received 0.010483145 SOL", "paid 0.00203928 SOL rent to open G7B17A…VdR's token account". */
+function movementText(c: AssetChange): string {
+  const who = c.counterparty ? shortenAddress(c.counterparty) : null;
+  if (c.raw < 0n) {
+    if (c.counterpartyIsNewTokenAccount && who) return `paid ${amountText(c)} rent to open ${who}'s token account`;
+    return `sent ${amountText(c)}${who ? ` to ${who}` : ''}`;
+  }
+  return `received ${amountText(c)}${who ? ` from ${who}` : ''}`;
+}
+
+function rentNote(rent: bigint): string {
+  if (rent > 0n) return ` (plus ${solText(rent)} rent for new token accounts)`;
+  if (rent < 0n) return ` (plus ${solText(rent)} rent recovered from closed token accounts)`;
+  return '';
+}
+
+function noChangeText(tx: NormalizedTransaction, owner: OwnerChanges): string {
+  return `no balance change for ${shortenAddress(owner.owner)} apart from the ${solText(tx.fee)} fee`;
+}
+
+function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
+  const via = venuePhrase(cls);
+  const outs = owner.changes.filter((c) => c.raw < 0n).map(amountText);
+  const ins = owner.changes.filter((c) => c.raw > 0n).map(amountText);
+  const rent = rentNote(owner.tokenAccountRentLamports);
+  if (outs.length > 0 && ins.length > 0) return `Swapped ${joinList(outs)} for ${joinList(ins)} via ${via}${rent}`;
+  if (outs.length > 0) return `Spent ${joinList(outs)} via ${via}; the fee payer received nothing back${rent}`;
+  if (ins.length > 0) return `Received ${joinList(ins)} via ${via}${rent}`;
+  return `Invoked ${via} with ${noChangeText(tx, owner)}${rent}`;
+}
+
+/** What moved for the fee payer; `named` prefixes "for <owner>: " when there is something to list. */
+function movementSummary(tx: NormalizedTransaction, owner: OwnerChanges, named = false): string {
+  if (owner.changes.length === 0) return noChangeText(tx, owner) + rentNote(owner.tokenAccountRentLamports);
+  // Main movements first; SOL that only paid rent for someone's new token account last.
+  const ordered = [
+    ...owner.changes.filter((c) => !c.counterpartyIsNewTokenAccount),
+    ...owner.changes.filter((c) => c.counterpartyIsNewTokenAccount),
+  ];
+  const text = joinList(ordered.map(movementText)) + rentNote(owner.tokenAccountRentLamports);
+  return named ? `for ${shortenAddress(owner.owner)}: ${text}` : text;
+}
+
+function invokedText(tx: NormalizedTransaction, cls: Classification): string {
+  const shown = cls.otherPrograms.length > 0 ? cls.otherPrograms : tx.invokedProgramIds;
+  return `invoked ${joinList(shown.map(programLabel))}`;
+}
+
+function successSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
+  switch (cls.basis) {
+    case 'launchpad':
+    case 'venue':
+      return swapSummary(tx, cls, owner);
+    case 'plain-transfer': {
+      const also = cls.otherPrograms.length > 0 ? `; also invoked ${joinList(cls.otherPrograms.map(programLabel))}` : '';
+      return capitalize(movementSummary(tx, owner)) + also;
+    }
+    case 'fallback':
+      return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
+  }
+}
+
+function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges, err: TransactionErrorInfo): string {
+  const raisedBy =
+    err.failedProgramId && err.failedProgramId !== err.programId ? ` in ${programLabel(err.failedProgramId)}` : '';
+  const cost =
+    owner.changes.length === 0 ? `only the ${solText(tx.fee)} fee was charged` : movementSummary(tx, owner, true);
+  if (err.instructionIndex === null) {
+    return `Failed: transaction rejected with ${err.message}; ${cost}`;
+  }
+  switch (cls.basis) {
+    case 'launchpad':
+    case 'venue': {
+      const failedVenue = err.programId ? cls.venues.find((v) => v.programId === err.programId) : undefined;
+      return `Failed: ${failedVenue?.name ?? venuePhrase(cls)} swap reverted with ${err.message}${raisedBy}; ${cost}`;
+    }
+    case 'plain-transfer':
+      return `Failed: transfer (instruction ${err.instructionIndex}, ${programLabel(err.programId ?? '')}) reverted with ${err.message}${raisedBy}; ${cost}`;
+    case 'fallback':
+      return (
+        `Failed: instruction ${err.instructionIndex}${err.programId ? ` (${programLabel(err.programId)})` : ''} reverted with ` +
+        `${err.message}${raisedBy}; not a swap or transfer: ${invokedText(tx, cls)}; ${cost}`
+      );
+  }
+}
+
+function llmContext(network: Network, signature: string, cls: Classification, status: TxStatus, summary: string): string {
+  const note = !cls.matched
+    ? ' only as a fallback (it matches no swap, meme-coin or transfer pattern)'
+    : cls.category === 'MemeCoin'
+      ? ' (launchpad meme-coin activity, higher risk)'
+      : '';
+  const text = /[.!?]$/.test(summary) ? summary : `${summary}.`;
+  return `This ${status === 'SUCCESS' ? 'successful' : 'failed'} Solana ${network} transaction ${signature} is categorized as ${cls.category}${note}: ${text}`;
+}
+
+/** JSON-safe copy (bigints as strings). */
+function plain(value: unknown): unknown {
+  return value === undefined
+    ? null
+    : JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null');
+}
+
+// ---- entry points -------------------------------------------------------------------------------
+
+/** Describe an already-normalized transaction. */
+export function describeNormalized(tx: NormalizedTransaction, options: DescribeOptions): DecodeTxBody {
+  const cls = classifyTransaction(tx);
+  const owner = balanceChangesFor(tx, tx.feePayer);
+  const errInfo = describeTransactionError(tx.err, {
+    programIdOf: (i) => tx.instructions[i]?.programId,
+    logs: tx.logs,
+  });
+  const status: TxStatus = errInfo ? 'FAILED' : 'SUCCESS';
+  const summary = errInfo ? failedSummary(tx, cls, owner, errInfo) : successSummary(tx, cls, owner);
+
+  return {
+    signature: options.signature,
+    network: options.network,
+    summary,
+    category: cls.category,
+    categoryMatched: cls.matched,
+    details: {
+      slot: tx.slot,
+      fee: Number(tx.fee),
+      timestamp: tx.blockTime,
+      status,
+    },
+    raw_logs: [...tx.logs],
+    llm_context: llmContext(options.network, options.signature, cls, status, summary),
+    programs: cls.venues.map((v) => ({ name: v.name, programId: v.programId, kind: v.kind })),
+    feePayer: tx.feePayer,
+    balanceChanges: owner.changes.map((c) => ({
+      asset: c.asset,
+      symbol: c.asset === 'SOL' ? 'SOL' : mintSymbol(c.asset),
+      decimals: c.decimals,
+      raw: c.raw.toString(),
+      amount: formatUnits(c.raw, c.decimals),
+      counterparty: c.counterparty,
+    })),
+    tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
+    invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: programName(id) })),
+    error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
+  };
+}
+
+/**
+ * The decode-tx body for a getTransaction result (json, jsonParsed, base64 or base58 encoding, parsed with
+ * parseJson). Throws TransactionFormatError when `rpcResult` is null or not a transaction result.
+ */
+export function describeTransaction(rpcResult: unknown, options: DescribeOptions): DecodeTxBody {
+  return describeNormalized(normalizeTransaction(rpcResult), options);
+}

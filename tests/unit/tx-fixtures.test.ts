@@ -1,0 +1,367 @@
+// Every recorded mainnet getTransaction fixture, decoded end to end, with what a user would notice asserted.
+
+import { describe, expect, test } from 'bun:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { big, parseJson } from '../../src/json';
+import { VENUES } from '../../src/chain/program-ids';
+import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
+import { normalizeTransaction } from '../../src/chain/tx/normalize';
+
+const ROOT = join(import.meta.dir, '../fixtures/mainnet');
+const DIRS = ['getTransaction', 'getTransaction-jsonParsed'] as const;
+
+interface Expected {
+  category: 'Swap' | 'MemeCoin' | 'Transfer';
+  matched: boolean;
+  venues: string[];
+  status: 'SUCCESS' | 'FAILED';
+  /** Substrings the one-line summary must contain. */
+  summary: string[];
+  /** Fee payer's changes: asset ('SOL' or mint prefix) -> exact human amount. Exactly these, no others. */
+  changes: Record<string, string>;
+  /** asset -> full counterparty address. */
+  counterparties?: Record<string, string>;
+}
+
+const EXPECTED: Record<string, Expected> = {
+  // ---- swaps through aggregators / exchanges ----
+  'getTransaction/jupiter-v6-route-sol-usdc-base64-sava.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'PancakeSwap CLMM'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.000000516 SOL for 0.0001 USDC via Jupiter v6 → PancakeSwap CLMM'],
+    changes: { SOL: '-0.000000516', EPjFWdd5: '0.0001' },
+  },
+  'getTransaction/jupiter-v6-sharedroute-sol-usdt-dlmm-solfi-gem.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'Meteora DLMM', 'SolFi'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.01 SOL for 1.67893 USDT via Jupiter v6 → Meteora DLMM, SolFi'],
+    changes: { SOL: '-0.01', Es9vMFrz: '1.67893' },
+  },
+  'getTransaction-jsonParsed/jupiter-v6-sharedroute-usdc-sol-meteora-dlmm-jsonparsed-solbot.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'Meteora DLMM'],
+    status: 'SUCCESS',
+    summary: ['Swapped 9.938497 USDC for 0.048107593 SOL via Jupiter v6 → Meteora DLMM'],
+    changes: { SOL: '0.048107593', EPjFWdd5: '-9.938497' },
+  },
+  // the bought token's mint ends in "pump" (a brand), but no launchpad program ran: Swap, not MemeCoin
+  'getTransaction/jupiter-v6-route-sol-to-pump-token-raydium-jeffro-1.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'Raydium AMM v4'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.4 SOL for 3861519.639304 3p7eCg…pump via Jupiter v6 → Raydium AMM v4', '0.00203928 SOL rent'],
+    changes: { SOL: '-0.4', '3p7eCgdQ': '3861519.639304' },
+  },
+  'getTransaction/jupiter-v6-route-sol-to-pump-token-raydium-v4-base64-sava.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'Raydium AMM v4'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.5 SOL for 27504.297755 BUZFom…pump via Jupiter v6 → Raydium AMM v4'],
+    changes: { SOL: '-0.5', BUZFom1Y: '27504.297755' },
+  },
+  'getTransaction/raydium-amm-v4-swap-sol-to-token-jeffro-1.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Raydium AMM v4'],
+    status: 'SUCCESS',
+    // 0.1 SOL into the pool plus 0.0019 SOL of tips: what left the fee payer
+    summary: ['Swapped 0.1019 SOL for 43045.438075 E8yBUD…pump via Raydium AMM v4'],
+    changes: { SOL: '-0.1019', E8yBUD4A: '43045.438075' },
+  },
+  'getTransaction/failed-raydium-amm-v4-swap-slippage-custom30-bloxroute-base64-sava.json': {
+    category: 'Swap',
+    matched: true,
+    venues: ['Raydium AMM v4'],
+    status: 'FAILED',
+    summary: [
+      'Failed: Raydium AMM v4 swap reverted with custom program error 0x1e (30',
+      'ExceededSlippage',
+      'only the 0.000031566 SOL fee was charged',
+    ],
+    changes: {},
+  },
+  // ---- launchpads ----
+  'getTransaction/pumpfun-buy-jeffro-1.json': {
+    category: 'MemeCoin',
+    matched: true,
+    venues: ['Pump.fun'],
+    status: 'SUCCESS',
+    summary: ['Swapped 3.07 SOL for 56716561.396327 D66sbP…R8Si via Pump.fun'],
+    changes: { SOL: '-3.07', D66sbPtY: '56716561.396327' },
+  },
+  'getTransaction/pumpfun-create-and-buy-jeffro.json': {
+    category: 'MemeCoin',
+    matched: true,
+    venues: ['Pump.fun'],
+    status: 'SUCCESS',
+    summary: ['Swapped 1.03434952 SOL for 34612903.225806 5dNYcC…pump via Pump.fun'],
+    changes: { SOL: '-1.03434952', '5dNYcCZX': '34612903.225806' },
+  },
+  // an aggregator (OKX) routed into a launchpad AMM (PumpSwap): MemeCoin wins
+  'getTransaction/okx-router-pumpswap-buy-agavesim.json': {
+    category: 'MemeCoin',
+    matched: true,
+    venues: ['OKX DEX Router', 'PumpSwap'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.003882999 SOL for 4374.143343 8k1Dvn…pump via OKX DEX Router → PumpSwap'],
+    changes: { SOL: '-0.003882999', '8k1DvnFB': '4374.143343' },
+  },
+  // ---- plain transfers ----
+  'getTransaction/sol-transfer-gem-1.json': {
+    category: 'Transfer',
+    matched: true,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Sent 0.14027534 SOL to B1nzrk…DW1Q'],
+    changes: { SOL: '-0.14027534' },
+    counterparties: { SOL: 'B1nzrk99FEDAYB2M82yepdvEv1YBRJKcx5Y5R6MSDW1Q' },
+  },
+  'getTransaction/sol-transfer-base64-encoding-solrpc-canister.json': {
+    category: 'Transfer',
+    matched: true,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Sent 0.000001 SOL to 3AVi9T…Z6jT', 'also invoked E2uCGJ…F3mS'],
+    changes: { SOL: '-0.000001' },
+    counterparties: { SOL: '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT' },
+  },
+  'getTransaction/spl-usdc-transfer-create-ata-gem.json': {
+    category: 'Transfer',
+    matched: true,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Sent 0.1 USDC to 3UJQqK…dKnK', "paid 0.00203928 SOL rent to open 3UJQqK…dKnK's token account"],
+    changes: { SOL: '-0.00203928', EPjFWdd5: '-0.1' },
+    counterparties: { EPjFWdd5: '3UJQqKq8Xyx4aVRmHgEwpQZiW7toYRQCTy6Bgp1RdKnK' },
+  },
+  'getTransaction/spl-audio-transferchecked-2022-audius.json': {
+    category: 'Transfer',
+    matched: true,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Sent 3 9LzCMq…xrqM to 5ZiE3v…ZTgx'],
+    changes: { '9LzCMqDg': '-3' },
+    counterparties: { '9LzCMqDg': '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx' },
+  },
+  'getTransaction/spl-audio-transferchecked-with-memo-audius-2.json': {
+    category: 'Transfer',
+    matched: true,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Sent 10.25896376 9LzCMq…xrqM to 5ZiE3v…ZTgx'],
+    changes: { '9LzCMqDg': '-10.25896376' },
+  },
+  // ---- other activity: fallback category, honestly described ----
+  'getTransaction/arb-bot-noop-token2022-balances-agavesim.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'invoked Ceu4aC…pGG1', 'no balance change for 7zujqo…AtiW apart from the 0.000005031 SOL fee'],
+    changes: {},
+  },
+  'getTransaction/audius-userbank-create-token-account-audius.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'invoked Ewkv3J…rezQ', 'rent to open 5ZiE3v…ZTgx'],
+    changes: { SOL: '-0.00203928' },
+  },
+  'getTransaction/chainflip-vault-native-sol-xswap-gem.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'invoked J88B7g…3qoT', 'sent 0.15268656 SOL'],
+    changes: { SOL: '-0.15268656' },
+  },
+  'getTransaction/stake-withdraw-gem.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'invoked Stake program', 'received 0.010483145 SOL from ASQQcx…ZgWd'],
+    changes: { SOL: '0.010483145' },
+  },
+  'getTransaction-jsonParsed/vote-towersync-legacy-jsonparsed-slading.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'invoked Vote program', 'no balance change'],
+    changes: {},
+  },
+  'getTransaction/nft-metaplex-mint-edition-streamingfast.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'Metaplex Token Metadata', 'sent 0.01168584 SOL'],
+    changes: { SOL: '-0.01168584' },
+  },
+  'getTransaction/nft-metaplex-pnft-transfer-gem.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'Metaplex Token Metadata', 'sent 1 96rMF7…gWK6 to G7B17A…2VdR'],
+    changes: { SOL: '-0.00203928', '96rMF7cN': '-1' },
+  },
+  'getTransaction-jsonParsed/nft-metaplex-pnft-transfer-thaw-freeze-jsonparsed-gem.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'Metaplex Token Metadata', 'sent 1 96rMF7…gWK6 to G7B17A…2VdR'],
+    changes: { SOL: '-0.00203928', '96rMF7cN': '-1' },
+  },
+  'getTransaction/failed-01exchange-cancel-perp-order-streamingfast.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'FAILED',
+    summary: ['Failed: instruction 0 (Zo1ggz…hUQk)', 'custom program error 0x29 (41) in ZDx8a8…xMKK', 'not a swap or transfer'],
+    changes: {},
+  },
+  'getTransaction/failed-ata-create-incorrect-program-id-base64-sava.json': {
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'FAILED',
+    summary: ['Failed: instruction 0 (Associated Token Account)', 'IncorrectProgramId', 'not a swap or transfer'],
+    changes: {},
+  },
+};
+
+const files = DIRS.flatMap((dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.json')).map((f) => `${dir}/${f}`));
+
+async function load(file: string): Promise<unknown> {
+  return parseJson(await Bun.file(join(ROOT, file)).text());
+}
+
+async function decode(file: string): Promise<DecodeTxBody> {
+  return describeTransaction(await load(file), { signature: 'requested-signature', network: 'mainnet-beta' });
+}
+
+function changesOf(body: DecodeTxBody): Record<string, string> {
+  return Object.fromEntries(body.balanceChanges.map((c) => [c.asset === 'SOL' ? 'SOL' : c.asset.slice(0, 8), c.amount]));
+}
+
+test('every recorded getTransaction fixture has an expectation', () => {
+  expect(files.length).toBeGreaterThanOrEqual(25);
+  expect(files.filter((f) => !(f in EXPECTED))).toEqual([]);
+});
+
+describe.each(files)('%s', (file) => {
+  const expected = EXPECTED[file]!;
+
+  test('category, match flag, venues and status', async () => {
+    const body = await decode(file);
+    expect(body.category).toBe(expected.category);
+    expect(body.categoryMatched).toBe(expected.matched);
+    expect(body.programs.map((p) => p.name)).toEqual(expected.venues);
+    expect(body.details.status).toBe(expected.status);
+    for (const p of body.programs) expect(VENUES.find((v) => v.programId === p.programId)?.name).toBe(p.name);
+  });
+
+  test('summary states what moved (or what failed)', async () => {
+    const body = await decode(file);
+    for (const fact of expected.summary) expect(body.summary).toContain(fact);
+    expect(body.summary).not.toContain('\n');
+    expect(changesOf(body)).toEqual(expected.changes);
+    for (const [asset, who] of Object.entries(expected.counterparties ?? {})) {
+      expect(body.balanceChanges.find((c) => (c.asset === 'SOL' ? 'SOL' : c.asset.slice(0, 8)) === asset)?.counterparty).toBe(who);
+    }
+  });
+
+  test('details, logs and llm_context mirror the node result', async () => {
+    const raw = (await load(file)) as { slot: unknown; blockTime: unknown; meta: { fee: unknown; logMessages: string[]; err: unknown } };
+    const body = await decode(file);
+    expect(body.signature).toBe('requested-signature');
+    expect(body.network).toBe('mainnet-beta');
+    expect(body.details.slot).toBe(Number(big(raw.slot)));
+    expect(body.details.fee).toBe(Number(big(raw.meta.fee)));
+    expect(body.details.timestamp).toBe(raw.blockTime === null ? null : Number(big(raw.blockTime)));
+    expect(body.raw_logs).toEqual(raw.meta.logMessages);
+    expect(body.error === null).toBe(raw.meta.err === null);
+    expect(body.llm_context).toContain(body.category);
+    expect(body.llm_context).toContain(body.summary);
+    expect(body.llm_context).toContain(body.details.status === 'SUCCESS' ? 'successful' : 'failed');
+    expect(body.llm_context).toContain(expected.matched ? 'categorized as' : 'fallback');
+    expect(() => JSON.stringify(body)).not.toThrow();
+  });
+});
+
+describe('fixture-specific facts', () => {
+  test('the fee payer is the first account key, also for base64 and jsonParsed', async () => {
+    expect((await decode('getTransaction/jupiter-v6-route-sol-usdc-base64-sava.json')).feePayer).toBe(
+      'DTxiJSXQN8giDMevcTQ7VGUYwLeDK98vDEa8KsuvxBqJ',
+    );
+    expect((await decode('getTransaction-jsonParsed/vote-towersync-legacy-jsonparsed-slading.json')).feePayer).toBe(
+      'sCANXAaS1a7yB8jz3USvGNLfd8DSc9r7TNzNSKKPkfY',
+    );
+  });
+
+  test('venue ids that sit in lookup tables but are never invoked do not classify (arb bot)', async () => {
+    const file = 'getTransaction/arb-bot-noop-token2022-balances-agavesim.json';
+    const tx = normalizeTransaction(await load(file));
+    // PumpSwap, Raydium AMM v4, Meteora DLMM, DAMM v2 are all loaded as accounts...
+    for (const id of [
+      'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA',
+      '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8',
+      'LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo',
+    ]) {
+      expect(tx.accountKeys).toContain(id);
+      expect(tx.invokedProgramIds).not.toContain(id);
+    }
+    // ...yet the transaction is not a MemeCoin or Swap
+    const body = await decode(file);
+    expect(body.category).toBe('Transfer');
+    expect(body.categoryMatched).toBe(false);
+    expect(body.programs).toEqual([]);
+  });
+
+  test('the same transaction in json and jsonParsed encodings decodes the same way', async () => {
+    const a = await decode('getTransaction/nft-metaplex-pnft-transfer-gem.json');
+    const b = await decode('getTransaction-jsonParsed/nft-metaplex-pnft-transfer-thaw-freeze-jsonparsed-gem.json');
+    expect(b.summary).toBe(a.summary);
+    expect(b.balanceChanges).toEqual(a.balanceChanges);
+    expect(b.invokedPrograms).toEqual(a.invokedPrograms);
+    expect(b.details).toEqual(a.details);
+  });
+
+  test('the failed swap names the error in a structured field too', async () => {
+    const body = await decode('getTransaction/failed-raydium-amm-v4-swap-slippage-custom30-bloxroute-base64-sava.json');
+    expect(body.error).toEqual({
+      message: 'instruction 2 (Raydium AMM v4) failed: custom program error 0x1e (30, ExceededSlippage)',
+      instructionIndex: 2,
+      programId: '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8',
+      failedProgramId: '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8',
+      customCode: 30,
+      name: 'ExceededSlippage',
+      raw: { InstructionError: [2, { Custom: 30 }] },
+    });
+    expect(body.balanceChanges).toEqual([]);
+  });
+
+  test('rent parked in the buyer’s new token account is reported apart from the swap amount', async () => {
+    const body = await decode('getTransaction/jupiter-v6-route-sol-to-pump-token-raydium-jeffro-1.json');
+    expect(body.tokenAccountRentLamports).toBe('2039280');
+    expect(body.balanceChanges[0]).toMatchObject({ asset: 'SOL', raw: '-400000000', amount: '-0.4', decimals: 9 });
+    expect(body.balanceChanges[1]).toMatchObject({ raw: '3861519639304', decimals: 6, symbol: null });
+  });
+
+  test('USDC and USDT get their symbols in balance changes', async () => {
+    const body = await decode('getTransaction/jupiter-v6-sharedroute-sol-usdt-dlmm-solfi-gem.json');
+    expect(body.balanceChanges.map((c) => c.symbol)).toEqual(['SOL', 'USDT']);
+  });
+});
