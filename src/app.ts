@@ -6,6 +6,7 @@ import { keyRoutes } from './http/keys.ts';
 import { metaRoutes, VERSION } from './http/meta.ts';
 import { MalformedBody, MAX_BODY_BYTES, parseJsonBody, PayloadTooLarge } from './http/body.ts';
 import { json } from './http/respond.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 
@@ -55,6 +56,7 @@ export function buildApp(s: Services) {
       .use(restRoutes(s))
       .use(keyRoutes(s))
       .use(webhookRoutes(s))
+      .use(mcpRoutes(s))
   );
 }
 

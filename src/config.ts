@@ -182,6 +182,12 @@ const SETTINGS = {
     parse: integer(1, 1e9),
   },
   mcpMaxSessions: { env: 'MCP_MAX_SESSIONS', help: 'cap on open MCP sessions (503 beyond it)', default: 1000, parse: integer(1, 1e6) },
+  mcpSessionTtlSeconds: {
+    env: 'MCP_SESSION_TTL_SECONDS',
+    help: 'a Streamable HTTP session with no open stream is closed after this long without a request',
+    default: 1800,
+    parse: positiveNumber,
+  },
   mcpKeepAliveSeconds: {
     env: 'MCP_KEEPALIVE_SECONDS',
     help: 'interval of keep-alive comments on MCP event streams',

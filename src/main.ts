@@ -56,6 +56,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
+    // Open event streams would keep a graceful stop waiting forever: close the MCP sessions first.
+    await services.mcp.closeAll();
     await app.stop();
     await services.close();
     process.exit(0);

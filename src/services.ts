@@ -10,6 +10,7 @@ import { RateLimiter } from './billing/rate-limit.ts';
 import { DepositWatcher } from './billing/watcher.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { InvokeDeps } from './capabilities/invoke.ts';
+import { McpSessions } from './mcp/sessions.ts';
 
 export interface Services extends InvokeDeps {
   config: Config;
@@ -17,6 +18,7 @@ export interface Services extends InvokeDeps {
   ledger: Ledger;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
+  mcp: McpSessions;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -33,6 +35,7 @@ export function createServices(config: Config, log: Logger): Services {
     config.gatewayAddress && config.depositPollSeconds > 0
       ? new DepositWatcher({ db, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log })
       : undefined;
+  const mcp = new McpSessions({ maxSessions: config.mcpMaxSessions, idleTtlMs: config.mcpSessionTtlSeconds * 1000, log });
   return {
     config,
     log,
@@ -43,8 +46,10 @@ export function createServices(config: Config, log: Logger): Services {
     payments: createPayments(db, ledger, config),
     limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
     watcher,
+    mcp,
     startedAt: Date.now(),
     async close() {
+      await mcp.closeAll();
       await watcher?.stop();
       db.$client.close();
     },

@@ -2,7 +2,8 @@
 // streams, disconnects, the session cap, the Streamable HTTP idle sweep and shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { connectMcp, eventually, openRawSse, TRANSPORTS, startGatewayWithMcp, type McpTestGateway, type McpTestClient } from '../support/mcp.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { connectMcp, eventually, openRawSse, TRANSPORTS, type McpTestClient } from '../support/mcp.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const INIT = {
@@ -13,7 +14,7 @@ const INIT = {
 };
 
 let chain: Sandbox;
-const gateways: McpTestGateway[] = [];
+const gateways: TestGateway[] = [];
 
 beforeAll(async () => {
   chain = await startSandbox();
@@ -23,8 +24,8 @@ afterAll(async () => {
   await chain.stop();
 });
 
-async function gateway(overrides: Parameters<typeof startGatewayWithMcp>[0] = {}, opts: Parameters<typeof startGatewayWithMcp>[1] = {}) {
-  const gw = await startGatewayWithMcp({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], ...overrides }, opts);
+async function gateway(overrides: Parameters<typeof startGateway>[0] = {}) {
+  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], ...overrides });
   gateways.push(gw);
   return gw;
 }
@@ -47,11 +48,11 @@ async function silentConnection(url: string) {
   return state;
 }
 
-const postMessage = (gw: McpTestGateway, query: string, body: unknown) =>
+const postMessage = (gw: TestGateway, query: string, body: unknown) =>
   fetch(`${gw.url}/mcp/messages${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('legacy SSE, raw HTTP', () => {
-  let gw: McpTestGateway;
+  let gw: TestGateway;
   beforeAll(async () => {
     gw = await gateway();
   });
@@ -128,10 +129,10 @@ describe('legacy SSE, raw HTTP', () => {
   test('after the client disconnects, its session is removed: POST answers 404', async () => {
     const sse = await openRawSse(`${gw.url}/mcp/sse`);
     const id = (await sse.next())!.data.split('sessionId=')[1]!;
-    const session = gw.sessions.get(id)!;
+    const session = gw.services.mcp.get(id)!;
     expect(session.server.transport).toBeDefined();
     sse.close();
-    expect(await eventually(() => gw.sessions.get(id) === undefined)).toBe(true);
+    expect(await eventually(() => gw.services.mcp.get(id) === undefined)).toBe(true);
     expect(session.server.transport).toBeUndefined(); // the session's Server is closed too
     const res = await postMessage(gw, `?sessionId=${id}`, INIT);
     expect(res.status).toBe(404);
@@ -140,7 +141,7 @@ describe('legacy SSE, raw HTTP', () => {
 });
 
 describe('keep-alive and idle streams', () => {
-  let gw: McpTestGateway;
+  let gw: TestGateway;
   beforeAll(async () => {
     gw = await gateway({ idleTimeoutSeconds: 1, mcpKeepAliveSeconds: 0.25 });
   });
@@ -161,7 +162,7 @@ describe('keep-alive and idle streams', () => {
   test('sessions idle for twice the server idle timeout still answer, over both transports', async () => {
     const wallet = await chain.newWallet(777_000_000n);
     const clients = await Promise.all(TRANSPORTS.map((k) => connectMcp(gw.url, k)));
-    const ids = () => gw.sessions.list().map((s) => s.id).sort();
+    const ids = () => gw.services.mcp.list().map((s) => s.id).sort();
     const before = ids();
     // A silent TCP connection opened now is what the idle timeout closes; Bun checks idle sockets
     // on a coarse (~4 s) tick, so wait until it has really done so, and at least twice the timeout.
@@ -194,8 +195,8 @@ describe('many sessions', () => {
     for (let i = 0; i < N; i++) wallets.push(await chain.newWallet(1_000_000_000n + BigInt(i)));
     const clients: McpTestClient[] = await Promise.all(wallets.map(() => connectMcp(gw.url, 'sse')));
     try {
-      expect(gw.sessions.size()).toBe(N);
-      expect(gw.sessions.count('sse')).toBe(N);
+      expect(gw.services.mcp.size()).toBe(N);
+      expect(gw.services.mcp.count('sse')).toBe(N);
       const answers = await Promise.all(clients.map((c, i) => c.call('get_chain_balance', { wallet: wallets[i]!.address })));
       answers.forEach((a, i) => {
         expect(a.isError).toBe(false);
@@ -205,17 +206,17 @@ describe('many sessions', () => {
     } finally {
       await Promise.all(clients.map((c) => c.close()));
     }
-    expect(await eventually(() => gw.sessions.size() === 0)).toBe(true);
+    expect(await eventually(() => gw.services.mcp.size() === 0)).toBe(true);
   });
 
   test('Streamable HTTP sessions: DELETE removes one, and its id is then unknown', async () => {
     const gw = await gateway();
     const c = await connectMcp(gw.url, 'streamable-http');
     const sid = (c.transport as { sessionId?: string }).sessionId!;
-    expect(gw.sessions.get(sid)?.kind).toBe('streamable-http');
+    expect(gw.services.mcp.get(sid)?.kind).toBe('streamable-http');
     await (c.transport as { terminateSession(): Promise<void> }).terminateSession();
     await c.close();
-    expect(gw.sessions.size()).toBe(0);
+    expect(gw.services.mcp.size()).toBe(0);
     const res = await fetch(`${gw.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid },
@@ -233,11 +234,11 @@ describe('many sessions', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
     });
     expect(res.status).toBe(400);
-    expect(gw.sessions.size()).toBe(0);
+    expect(gw.services.mcp.size()).toBe(0);
     // An initialize the transport refuses (no text/event-stream in Accept) leaves no session behind.
     const refused = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(INIT) });
     expect(refused.status).toBe(406);
-    expect(gw.sessions.size()).toBe(0);
+    expect(gw.services.mcp.size()).toBe(0);
   });
 });
 
@@ -246,7 +247,7 @@ describe('the session cap', () => {
     const gw = await gateway({ mcpMaxSessions: 3 });
     const open = [await connectMcp(gw.url, 'sse'), await connectMcp(gw.url, 'streamable-http'), await connectMcp(gw.url, 'sse')];
     try {
-      expect(gw.sessions.size()).toBe(3);
+      expect(gw.services.mcp.size()).toBe(3);
       const sse = await fetch(`${gw.url}/mcp/sse`, { headers: { accept: 'text/event-stream' } });
       expect(sse.status).toBe(503);
       expect(await sse.json()).toMatchObject({ error: 'Too many MCP sessions', live_status: 'FAILED' });
@@ -261,10 +262,10 @@ describe('the session cap', () => {
       // Concurrent opens cannot overshoot the cap either.
       const burst = await Promise.all(Array.from({ length: 10 }, () => fetch(`${gw.url}/mcp/sse`).then((r) => (r.body?.cancel(), r.status))));
       expect(burst.every((s) => s === 503)).toBe(true);
-      expect(gw.sessions.size()).toBe(3);
+      expect(gw.services.mcp.size()).toBe(3);
 
       await open.shift()!.close();
-      expect(await eventually(() => gw.sessions.size() === 2)).toBe(true);
+      expect(await eventually(() => gw.services.mcp.size() === 2)).toBe(true);
       const again = await connectMcp(gw.url, 'streamable-http');
       open.push(again);
       expect((await again.call('get_chain_blockhash')).isError).toBe(false);
@@ -280,31 +281,31 @@ describe('the session cap', () => {
       const statuses = streams.map((s) => s.response.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(5);
       expect(statuses.filter((s) => s === 503)).toHaveLength(7);
-      expect(gw.sessions.size()).toBe(5);
+      expect(gw.services.mcp.size()).toBe(5);
     } finally {
       for (const s of streams) s.close();
     }
-    expect(await eventually(() => gw.sessions.size() === 0)).toBe(true);
+    expect(await eventually(() => gw.services.mcp.size() === 0)).toBe(true);
   });
 });
 
 describe('Streamable HTTP idle sweep', () => {
   test('a session whose client left without DELETE is closed after the idle TTL; an attached one stays', async () => {
-    const gw = await gateway({}, { idleTtlMs: 300, sweepEveryMs: 50 });
+    const gw = await gateway({ mcpSessionTtlSeconds: 0.3 });
     const held = await connectMcp(gw.url, 'streamable-http'); // keeps its GET stream open
     const left = await connectMcp(gw.url, 'streamable-http');
     const leftId = (left.transport as { sessionId?: string }).sessionId!;
     const heldId = (held.transport as { sessionId?: string }).sessionId!;
     try {
       await left.close(); // no DELETE: the SDK client only drops its streams
-      expect(gw.sessions.get(leftId)).toBeDefined();
-      expect(await eventually(() => gw.sessions.get(leftId) === undefined, 2000)).toBe(true);
-      expect(gw.sessions.get(heldId)).toBeDefined();
+      expect(gw.services.mcp.get(leftId)).toBeDefined();
+      expect(await eventually(() => gw.services.mcp.get(leftId) === undefined, 2000)).toBe(true);
+      expect(gw.services.mcp.get(heldId)).toBeDefined();
       expect((await held.call('get_chain_blockhash')).isError).toBe(false);
     } finally {
       await held.close();
     }
-    expect(await eventually(() => gw.sessions.size() === 0, 2000)).toBe(true);
+    expect(await eventually(() => gw.services.mcp.size() === 0, 2000)).toBe(true);
   });
 });
 
@@ -314,9 +315,9 @@ describe('shutdown', () => {
     const clients = await Promise.all([connectMcp(gw.url, 'sse'), connectMcp(gw.url, 'streamable-http'), connectMcp(gw.url, 'sse')]);
     const sse = await openRawSse(`${gw.url}/mcp/sse`);
     await sse.next();
-    expect(gw.sessions.size()).toBe(4);
-    await gw.sessions.closeAll();
-    expect(gw.sessions.size()).toBe(0);
+    expect(gw.services.mcp.size()).toBe(4);
+    await gw.services.mcp.closeAll();
+    expect(gw.services.mcp.size()).toBe(0);
     // The raw stream ends (after any queued events).
     for (;;) {
       const e = await sse.next(2000);

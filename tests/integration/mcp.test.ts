@@ -6,20 +6,21 @@ import { inputSchema } from '../../src/capabilities/capability.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { VERSION } from '../../src/http/meta.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { connectMcp, fundedKey, keyOnPosts, TRANSPORTS, startGatewayWithMcp, type McpTestGateway } from '../support/mcp.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { connectMcp, fundedKey, keyOnPosts, TRANSPORTS } from '../support/mcp.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'whsec_mcp_test';
 
 let chain: Sandbox;
-let gw: McpTestGateway;
+let gw: TestGateway;
 let mint: Address;
 
 beforeAll(async () => {
   chain = await startSandbox();
   mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  gw = await startGatewayWithMcp({
+  gw = await startGateway({
     mainnetRpcUrls: [chain.url],
     devnetRpcUrls: [chain.url],
     gatewayAddress,
@@ -235,7 +236,7 @@ for (const kind of TRANSPORTS) {
 
 describe('rate limits', () => {
   test('MCP and REST draw from the same bucket; over it a tool answers the REST 429 JSON as isError', async () => {
-    const limited = await startGatewayWithMcp({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], rateLimitRps: 0.01, rateLimitBurst: 3 });
+    const limited = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], rateLimitRps: 0.01, rateLimitBurst: 3 });
     const clients = await Promise.all(TRANSPORTS.map((k) => connectMcp(limited.url, k)));
     try {
       expect((await clients[0]!.call('get_chain_blockhash')).isError).toBe(false);

@@ -63,6 +63,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
         }),
       ),
     async stop() {
+      await services.mcp.closeAll();
       await app.stop(true);
       await services.close();
       if (!opts.keepFiles) rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,156 @@
+// MCP test support: official SDK clients over both transports, a raw SSE reader, and a funded API
+// key bought the real way (sandbox deposit -> webhook -> challenge -> claim).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Address } from '@solana/kit';
+import type { TestGateway } from './gateway.ts';
+import { claimWhenSeen, deposit, heliusPayload } from './agent.ts';
+import type { Sandbox } from './sandbox/index.ts';
+
+/** A key holding exactly `lamports` of credit (plus the gateway's free calls, if any). */
+export async function fundedKey(gw: TestGateway, chain: Sandbox, lamports: number): Promise<{ key: string; wallet: Address }> {
+  const gateway = gw.config.gatewayAddress as Address;
+  const secret = gw.config.webhookSecret!;
+  const agent = await chain.newWallet(BigInt(lamports) + 1_000_000_000n);
+  const sig = await deposit(chain, agent, gateway, BigInt(lamports));
+  const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gateway, lamports), { authorization: secret });
+  if (hook.status !== 200) throw new Error(`webhook failed: ${hook.status} ${JSON.stringify(hook.body)}`);
+  return { key: await claimWhenSeen(gw, agent, 0), wallet: agent.address };
+}
+
+export type McpTransportKind = 'sse' | 'streamable-http';
+export const TRANSPORTS: McpTransportKind[] = ['sse', 'streamable-http'];
+
+export interface ConnectOptions {
+  /** Sent on every request of the transport (the SSE GET included): binds the key. */
+  headers?: Record<string, string>;
+  fetch?: FetchLike;
+}
+
+export interface McpTestClient {
+  client: Client;
+  transport: SSEClientTransport | StreamableHTTPClientTransport;
+  /** Text and parsed JSON of a tool call's first content item. */
+  call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; text: string; body: any; result: any }>;
+  close(): Promise<void>;
+}
+
+export async function connectMcp(baseUrl: string, kind: McpTransportKind, opts: ConnectOptions = {}): Promise<McpTestClient> {
+  const client = new Client({ name: 'cig-test', version: '1.0.0' });
+  const init = { requestInit: opts.headers ? { headers: opts.headers } : undefined, fetch: opts.fetch };
+  const transport =
+    kind === 'sse' ? new SSEClientTransport(new URL('/mcp/sse', baseUrl), init) : new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), init);
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    async call(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as any;
+      const text = result.content?.[0]?.text as string;
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      return { isError: result.isError === true, text, body, result };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** A fetch that adds x-api-key to POSTs only: the key travels per message, never on the SSE GET. */
+export function keyOnPosts(key: () => string | undefined): FetchLike {
+  return (url, init) => {
+    if ((init?.method ?? 'GET').toUpperCase() !== 'POST') return fetch(url, init);
+    const headers = new Headers(init?.headers);
+    const k = key();
+    if (k) headers.set('x-api-key', k);
+    else headers.delete('x-api-key');
+    return fetch(url, { ...init, headers });
+  };
+}
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+  comment?: string;
+}
+
+/** A raw event-stream reader over fetch: events and comments in arrival order. */
+export async function openRawSse(url: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const queue: SseEvent[] = [];
+  const waiters: ((e: SseEvent | null) => void)[] = [];
+  let ended = false;
+  const push = (e: SseEvent | null) => {
+    const w = waiters.shift();
+    if (w) w(e);
+    else if (e) queue.push(e);
+  };
+  void (async () => {
+    if (!res.body) return;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += value;
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) !== -1) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const e: SseEvent = { data: '' };
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) e.comment = line.slice(1).trim();
+            else if (line.startsWith('event:')) e.event = line.slice(6).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          }
+          e.data = data.join('\n');
+          push(e);
+        }
+      }
+    } catch {
+      // aborted
+    }
+    ended = true;
+    while (waiters.length) waiters.shift()!(null);
+  })();
+  return {
+    response: res,
+    /** The next event or comment; null when the stream ended. */
+    next(timeoutMs = 5000): Promise<SseEvent | null> {
+      const e = queue.shift();
+      if (e) return Promise.resolve(e);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no SSE event within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push((x) => {
+          clearTimeout(t);
+          resolve(x);
+        });
+      });
+    },
+    /** The next real event, skipping comments. */
+    async nextEvent(timeoutMs = 5000): Promise<SseEvent | null> {
+      for (;;) {
+        const e = await this.next(timeoutMs);
+        if (!e || e.event !== undefined || e.data !== '') return e;
+      }
+    },
+    close: () => abort.abort(),
+  };
+}
+
+/** Polls `cond` every few ms until true or the deadline; returns its last value. */
+export async function eventually(cond: () => boolean, timeoutMs = 3000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > until) return false;
+    await Bun.sleep(10);
+  }
+  return true;
+}
