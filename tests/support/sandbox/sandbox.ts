@@ -1,0 +1,76 @@
+// startSandbox: a LiteSVM-backed chain behind a loopback JSON-RPC server, plus helpers that build real state.
+
+import { LiteSVM } from 'litesvm';
+import { generateKeyPairSigner, type Address, type KeyPairSigner, type Signature, type Transaction } from '@solana/kit';
+import { Builders, LAMPORTS_PER_SOL, type CreateMintOptions } from './builders.ts';
+import { Ledger } from './ledger.ts';
+import { RpcMethods } from './rpc.ts';
+import { RpcServer, type Fault, type FaultOptions } from './server.ts';
+
+export interface Sandbox {
+  /** 'http://127.0.0.1:<port>' */
+  readonly url: string;
+  readonly svm: LiteSVM;
+  /** a well-funded wallet (1,000 SOL, topped up from the faucet when newWallet needs more) */
+  readonly payer: KeyPairSigner;
+  /** closes the server (and any hung requests) */
+  stop(): Promise<void>;
+  /** JSON-RPC requests received (each batch element counts), for one method or all */
+  calls(method?: string): number;
+  resetCalls(): void;
+  fault(fault: Fault | null, opts?: FaultOptions): void;
+  /** random keypair, funded by a real transfer from payer (default 10 SOL) */
+  newWallet(lamports?: bigint): Promise<KeyPairSigner>;
+  transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts?: { memo?: string; computeUnitPrice?: bigint }): Promise<Signature>;
+  createMint(opts: CreateMintOptions): Promise<Address>;
+  /** idempotent; uses the mint's own token program */
+  createAta(owner: Address, mint: Address): Promise<Address>;
+  /** mintToChecked into the owner's ATA, creating it if needed */
+  mintTo(mint: Address, authority: KeyPairSigner, owner: Address, amount: bigint): Promise<Signature>;
+  /** transferChecked between the owners' ATAs, creating the destination ATA */
+  transferToken(mint: Address, from: KeyPairSigner, to: Address, amount: bigint): Promise<Signature>;
+  /** a real SetAuthority(MintTokens) */
+  setMintAuthority(mint: Address, authority: KeyPairSigner, newAuthority: Address | null): Promise<Signature>;
+  /**
+   * Executes through the same path as RPC sendTransaction. Resolves when the transaction landed (err is its
+   * TransactionError or null); rejects with SandboxSendError when preflight rejects it or it is dropped.
+   */
+  send(tx: Transaction, opts?: { skipPreflight?: boolean }): Promise<{ signature: Signature; err: unknown | null }>;
+  /** lands a real FAILED transaction (a transfer of more lamports than the wallet has, with skipPreflight) */
+  failingTransaction(from: KeyPairSigner): Promise<Signature>;
+}
+
+/** Lamports of the genesis faucet that funds the payer and requestAirdrop. */
+const FAUCET_LAMPORTS = 500_000_000n * LAMPORTS_PER_SOL;
+
+export async function startSandbox(opts: { port?: number; host?: string } = {}): Promise<Sandbox> {
+  const svm = new LiteSVM();
+  const ledger = new Ledger(svm);
+  const faucet = await generateKeyPairSigner();
+  ledger.mintGenesis(faucet.address, FAUCET_LAMPORTS);
+  const payer = await generateKeyPairSigner();
+  const b = new Builders(ledger, faucet, payer);
+  await b.transferSol(faucet, payer.address, 1000n * LAMPORTS_PER_SOL);
+
+  const server = new RpcServer(new RpcMethods(ledger, (to, lamports) => b.airdrop(to, lamports)));
+  const url = server.start(opts.port ?? 0, opts.host ?? '127.0.0.1');
+
+  return {
+    url,
+    svm,
+    payer,
+    stop: () => server.stop(),
+    calls: (method) => server.calls(method),
+    resetCalls: () => server.resetCalls(),
+    fault: (fault, o) => server.fault(fault, o),
+    newWallet: (lamports) => b.newWallet(lamports),
+    transferSol: (from, to, lamports, o) => b.transferSol(from, to, lamports, o),
+    createMint: (o) => b.createMint(o),
+    createAta: (owner, mint) => b.createAta(owner, mint),
+    mintTo: (mint, authority, owner, amount) => b.mintTo(mint, authority, owner, amount),
+    transferToken: (mint, from, to, amount) => b.transferToken(mint, from, to, amount),
+    setMintAuthority: (mint, authority, newAuthority) => b.setMintAuthority(mint, authority, newAuthority),
+    send: (tx, o) => b.send(tx, o),
+    failingTransaction: (from) => b.failingTransaction(from),
+  };
+}
