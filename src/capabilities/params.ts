@@ -4,6 +4,7 @@
 import { base58 } from '@scure/base';
 import type { TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { inspectWireTransaction, MAX_TRANSACTION_BYTES, WireError } from '../chain/wire.ts';
 import { NETWORKS, type Network } from '../config.ts';
 
 /** A field's value could not be used; the caller turns this into 400 with an example URL. */
@@ -88,9 +89,11 @@ export function network(): Param<Network> {
   };
 }
 
-export function integer(description: string, opts: { min: number; max: number; default: number }): Param<number> {
+export function integer(description: string, opts: { min: number; max: number; default: number }): Param<number>;
+export function integer(description: string, opts: { min: number; max: number }): Param<number | undefined>;
+export function integer(description: string, opts: { min: number; max: number; default?: number }): Param<number | undefined> {
   return {
-    schema: t.Optional(t.Integer({ description, minimum: opts.min, maximum: opts.max, default: opts.default })),
+    schema: t.Optional(t.Integer({ description, minimum: opts.min, maximum: opts.max, ...(opts.default === undefined ? {} : { default: opts.default }) })),
     required: false,
     parse(raw, field) {
       const v = text(raw);
@@ -100,6 +103,41 @@ export function integer(description: string, opts: { min: number; max: number; d
         throw new InvalidField(field, `${field} must be a whole number from ${opts.min} to ${opts.max}`);
       }
       return n;
+    },
+  };
+}
+
+/** Comma-separated addresses in a query string, or an array of them in JSON / MCP arguments. */
+export function addressList(description: string, max: number): Param<string[] | undefined> {
+  return {
+    schema: t.Optional(t.Union([t.String({ description: `${description} (comma-separated)` }), t.Array(t.String(), { maxItems: max })], { description })),
+    required: false,
+    parse(raw, field) {
+      if (raw === undefined || raw === null || raw === '') return undefined;
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : null;
+      if (!items) throw new InvalidField(field, `${field} must be comma-separated base58 addresses`);
+      const list = [...new Set(items.map((a) => (typeof a === 'string' ? a.trim() : '')).filter(Boolean))];
+      if (list.length > max) throw new InvalidField(field, `${field} takes at most ${max} addresses`);
+      for (const a of list) if (!decodeBase58(a, 32)) throw new InvalidField(field, `${field} must hold base58 Solana addresses (32 bytes each)`);
+      return list.length ? list : undefined;
+    },
+  };
+}
+
+export function base64Transaction(description: string, example: string): Param<string> {
+  return {
+    schema: t.String({ description, examples: [example], maxLength: Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4 }),
+    required: true,
+    example,
+    parse(raw, field) {
+      if (typeof raw !== 'string' || raw.trim() === '') throw new InvalidField(field, `${field} must be a base64 string`);
+      try {
+        inspectWireTransaction(raw.trim());
+      } catch (e) {
+        if (e instanceof WireError) throw new InvalidField(field, `${field}: ${e.message}`);
+        throw e;
+      }
+      return raw.trim();
     },
   };
 }

@@ -3,6 +3,12 @@
 import { balance } from './balance.ts';
 import { blockhash } from './blockhash.ts';
 import type { Capability } from './capability.ts';
+import { decodeTx } from './decode-tx.ts';
 import { findAta } from './find-ata.ts';
+import { optimalFee } from './optimal-fee.ts';
+import { simulate } from './simulate.ts';
+import { tokenAccounts } from './token-accounts.ts';
+import { tokenProfile } from './token-profile.ts';
+import { transactions } from './transactions.ts';
 
-export const CAPABILITIES: readonly Capability[] = [balance, blockhash, findAta];
+export const CAPABILITIES: readonly Capability[] = [balance, blockhash, tokenAccounts, transactions, findAta, tokenProfile, optimalFee, decodeTx, simulate];

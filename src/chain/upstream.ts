@@ -29,6 +29,8 @@ export class RpcError extends UpstreamError {
 export interface CallOptions {
   /** Serve the same call from memory for this long (ms). Infinity: until evicted. */
   cacheMs?: number;
+  /** Cache only answers this accepts (e.g. not a `null` for a transaction that may still land). */
+  cacheWhen?: (value: unknown) => boolean;
   /** Writes are never retried: the first attempt may have landed. */
   write?: boolean;
 }
@@ -83,7 +85,7 @@ export class Upstream {
     if (pending) return pending as Promise<T>;
     const p = this.run(method, params, options)
       .then((value) => {
-        if (options.cacheMs) this.remember(key, value, options.cacheMs);
+        if (options.cacheMs && (options.cacheWhen?.(value) ?? true)) this.remember(key, value, options.cacheMs);
         return value;
       })
       .finally(() => this.inflight.delete(key));

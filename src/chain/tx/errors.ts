@@ -6,6 +6,7 @@
 // Only structured error data and the runtime-written `Program <id> failed: ...` log line are used, never
 // free text a program logged ("Program log: ..."), so nothing a program chose to print reaches a prompt.
 
+import { SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { programLabel } from './classify';
 
 /** Well-known custom error codes, keyed by the program that raised them. Each checked against a fixture. */
@@ -15,6 +16,12 @@ const KNOWN_CUSTOM_ERRORS: Readonly<Record<string, Readonly<Record<number, strin
   // Raydium AMM v4 (AmmError in raydium-io/raydium-amm program/src/error.rs): 30 logs "exceeds desired slippage
   // limit" (getTransaction/failed-raydium-...-custom30), 40 logs "insufficient funds" (preflight raydium-v4-...-0x28).
   '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8': { 30: 'ExceededSlippage', 40: 'InsufficientFunds' },
+  // System program (SystemError in solana-system-interface): 1 is what a transfer beyond the balance
+  // raises (sandbox tests run the real program); 0 when creating an account that exists.
+  [SYSTEM_PROGRAM]: { 0: 'AccountAlreadyInUse', 1: 'ResultWithNegativeLamports' },
+  // SPL Token and Token-2022 (TokenError): 1 is a transfer beyond the token balance (sandbox tests).
+  [TOKEN_PROGRAM]: { 1: 'InsufficientFunds' },
+  [TOKEN_2022_PROGRAM]: { 1: 'InsufficientFunds' },
 };
 
 export interface TransactionErrorInfo {

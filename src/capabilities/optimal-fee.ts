@@ -1,0 +1,39 @@
+import { computeFeeTiers, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
+import { UpstreamError } from '../chain/upstream.ts';
+import { serverError } from '../http/errors.ts';
+import { defineCapability } from './capability.ts';
+import { addressList, integer, network } from './params.ts';
+
+export const optimalFee = defineCapability({
+  name: 'optimal-fee',
+  tool: 'optimal_fee',
+  method: 'GET',
+  title: 'Priority-fee tiers',
+  description:
+    'Low / medium / high priority fees (25th / 50th / 75th percentiles of the last 150 slots) in micro-lamports per compute unit, with congestion and the sample they come from. Pass `accounts` (addresses your transaction will write) for their local fee market, and `computeUnits` to get each tier\'s total priority cost in lamports. Use the tier as SetComputeUnitPrice.',
+  paid: true,
+  params: {
+    accounts: addressList('Writable accounts of the transaction, to narrow the sample to their local fee market', 128),
+    computeUnits: integer('Compute units the transaction will use, to price each tier in lamports', { min: 1, max: MAX_COMPUTE_UNITS }),
+    network: network(),
+  },
+  async run(ctx, { accounts, computeUnits, network }) {
+    let samples;
+    try {
+      // Fees move with every slot (~400 ms); a couple of seconds of reuse only spares the node.
+      samples = await ctx.rpc(network).call<{ slot: number; prioritizationFee: number }[]>('getRecentPrioritizationFees', accounts ? [accounts] : [], { cacheMs: 2000 });
+    } catch (e) {
+      if (e instanceof UpstreamError) {
+        ctx.log.warn('prioritization fees unavailable', { network, error: e.message });
+        throw serverError(FEES_UNAVAILABLE_MESSAGE);
+      }
+      throw e;
+    }
+    try {
+      return { ...(accounts ? { accounts } : {}), ...computeFeeTiers(samples, { computeUnits }) };
+    } catch (e) {
+      ctx.log.warn('prioritization fees unusable', { network, error: e instanceof Error ? e.message : String(e) });
+      throw serverError(FEES_UNAVAILABLE_MESSAGE);
+    }
+  },
+});
