@@ -6,7 +6,7 @@ import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana
 import { DepositWatcher } from '../../src/billing/watcher.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
-import { claim, claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
+import { claim, claimWhenSeen, deposit, fundedKey, heliusPayload, signChallenge } from '../support/agent.ts';
 
 const PRICE = 2_200_000;
 const MINT_FOR_ATA = async (chain: Sandbox) => chain.createMint({ authority: chain.payer, decimals: 6 });
@@ -334,24 +334,20 @@ describe('webhook', () => {
 describe('money under concurrency', () => {
   const SECRET = 'whsec_conc';
   let gw: TestGateway;
-  let gatewayAddress: Address;
 
   beforeAll(async () => {
-    ({ gw, gatewayAddress } = await gatewayWith({ freeCalls: 0, webhookSecret: SECRET }));
+    ({ gw } = await gatewayWith({ freeCalls: 0, webhookSecret: SECRET }));
   });
   afterAll(() => gw.stop());
 
-  async function fundedKey(lamports: number) {
-    const agent = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(lamports));
-    await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: SECRET });
-    const key = await claimWhenSeen(gw, agent, 0);
+  async function keyWith(lamports: number) {
+    const { key, wallet } = await fundedKey(gw, chain, lamports);
     issuedKeys.push(key);
-    return { agent, key };
+    return { agent: { address: wallet }, key };
   }
 
   test('200 concurrent paid calls on an account that can pay for exactly 37: 37 succeed, the rest 402, balance exactly 0', async () => {
-    const { agent, key } = await fundedKey(37 * PRICE);
+    const { agent, key } = await keyWith(37 * PRICE);
     const results = await Promise.all(Array.from({ length: 200 }, () => paidCall(gw, key, agent.address)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(37);
     expect(results.filter((r) => r.status === 402)).toHaveLength(163);
@@ -362,7 +358,7 @@ describe('money under concurrency', () => {
   });
 
   test('a paid call whose upstream fails is refunded', async () => {
-    const { agent, key } = await fundedKey(2 * PRICE);
+    const { agent, key } = await keyWith(2 * PRICE);
     chain.fault({ mode: 'http500' }, { methods: ['getMultipleAccounts'] });
     const res = await paidCall(gw, key, agent.address);
     chain.fault(null);
@@ -373,7 +369,7 @@ describe('money under concurrency', () => {
   });
 
   test('a 400 costs nothing', async () => {
-    const { agent, key } = await fundedKey(PRICE);
+    const { agent, key } = await keyWith(PRICE);
     for (const path of [`/api/chain/find-ata?wallet=${agent.address}`, `/api/chain/find-ata?mint=${mint}`, `/api/chain/find-ata?wallet=bad&mint=${mint}`, `/api/chain/find-ata?wallet=${agent.address}&mint=${mint}&network=x`]) {
       const res = await gw.get(path, { 'x-api-key': key });
       expect(res.status).toBe(400);

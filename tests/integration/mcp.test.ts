@@ -7,7 +7,8 @@ import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { VERSION } from '../../src/http/meta.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
-import { connectMcp, fundedKey, keyOnPosts, TRANSPORTS } from '../support/mcp.ts';
+import { fundedKey } from '../support/agent.ts';
+import { connectMcp, keyOnPosts, TRANSPORTS } from '../support/mcp.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'whsec_mcp_test';

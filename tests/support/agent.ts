@@ -2,6 +2,7 @@
 // real transfer, ask for a challenge, sign it with the wallet's Ed25519 key, claim the key.
 import { base58 } from '@scure/base';
 import { signBytes, type Address, type KeyPairSigner } from '@solana/kit';
+import type { TestGateway } from './gateway.ts';
 import type { Sandbox } from './sandbox/index.ts';
 
 export interface HttpClient {
@@ -50,4 +51,15 @@ export function heliusPayload(signature: string, from: string, to: string, amoun
       accountData: [],
     },
   ];
+}
+
+/** A key holding exactly `lamports` of credit (plus the gateway's free calls, if any). */
+export async function fundedKey(gw: TestGateway, chain: Sandbox, lamports: number): Promise<{ key: string; wallet: Address }> {
+  const gateway = gw.config.gatewayAddress as Address;
+  const secret = gw.config.webhookSecret!;
+  const agent = await chain.newWallet(BigInt(lamports) + 1_000_000_000n);
+  const sig = await deposit(chain, agent, gateway, BigInt(lamports));
+  const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gateway, lamports), { authorization: secret });
+  if (hook.status !== 200) throw new Error(`webhook failed: ${hook.status} ${JSON.stringify(hook.body)}`);
+  return { key: await claimWhenSeen(gw, agent, 0), wallet: agent.address };
 }

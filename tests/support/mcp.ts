@@ -1,24 +1,8 @@
-// MCP test support: official SDK clients over both transports, a raw SSE reader, and a funded API
-// key bought the real way (sandbox deposit -> webhook -> challenge -> claim).
+// MCP test support: official SDK clients over both transports and a raw SSE reader.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Address } from '@solana/kit';
-import type { TestGateway } from './gateway.ts';
-import { claimWhenSeen, deposit, heliusPayload } from './agent.ts';
-import type { Sandbox } from './sandbox/index.ts';
-
-/** A key holding exactly `lamports` of credit (plus the gateway's free calls, if any). */
-export async function fundedKey(gw: TestGateway, chain: Sandbox, lamports: number): Promise<{ key: string; wallet: Address }> {
-  const gateway = gw.config.gatewayAddress as Address;
-  const secret = gw.config.webhookSecret!;
-  const agent = await chain.newWallet(BigInt(lamports) + 1_000_000_000n);
-  const sig = await deposit(chain, agent, gateway, BigInt(lamports));
-  const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gateway, lamports), { authorization: secret });
-  if (hook.status !== 200) throw new Error(`webhook failed: ${hook.status} ${JSON.stringify(hook.body)}`);
-  return { key: await claimWhenSeen(gw, agent, 0), wallet: agent.address };
-}
 
 export type McpTransportKind = 'sse' | 'streamable-http';
 export const TRANSPORTS: McpTransportKind[] = ['sse', 'streamable-http'];
