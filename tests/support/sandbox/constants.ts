@@ -25,13 +25,18 @@ export const TRANSACTION_ACCOUNT_BASE_SIZE = 64;
 
 export const U64_MAX = 18_446_744_073_709_551_615n;
 
-export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
-export const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
-export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
-export const MEMO_V1_PROGRAM = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
+// Program ids are facts shared with the gateway: one checked table.
+export {
+  ASSOCIATED_TOKEN_PROGRAM,
+  COMPUTE_BUDGET_PROGRAM,
+  MEMO_PROGRAM,
+  MEMO_V1_PROGRAM,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  TOKEN_PROGRAMS,
+} from '../../../src/chain/program-ids.ts';
+import { COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM } from '../../../src/chain/program-ids.ts';
 export const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';
 export const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 export const BPF_UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
@@ -39,7 +44,6 @@ export const ED25519_PROGRAM = 'Ed25519SigVerify111111111111111111111111111';
 export const SECP256K1_PROGRAM = 'KeccakSecp256k11111111111111111111111111111';
 export const SECP256R1_PROGRAM = 'Secp256r1SigVerify1111111111111111111111111';
 
-export const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM];
 
 /** Builtins that still run natively: each reserves 3,000 CUs when no SetComputeUnitLimit is given. */
 export const NATIVE_BUILTINS: ReadonlySet<string> = new Set([
