@@ -1,7 +1,7 @@
 // API keys: `cig_` + base58 of 32 random bytes. Only the SHA-256 of a key is stored; the plaintext
 // lives in memory just long enough to be returned by the claim.
 import { base58 } from '@scure/base';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import { apiKeys } from '../db/schema.ts';
@@ -21,15 +21,19 @@ export interface KeyOwner {
   keyHash: string;
 }
 
-export function findKeyOwner(db: Db, apiKey: string | undefined): KeyOwner | null {
-  if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
-  const keyHash = hashApiKey(apiKey);
-  const row = db
+/** Who holds a live key. Runs on every call, so the query is prepared once. */
+export function keyLookup(db: Db): (apiKey: string | undefined) => KeyOwner | null {
+  const query = db
     .select({ wallet: apiKeys.wallet })
     .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-    .get();
-  return row ? { wallet: row.wallet, keyHash } : null;
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+    .prepare();
+  return (apiKey) => {
+    if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
+    const keyHash = hashApiKey(apiKey);
+    const row = query.get({ keyHash });
+    return row ? { wallet: row.wallet, keyHash } : null;
+  };
 }
 
 /** Revokes every earlier key of the wallet and stores the new key's hash. Call inside a transaction. */

@@ -3,16 +3,16 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { HttpError } from '../http/errors.ts';
-import { findKeyOwner, type KeyOwner } from './keys.ts';
+import { keyLookup, type KeyOwner } from './keys.ts';
 import type { Balance, Debit, Ledger } from './ledger.ts';
 
 export type { KeyOwner };
 
 export interface Payments {
   identify(apiKey: string | undefined): KeyOwner | null;
-  /** One atomic debit, or throws the 402. */
-  charge(owner: KeyOwner | null): Debit;
-  refund(debit: Debit): Balance;
+  /** One atomic debit, durable when it resolves, or rejects with the 402. */
+  charge(owner: KeyOwner | null): Promise<Debit>;
+  refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
   paymentRequired(reason: string): HttpError;
 }
@@ -35,17 +35,14 @@ export function createPayments(db: Db, ledger: Ledger, config: Config): Payments
     return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
   };
   return {
-    identify: (apiKey) => findKeyOwner(db, apiKey),
-    charge(owner) {
+    identify: keyLookup(db),
+    async charge(owner) {
       if (!owner) throw paymentRequired('A valid x-api-key header is required for this endpoint.');
-      const debit = ledger.debit(owner.wallet, config.priceLamports);
+      const debit = await ledger.debit(owner.wallet, config.priceLamports);
       if (!debit) {
         const account = ledger.account(owner.wallet);
-        throw new HttpError(
-          402,
-          { ...paymentRequired('No free calls left and the credit is below the price of one call.').body },
-          account ? headers(account) : {},
-        );
+        const refused = paymentRequired('No free calls left and the credit is below the price of one call.');
+        throw new HttpError(402, refused.body, account ? headers(account) : {});
       }
       return debit;
     },

@@ -37,10 +37,10 @@ export async function invoke(cap: Capability, raw: Record<string, unknown>, call
       body: { error: 'Too many requests', hint: `Rate limit reached; retry after ${decision.retryAfterSeconds} s.`, live_status: 'FAILED' },
     };
   }
-  let receipt: ReturnType<Payments['charge']> | undefined;
+  let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
-    if (cap.paid) receipt = deps.payments.charge(owner);
+    if (cap.paid) receipt = await deps.payments.charge(owner);
     const result = await cap.run(deps.ctx, input);
     if (receipt) Object.assign(headers, deps.payments.headers(receipt));
     const body: Record<string, unknown> = { ...result };
@@ -48,7 +48,7 @@ export async function invoke(cap: Capability, raw: Record<string, unknown>, call
     body.live_status = 'SUCCESS';
     return { status: 200, body, headers };
   } catch (e) {
-    if (receipt) Object.assign(headers, deps.payments.headers(deps.payments.refund(receipt)));
+    if (receipt) Object.assign(headers, deps.payments.headers(await deps.payments.refund(receipt)));
     const failure = errorOutcome(e, deps.log, cap.name);
     return { ...failure, headers: { ...headers, ...failure.headers } };
   }

@@ -15,7 +15,8 @@ export function openDatabase(path: string): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const client = new Database(file, { create: true, strict: true });
   client.run('PRAGMA journal_mode = WAL');
-  client.run('PRAGMA synchronous = NORMAL');
+  // FULL: a commit survives power loss, not just a crash; the ledger's group commit pays for it.
+  client.run('PRAGMA synchronous = FULL');
   client.run('PRAGMA busy_timeout = 5000');
   client.run('PRAGMA foreign_keys = ON');
   const db = drizzle({ client, schema }) as Db;
