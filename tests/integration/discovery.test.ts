@@ -1,0 +1,54 @@
+// What a client discovers without a key: the MCP manifest and the OpenAPI document, both generated
+// from the capability registry, so they list exactly what the gateway serves.
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import pkg from '../../package.json';
+import { CAPABILITIES } from '../../src/capabilities/registry.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startGateway();
+});
+afterAll(() => gw.stop());
+
+test('the manifest has the SPEC fields and lists every tool of the registry, nine in all', async () => {
+  const { status, body } = await gw.get('/.well-known/mcp.json');
+  expect(status).toBe(200);
+  expect(body).toMatchObject({ name: expect.any(String), version: pkg.version, description: expect.any(String), mcp_sse_endpoint: '/mcp/sse' });
+  expect(body.version).toMatch(/^\d+\.\d+\.\d+$/);
+  expect(typeof body.capabilities.tools.description).toBe('string');
+  expect(body.tools.map((t: { name: string }) => t.name)).toEqual([
+    'get_chain_balance',
+    'get_chain_blockhash',
+    'get_token_accounts',
+    'get_recent_transactions',
+    'find_ata',
+    'token_profile',
+    'optimal_fee',
+    'decode_tx',
+    'simulate_chain_transaction',
+  ]);
+  for (const tool of body.tools) expect(tool.description.length).toBeGreaterThan(40);
+});
+
+test('the OpenAPI document describes every capability route with its parameters, and not the alias', async () => {
+  const { status, body } = await gw.get('/swagger/json');
+  expect(status).toBe(200);
+  expect(body.openapi).toMatch(/^3\./);
+  for (const cap of CAPABILITIES) {
+    const op = body.paths[`/api/chain/${cap.name}`]?.[cap.method.toLowerCase()];
+    expect(op).toBeDefined();
+    expect(op.tags).toEqual([cap.paid ? 'Paid' : 'Free']);
+    if (cap.method === 'GET') expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(Object.keys(cap.params).sort());
+    else expect(Object.keys(op.requestBody.content['application/json'].schema.properties).sort()).toEqual(Object.keys(cap.params).sort());
+    expect(body.paths[`/api/solana/${cap.name}`]).toBeUndefined();
+  }
+  expect(body.paths['/api/keys/claim'].post).toBeDefined();
+  expect(body.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+});
+
+test('/swagger serves the documentation page', async () => {
+  const res = await fetch(gw.url + '/swagger');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/html');
+});
