@@ -41,7 +41,8 @@ export interface UpstreamOptions {
   timeoutMs: number;
   retries: number;
   log: Logger;
-  cacheEntries?: number;
+  /** Budget of the answer cache, in bytes of JSON as received (finalized transactions are big). */
+  cacheBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -51,6 +52,8 @@ const RETRYABLE_RPC_CODES = new Set([-32005 /* node unhealthy / behind */, -3260
 interface Attempt {
   ok: boolean;
   value?: unknown;
+  /** Length of the JSON text received, to account the cache by size. */
+  size?: number;
   error?: UpstreamError;
   retryable?: boolean;
   retryAfterMs?: number;
@@ -58,7 +61,8 @@ interface Attempt {
 
 export class Upstream {
   private readonly inflight = new Map<string, Promise<unknown>>();
-  private readonly cache = new Map<string, { expires: number; value: unknown }>();
+  private readonly cache = new Map<string, { expires: number; value: unknown; size: number }>();
+  private cachedBytes = 0;
   private readonly fetcher: typeof fetch;
   private nextId = 1;
   /** Upstream HTTP requests made, for diagnostics and tests. */
@@ -80,12 +84,12 @@ export class Upstream {
         return Promise.resolve(hit.value as T);
       }
     }
-    if (options.write) return this.run(method, params, options) as Promise<T>;
+    if (options.write) return this.run(method, params, options).then((r) => r.value as T);
     const pending = this.inflight.get(key);
     if (pending) return pending as Promise<T>;
     const p = this.run(method, params, options)
-      .then((value) => {
-        if (options.cacheMs && (options.cacheWhen?.(value) ?? true)) this.remember(key, value, options.cacheMs);
+      .then(({ value, size }) => {
+        if (options.cacheMs && (options.cacheWhen?.(value) ?? true)) this.remember(key, value, size, options.cacheMs);
         return value;
       })
       .finally(() => this.inflight.delete(key));
@@ -93,19 +97,24 @@ export class Upstream {
     return p as Promise<T>;
   }
 
-  /** Forget a cached answer (e.g. after a write that changes it). */
-  forget(method: string, params: unknown[] = []): void {
-    this.cache.delete(method + ':' + toJson(params));
-  }
-
-  private remember(key: string, value: unknown, ttl: number) {
-    const limit = this.opts.cacheEntries ?? 2000;
+  private drop(key: string) {
+    const old = this.cache.get(key);
+    if (!old) return;
     this.cache.delete(key);
-    this.cache.set(key, { expires: Date.now() + ttl, value });
-    while (this.cache.size > limit) this.cache.delete(this.cache.keys().next().value!);
+    this.cachedBytes -= old.size;
   }
 
-  private async run(method: string, params: unknown[], options: CallOptions): Promise<unknown> {
+  private remember(key: string, value: unknown, size: number, ttl: number) {
+    const budget = this.opts.cacheBytes ?? 32 * 1024 * 1024;
+    if (size > budget / 4) return;
+    this.drop(key);
+    this.cache.set(key, { expires: Date.now() + ttl, value, size });
+    this.cachedBytes += size;
+    // Least recently used first: hits re-insert their entry at the end.
+    while (this.cachedBytes > budget) this.drop(this.cache.keys().next().value!);
+  }
+
+  private async run(method: string, params: unknown[], options: CallOptions): Promise<{ value: unknown; size: number }> {
     const rounds = options.write ? 1 : 1 + this.opts.retries;
     let last: UpstreamError | undefined;
     for (let round = 0; round < rounds; round++) {
@@ -113,7 +122,7 @@ export class Upstream {
       let waitMs = 0;
       for (let i = 0; i < this.opts.urls.length; i++) {
         const attempt = await this.attempt(i, method, params);
-        if (attempt.ok) return attempt.value;
+        if (attempt.ok) return { value: attempt.value, size: attempt.size ?? 0 };
         last = attempt.error!;
         this.opts.log.warn('upstream attempt failed', { upstream: this.name(i), method, error: last.message });
         // A JSON-RPC error that is not about node health is the node's real answer: stop here.
@@ -179,6 +188,6 @@ export class Upstream {
     if (!('result' in envelope)) {
       return { ok: false, retryable: true, error: new UpstreamError(`${who} answered without a result`, 'malformed') };
     }
-    return { ok: true, value: envelope.result };
+    return { ok: true, value: envelope.result, size: text.length };
   }
 }

@@ -1,6 +1,8 @@
 // Upstream access through the real server: failover, time limits, retries, malformed answers,
 // and secrets in RPC URLs kept out of bodies and logs.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Upstream } from '../../src/chain/upstream.ts';
+import { silentLogger } from '../../src/log.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -125,5 +127,28 @@ describe('faults of a live node', () => {
     chain.fault(null);
     expect(res.status).toBe(200);
     expect(res.body.balance_lamports).toBe(8_000_000);
+  });
+});
+
+describe('the answer cache', () => {
+  test('is bounded by bytes, least recently used out first, and serves hits without the node', async () => {
+    const wallet = await chain.newWallet(1_000_000_000n);
+    const sigs = [];
+    for (let i = 0; i < 5; i++) sigs.push(await chain.transferSol(wallet, chain.payer.address, BigInt(1000 + i)));
+    const get = (up: Upstream, sig: string) => up.call('getTransaction', [sig, { encoding: 'json', maxSupportedTransactionVersion: 0 }], { cacheMs: Infinity });
+    const probe = new Upstream({ label: 'probe', urls: [chain.url], timeoutMs: 2000, retries: 0, log: silentLogger });
+    const one = JSON.stringify(await get(probe, sigs[0]!)).length;
+    // Room for four answers (an answer over a quarter of the budget would not be kept at all).
+    const up = new Upstream({ label: 't', urls: [chain.url], timeoutMs: 2000, retries: 0, log: silentLogger, cacheBytes: Math.floor(one * 4.5) });
+    chain.resetCalls();
+    for (const i of [0, 1, 2, 3]) await get(up, sigs[i]!);
+    await get(up, sigs[0]!); // a hit: sigs[0] becomes the most recent
+    expect(chain.calls('getTransaction')).toBe(4);
+    await get(up, sigs[4]!); // over budget: evicts sigs[1], now the least recently used
+    expect(chain.calls('getTransaction')).toBe(5);
+    for (const i of [0, 2, 3, 4]) await get(up, sigs[i]!);
+    expect(chain.calls('getTransaction')).toBe(5);
+    await get(up, sigs[1]!);
+    expect(chain.calls('getTransaction')).toBe(6);
   });
 });
