@@ -415,3 +415,19 @@ describe('secrets at rest', () => {
     }
   });
 });
+
+describe('a gateway without a deposit address', () => {
+  test('serves free calls and says plainly in the 402 body that deposits are not configured', async () => {
+    const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url] });
+    try {
+      expect((await gw.get('/api/chain/blockhash')).status).toBe(200);
+      const res = await gw.get(`/api/chain/find-ata?wallet=${chain.payer.address}&mint=${mint}`);
+      expect(res.status).toBe(402);
+      expect(res.body).toMatchObject({ error: 'Payment required', priceLamports: PRICE, payTo: null });
+      expect(res.body.instructions).toContain('not configured');
+      expect((await gw.post('/api/payments/webhook', [], { authorization: 'x' })).status).toBe(404);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
