@@ -9,16 +9,14 @@ import {
   getBase64EncodedWireTransaction,
   pipe,
   setTransactionMessageFeePayer,
-  setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Instruction,
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { fixture, keys, rawResult, rawRpc } from '../support/sandbox/testing.ts';
+import { fixture, keys, rawResult, rawRpc, signedTransaction } from '../support/sandbox/testing.ts';
 
 let sb: Sandbox;
 let rpc: ReturnType<typeof createSolanaRpc>;
@@ -33,17 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.stop());
 
-async function signed(ixs: Instruction[], payer = alice) {
-  const { value } = await rpc.getLatestBlockhash().send();
-  return signTransactionMessageWithSigners(
-    pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(value, m),
-      (m) => appendTransactionMessageInstructions(ixs, m),
-    ),
-  );
-}
+const signed = (ixs: Instruction[], payer = alice) => signedTransaction(sb.url, payer, ixs);
 
 describe('simulateTransaction', () => {
   test('a good transaction: mainnet shape, balances, fee, and no state change', async () => {

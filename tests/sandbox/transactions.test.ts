@@ -30,7 +30,7 @@ import {
 } from '@solana/kit';
 import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { fixture, jsonType, keys, plain, rawResult, rawRpc } from '../support/sandbox/testing.ts';
+import { fixture, jsonType, keys, plain, rawResult, rawRpc, signedTransaction } from '../support/sandbox/testing.ts';
 
 let sb: Sandbox;
 let rpc: ReturnType<typeof createSolanaRpc>;
@@ -73,18 +73,7 @@ function getBase64EncodedMessage(message: Parameters<typeof compileTransactionMe
 
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 
-async function buildTx(feePayer: KeyPairSigner, ixs: Instruction[], blockhash?: string) {
-  const latest = (await rpc.getLatestBlockhash().send()).value;
-  const lifetime = blockhash ? { blockhash: blockhash as typeof latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : latest;
-  return signTransactionMessageWithSigners(
-    pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(ixs, m),
-    ),
-  );
-}
+const buildTx = (feePayer: KeyPairSigner, ixs: Instruction[], blockhash?: string) => signedTransaction(sb.url, feePayer, ixs, blockhash);
 
 describe('SOL transfer', () => {
   let sig: Signature;

@@ -1,5 +1,17 @@
 // Helpers for tests that talk to a sandbox (or any JSON-RPC endpoint) below the @solana/kit layer.
 
+import {
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Blockhash,
+  type Instruction,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson, toJson } from '../../../src/json.ts';
@@ -33,6 +45,23 @@ export async function rawResult<T = unknown>(url: string, method: string, params
   const r = await rawRpc(url, method, params);
   if (!r.body || r.body.error) throw new Error(`${method}: ${r.text}`);
   return r.body.result as T;
+}
+
+/**
+ * A signed v0 transaction built by hand, as a client would: the node's latest blockhash (read over
+ * RPC) unless `blockhash` names another one, to test stale or unknown blockhashes.
+ */
+export async function signedTransaction(url: string, feePayer: KeyPairSigner, ixs: Instruction[], blockhash?: string) {
+  const latest = (await createSolanaRpc(url).getLatestBlockhash().send()).value;
+  const lifetime = blockhash ? { blockhash: blockhash as Blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : latest;
+  return signTransactionMessageWithSigners(
+    pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(ixs, m),
+    ),
+  );
 }
 
 const FIXTURES = join(import.meta.dir, '..', '..', 'fixtures', 'mainnet');
