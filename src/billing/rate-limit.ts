@@ -52,7 +52,15 @@ export class RateLimiter {
   }
 }
 
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+/** One request against a bucket: the headers every answer carries, and the 429 body when refused. */
+export function admit(limiter: RateLimiter, key: string): { headers: Record<string, string>; refusal?: { error: string; hint: string; live_status: 'FAILED' } } {
+  const decision = limiter.take(key);
+  const headers = rateLimitHeaders(decision);
+  if (decision.allowed) return { headers };
+  return { headers, refusal: { error: 'Too many requests', hint: `Rate limit reached; retry after ${decision.retryAfterSeconds} s.`, live_status: 'FAILED' } };
+}
+
+function rateLimitHeaders(d: RateDecision): Record<string, string> {
   const h: Record<string, string> = {
     'ratelimit-limit': String(d.limit),
     'ratelimit-remaining': String(d.remaining),

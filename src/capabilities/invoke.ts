@@ -3,7 +3,7 @@
 import { RpcError, UpstreamError } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { HttpError, type ErrorBody } from '../http/errors.ts';
-import { rateLimitHeaders, type RateLimiter } from '../billing/rate-limit.ts';
+import { admit, type RateLimiter } from '../billing/rate-limit.ts';
 import type { Payments } from '../billing/payments.ts';
 import { parseInput, type Capability, type CapabilityContext } from './capability.ts';
 
@@ -28,15 +28,8 @@ export interface InvokeDeps {
 
 export async function invoke(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: InvokeDeps): Promise<Outcome> {
   const owner = deps.payments.identify(caller.apiKey);
-  const decision = deps.limiter.take(owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
-  const headers = rateLimitHeaders(decision);
-  if (!decision.allowed) {
-    return {
-      status: 429,
-      headers,
-      body: { error: 'Too many requests', hint: `Rate limit reached; retry after ${decision.retryAfterSeconds} s.`, live_status: 'FAILED' },
-    };
-  }
+  const { headers, refusal } = admit(deps.limiter, owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
+  if (refusal) return { status: 429, headers, body: refusal };
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;

@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia';
 import { issueChallenge } from '../billing/challenges.ts';
 import { claimKey } from '../billing/claims.ts';
-import { rateLimitHeaders } from '../billing/rate-limit.ts';
+import { admit } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { errorOutcome } from '../capabilities/invoke.ts';
@@ -15,9 +15,8 @@ const walletParam = address('Wallet address', EXAMPLE_WALLET);
 export function keyRoutes(s: Services) {
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
   const guarded = (request: Request, server: unknown, where: string, fn: () => unknown) => {
-    const decision = s.limiter.take(`addr:${clientAddress(request, server)}`);
-    const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) return json(429, { error: 'Too many requests', hint: `Retry after ${decision.retryAfterSeconds} s.` }, headers);
+    const { headers, refusal } = admit(s.limiter, `addr:${clientAddress(request, server)}`);
+    if (refusal) return json(429, refusal, headers);
     try {
       return json(200, fn(), headers);
     } catch (e) {
