@@ -2,11 +2,11 @@
 // Order of answers (DESIGN.md): 400 missing field -> 401 challenge or signature -> 404 no pending
 // claim -> 200. The message signed is the UTF-8 bytes of the challenge string as issued.
 import * as ed from '@noble/ed25519';
-import { base58 } from '@scure/base';
 import { eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import { pendingClaims } from '../db/schema.ts';
+import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import { consumeChallenge } from './challenges.ts';
 import { rotateKey } from './keys.ts';
@@ -19,14 +19,6 @@ const HINT =
 
 export const invalidSignature = () => new HttpError(401, { error: 'Invalid signature', hint: 'Request a fresh challenge, sign its exact string with the wallet key, and claim once.' });
 export const noPendingKey = () => new HttpError(404, { error: 'No pending key found for this wallet. Please send SOL to top up.' });
-
-function decodeBase58(s: string): Uint8Array | null {
-  try {
-    return base58.decode(s);
-  } catch {
-    return null;
-  }
-}
 
 export interface ClaimResult {
   apiKey: string;
@@ -42,11 +34,11 @@ export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknow
   const wallet = (b.wallet as string).trim();
   const signature = (b.signature as string).trim();
   const challenge = (b.challenge as string).trim();
-  const pubkey = decodeBase58(wallet);
+  const pubkey = base58Bytes(wallet);
   if (!pubkey || pubkey.length !== 32) throw badRequest('Invalid wallet', `wallet must be a base58 Solana address (32 bytes). ${HINT}`);
 
   if (!consumeChallenge(db, challenge, wallet, now)) throw invalidSignature();
-  const sig = decodeBase58(signature);
+  const sig = base58Bytes(signature);
   if (!sig || sig.length !== 64) throw invalidSignature();
   let valid = false;
   try {

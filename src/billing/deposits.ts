@@ -1,6 +1,6 @@
 // Deposits: native SOL sent to the gateway address. Both detection paths (webhook and watcher)
 // end in recordDeposit, whose primary key makes each (transaction, sender) count exactly once.
-import { base58 } from '@scure/base';
+import { base58Bytes } from '../chain/base58.ts';
 import { sql } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -40,13 +40,8 @@ export function transfersTo(tx: unknown, to: string): Transfer[] {
   const sums = new Map<string, bigint>();
   for (const ix of all) {
     if (keys[ix.programIdIndex] !== SYSTEM_PROGRAM) continue;
-    let data: Uint8Array;
-    try {
-      data = base58.decode(ix.data);
-    } catch {
-      continue;
-    }
-    if (data.length < 12) continue;
+    const data = base58Bytes(ix.data);
+    if (!data || data.length < 12) continue;
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const kind = view.getUint32(0, true);
     const lamports = view.getBigUint64(4, true);

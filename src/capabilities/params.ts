@@ -1,7 +1,7 @@
 // Input fields shared by the capabilities. Each field is defined once: its JSON Schema (for
 // OpenAPI and MCP tool listings), an example (for hints), and a parser that turns a raw query,
 // body or MCP argument into a typed value or a 400 with a hint.
-import { base58 } from '@scure/base';
+import { isBase58Of } from '../chain/base58.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { inspectWireTransaction, MAX_TRANSACTION_BYTES, WireError } from '../chain/wire.ts';
@@ -32,14 +32,6 @@ const text = (raw: unknown): string | undefined => {
   return undefined;
 };
 
-function decodeBase58(raw: string, bytes: number): boolean {
-  try {
-    return base58.decode(raw).length === bytes;
-  } catch {
-    return false;
-  }
-}
-
 export function address(description: string, example: string): Param<string> {
   return {
     schema: t.String({ description, examples: [example], minLength: 32, maxLength: 44 }),
@@ -47,7 +39,7 @@ export function address(description: string, example: string): Param<string> {
     example,
     parse(raw, field) {
       const v = text(raw);
-      if (v === undefined || !decodeBase58(v, 32)) throw new InvalidField(field, `${field} must be a base58 Solana address (32 bytes)`);
+      if (v === undefined || !isBase58Of(v, 32)) throw new InvalidField(field, `${field} must be a base58 Solana address (32 bytes)`);
       return v;
     },
   };
@@ -61,7 +53,7 @@ export function signature(description: string, example: string, required = true)
     parse(raw, field) {
       const v = text(raw);
       if (v === undefined && !required) return undefined as unknown as string;
-      if (v === undefined || !decodeBase58(v, 64)) throw new InvalidField(field, `${field} must be a base58 transaction signature (64 bytes)`);
+      if (v === undefined || !isBase58Of(v, 64)) throw new InvalidField(field, `${field} must be a base58 transaction signature (64 bytes)`);
       return v;
     },
   };
@@ -118,7 +110,7 @@ export function addressList(description: string, max: number): Param<string[] | 
       if (!items) throw new InvalidField(field, `${field} must be comma-separated base58 addresses`);
       const list = [...new Set(items.map((a) => (typeof a === 'string' ? a.trim() : '')).filter(Boolean))];
       if (list.length > max) throw new InvalidField(field, `${field} takes at most ${max} addresses`);
-      for (const a of list) if (!decodeBase58(a, 32)) throw new InvalidField(field, `${field} must hold base58 Solana addresses (32 bytes each)`);
+      for (const a of list) if (!isBase58Of(a, 32)) throw new InvalidField(field, `${field} must hold base58 Solana addresses (32 bytes each)`);
       return list.length ? list : undefined;
     },
   };

@@ -7,6 +7,7 @@
 // Integers may arrive as number or bigint (parseJson), so every amount goes through big().
 
 import { base58 } from '@scure/base';
+import { base58Bytes } from '../base58';
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { big } from '../../json';
 
@@ -124,11 +125,9 @@ function keyAt(keys: readonly string[], index: unknown, what: string): string {
 }
 
 function decodeBase58(text: string, what: string): Uint8Array {
-  try {
-    return base58.decode(text);
-  } catch {
-    throw new TransactionFormatError(`${what} is not base58`);
-  }
+  const bytes = base58Bytes(text);
+  if (!bytes) throw new TransactionFormatError(`${what} is not base58`);
+  return bytes;
 }
 
 const INVOKE_LINE = /^Program ([1-9A-HJ-NP-Za-km-z]{32,44}) invoke \[(\d+)\]$/;
