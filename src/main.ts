@@ -1,7 +1,7 @@
 // CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
 import { buildApp } from './app.ts';
 import { ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
-import { VERSION } from './http/meta.ts';
+import { VERSION } from './version.ts';
 import { createLogger } from './log.ts';
 import { createServices } from './services.ts';
 

@@ -1,12 +1,10 @@
 // Health and the MCP discovery manifest, both generated from what the process actually holds.
 import { Elysia } from 'elysia';
-import pkg from '../../package.json';
 import { CAPABILITIES } from '../capabilities/registry.ts';
-import { inputSchema } from '../capabilities/capability.ts';
+import { toolList } from '../mcp/tools.ts';
 import type { Services } from '../services.ts';
+import { VERSION } from '../version.ts';
 import { json } from './respond.ts';
-
-export const VERSION: string = pkg.version;
 
 export function manifest(priceLamports: number) {
   return {
@@ -21,7 +19,8 @@ export function manifest(priceLamports: number) {
     },
     mcp_sse_endpoint: '/mcp/sse',
     mcp_streamable_http_endpoint: '/mcp',
-    tools: CAPABILITIES.map((c) => ({ name: c.tool, description: c.description, paid: c.paid, inputSchema: inputSchema(c) })),
+    // The same listing MCP clients get from tools/list, plus whether each tool is paid.
+    tools: toolList(priceLamports).map((t, i) => ({ name: t.name, description: t.description, paid: CAPABILITIES[i]!.paid, inputSchema: t.inputSchema })),
   };
 }
 

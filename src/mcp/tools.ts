@@ -15,7 +15,7 @@ import {
 import { inputSchema, type Capability } from '../capabilities/capability.ts';
 import { invoke, type Caller, type InvokeDeps } from '../capabilities/invoke.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
-import { VERSION } from '../http/meta.ts';
+import { VERSION } from '../version.ts';
 import { toJson } from '../json.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { inputSchema } from '../../src/capabilities/capability.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
-import { VERSION } from '../../src/http/meta.ts';
+import { VERSION } from '../../src/version.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
