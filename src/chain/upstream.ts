@@ -65,8 +65,6 @@ export class Upstream {
   private cachedBytes = 0;
   private readonly fetcher: typeof fetch;
   private nextId = 1;
-  /** Upstream HTTP requests made, for diagnostics and tests. */
-  requests = 0;
 
   constructor(private readonly opts: UpstreamOptions) {
     if (opts.urls.length === 0) throw new Error(`${opts.label}: no RPC URLs`);
@@ -143,7 +141,6 @@ export class Upstream {
 
   private async attempt(i: number, method: string, params: unknown[]): Promise<Attempt> {
     const who = this.name(i);
-    this.requests++;
     let res: Response;
     let text: string;
     try {
