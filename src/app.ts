@@ -6,7 +6,7 @@ import { keyRoutes } from './http/keys.ts';
 import { metaRoutes } from './http/meta.ts';
 import { VERSION } from './version.ts';
 import { MalformedBody, MAX_BODY_BYTES, parseJsonBody, PayloadTooLarge } from './http/body.ts';
-import { json } from './http/respond.ts';
+import { jsonResponse as json } from './json.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';

@@ -1,7 +1,7 @@
 // One typed, validated configuration object. Every setting comes from a flag (--port 3000 or
 // --port=3000) or an environment variable (PORT); a flag wins. Each has a default, so the gateway
 // starts with no configuration at all.
-import { base58Bytes } from './chain/base58.ts';
+import { base58 } from '@scure/base';
 
 export const NETWORKS = ['mainnet-beta', 'devnet'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -68,8 +68,12 @@ const urlList = (raw: string) => {
 };
 
 const solanaAddress = (raw: string) => {
-  const bytes = base58Bytes(raw.trim());
-  if (!bytes) return fail(`expected a base58 Solana address, got "${raw}"`);
+  let bytes: Uint8Array;
+  try {
+    bytes = base58.decode(raw.trim());
+  } catch {
+    return fail(`expected a base58 Solana address, got "${raw}"`);
+  }
   if (bytes.length !== 32) fail(`expected a base58 Solana address (32 bytes), got ${bytes.length} bytes`);
   return raw.trim();
 };

@@ -25,3 +25,8 @@ export function big(value: unknown): bigint {
   if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
   throw new TypeError(`not an integer: ${String(value)}`);
 }
+
+/** A JSON response; bigints are written as exact integers. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(toJson(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}

@@ -9,10 +9,10 @@ import { createPayments } from './billing/payments.ts';
 import { RateLimiter } from './billing/rate-limit.ts';
 import { DepositWatcher } from './billing/watcher.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
-import type { InvokeDeps } from './capabilities/invoke.ts';
+import type { CallDeps } from './calls/pipeline.ts';
 import { McpSessions } from './mcp/sessions.ts';
 
-export interface Services extends InvokeDeps {
+export interface Services extends CallDeps {
   config: Config;
   db: Db;
   ledger: Ledger;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import { pendingClaims } from '../db/schema.ts';
 import { base58Bytes } from '../chain/base58.ts';
-import { badRequest, HttpError } from '../http/errors.ts';
+import { badRequest, GatewayError } from '../errors.ts';
 import { consumeChallenge } from './challenges.ts';
 import { rotateKey } from './keys.ts';
 import type { Ledger } from './ledger.ts';
@@ -17,8 +17,8 @@ ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update
 const HINT =
   'POST a JSON body {"wallet": "<base58 address>", "signature": "<base58 Ed25519 signature of the challenge string>", "challenge": "<hex from GET /api/keys/challenge?wallet=...>"}';
 
-export const invalidSignature = () => new HttpError(401, { error: 'Invalid signature', hint: 'Request a fresh challenge, sign its exact string with the wallet key, and claim once.' });
-export const noPendingKey = () => new HttpError(404, { error: 'No pending key found for this wallet. Please send SOL to top up.' });
+export const invalidSignature = () => new GatewayError(401, { error: 'Invalid signature', hint: 'Request a fresh challenge, sign its exact string with the wallet key, and claim once.' });
+export const noPendingKey = () => new GatewayError(404, { error: 'No pending key found for this wallet. Please send SOL to top up.' });
 
 export interface ClaimResult {
   apiKey: string;

@@ -1,8 +1,8 @@
-// The paid guard as the invoke pipeline sees it: who holds this key, charge one call, refund it.
+// The paid guard as the call pipeline sees it: who holds this key, charge one call, refund it.
 // Capabilities never see money; a capability marked paid is charged the same way on every face.
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { HttpError } from '../http/errors.ts';
+import { GatewayError } from '../errors.ts';
 import { keyLookup, type KeyOwner } from './keys.ts';
 import type { Balance, Debit, Ledger } from './ledger.ts';
 
@@ -14,7 +14,7 @@ export interface Payments {
   charge(owner: KeyOwner | null): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
-  paymentRequired(reason: string): HttpError;
+  paymentRequired(reason: string): GatewayError;
 }
 
 const sol = (lamports: number) => (lamports / 1e9).toString();
@@ -28,7 +28,7 @@ export function createPayments(db: Db, ledger: Ledger, config: Config): Payments
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new HttpError(402, { error: 'Payment required', reason, priceLamports: config.priceLamports, instructions, payTo });
+    return new GatewayError(402, { error: 'Payment required', reason, priceLamports: config.priceLamports, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
@@ -42,7 +42,7 @@ export function createPayments(db: Db, ledger: Ledger, config: Config): Payments
       if (!debit) {
         const account = ledger.account(owner.wallet);
         const refused = paymentRequired('No free calls left and the credit is below the price of one call.');
-        throw new HttpError(402, refused.body, account ? headers(account) : {});
+        throw new GatewayError(402, refused.body, account ? headers(account) : {});
       }
       return debit;
     },

@@ -1,5 +1,5 @@
 // Token buckets per API key (or per client address for keyless calls). REST and MCP draw from the
-// same buckets because both go through the same invoke pipeline.
+// same buckets because both go through the same call pipeline.
 
 export interface RateDecision {
   allowed: boolean;

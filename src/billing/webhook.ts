@@ -7,7 +7,7 @@ import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
-import { badRequest, HttpError } from '../http/errors.ts';
+import { badRequest, GatewayError } from '../errors.ts';
 import { recordDeposit, transfersTo, type DepositOutcome } from './deposits.ts';
 
 export function authorized(header: string | null, secret: string): boolean {
@@ -59,7 +59,7 @@ export interface WebhookResult {
 }
 
 export async function handleWebhook(deps: WebhookDeps, authorization: string | null, payload: unknown): Promise<WebhookResult> {
-  if (!authorized(authorization, deps.secret)) throw new HttpError(401, { error: 'Invalid authorization header' });
+  if (!authorized(authorization, deps.secret)) throw new GatewayError(401, { error: 'Invalid authorization header' });
   const reported = reportedDeposits(payload, deps.gateway);
   const out: WebhookResult['deposits'] = [];
   for (const r of reported) {

@@ -5,7 +5,7 @@ import { t } from 'elysia';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Config, Network } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../errors.ts';
 import { InvalidField, type Input, type ParamMap } from './params.ts';
 
 export interface CapabilityContext {

@@ -1,5 +1,5 @@
 import { describeTransaction } from '../chain/tx/describe.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { defineCapability } from './capability.ts';
 import { EXAMPLE_SIGNATURE } from './examples.ts';
 import { network, signature } from './params.ts';

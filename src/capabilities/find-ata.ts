@@ -1,7 +1,7 @@
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { address as toAddress } from '@solana/kit';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { defineCapability } from './capability.ts';
 import { EXAMPLE_MINT, EXAMPLE_WALLET } from './examples.ts';
 import { address, network } from './params.ts';

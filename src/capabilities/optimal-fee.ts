@@ -1,6 +1,6 @@
 import { computeFeeTiers, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
 import { UpstreamError } from '../chain/upstream.ts';
-import { serverError } from '../http/errors.ts';
+import { serverError } from '../errors.ts';
 import { defineCapability } from './capability.ts';
 import { addressList, integer, network } from './params.ts';
 

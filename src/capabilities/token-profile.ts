@@ -3,7 +3,7 @@ import { parseMintAccount } from '../chain/token/mint.ts';
 import { buildTokenProfile } from '../chain/token/risk.ts';
 import { UpstreamError, type Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { defineCapability } from './capability.ts';
 import { EXAMPLE_MINT } from './examples.ts';
 import { address, network } from './params.ts';

@@ -5,10 +5,11 @@ import { claimKey } from '../billing/claims.ts';
 import { admit } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
-import { errorOutcome } from '../capabilities/invoke.ts';
+import { errorOutcome } from '../calls/outcome.ts';
 import type { Services } from '../services.ts';
-import { badRequest, HttpError } from './errors.ts';
-import { apiKeyOf, clientAddress, json } from './respond.ts';
+import { badRequest, GatewayError } from '../errors.ts';
+import { apiKeyOf, clientAddress } from '../calls/caller.ts';
+import { jsonResponse as json } from '../json.ts';
 
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
 
@@ -57,7 +58,7 @@ export function keyRoutes(s: Services) {
       ({ request, server }) =>
         guarded(request, server, 'me', () => {
           const owner = s.payments.identify(apiKeyOf(request.headers));
-          if (!owner) throw new HttpError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+          if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
           const account = s.ledger.account(owner.wallet);
           const freeCalls = account?.freeCalls ?? 0;
           const creditLamports = account?.creditLamports ?? 0;

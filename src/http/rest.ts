@@ -1,12 +1,13 @@
 // REST face of the registry: one route per capability under /api/chain/ and the /api/solana/
-// alias. Validation, rate limits and charging all live in invoke(); this file only moves fields
+// alias. Validation, rate limits and charging all live in the call pipeline (src/calls); this file only moves fields
 // from HTTP into it and the outcome back out, plus the OpenAPI description of each route.
 import { Elysia } from 'elysia';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
-import { invoke, type InvokeDeps } from '../capabilities/invoke.ts';
-import { badRequest } from './errors.ts';
-import { apiKeyOf, clientAddress, json } from './respond.ts';
+import { call, type CallDeps } from '../calls/pipeline.ts';
+import { badRequest } from '../errors.ts';
+import { apiKeyOf, clientAddress } from '../calls/caller.ts';
+import { jsonResponse as json } from '../json.ts';
 
 export const REST_PREFIXES = ['/api/chain', '/api/solana'] as const;
 
@@ -44,7 +45,7 @@ function openApi(cap: Capability, prefix: string, priceLamports: number) {
   };
 }
 
-export function restRoutes(deps: InvokeDeps) {
+export function restRoutes(deps: CallDeps) {
   const app = new Elysia({ name: 'rest' });
   for (const cap of CAPABILITIES) {
     for (const prefix of REST_PREFIXES) {
@@ -60,7 +61,7 @@ export function restRoutes(deps: InvokeDeps) {
             }
             raw = { ...raw, ...body };
           }
-          const outcome = await invoke(cap, raw, { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server) }, deps);
+          const outcome = await call(cap, raw, { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server) }, deps);
           return json(outcome.status, outcome.body, outcome.headers);
         },
         { detail: openApi(cap, prefix, deps.ctx.config.priceLamports) as never },

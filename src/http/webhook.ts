@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import { handleWebhook } from '../billing/webhook.ts';
-import { errorOutcome } from '../capabilities/invoke.ts';
+import { errorOutcome } from '../calls/outcome.ts';
 import type { Services } from '../services.ts';
-import { json } from './respond.ts';
+import { jsonResponse as json } from '../json.ts';
 
 export function webhookRoutes(s: Services) {
   const { config } = s;

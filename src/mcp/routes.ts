@@ -4,20 +4,19 @@
 //
 // Keys: x-api-key or Authorization: Bearer on the SSE GET (or on the Streamable HTTP initialize
 // request) binds that key to the session; a key on an individual POST/request is used for that
-// call and wins over the bound one. Every tool call runs through invoke(), like REST.
+// call and wins over the bound one. Every tool call runs through the call pipeline, like REST.
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Elysia } from 'elysia';
-import type { Caller } from '../capabilities/invoke.ts';
-import { apiKeyOf, clientAddress, json } from '../http/respond.ts';
+import { apiKeyOf, clientAddress, type Caller } from '../calls/caller.ts';
+import { jsonResponse as json } from '../json.ts';
 import type { Services } from '../services.ts';
 import type { AddResult, HttpSession, McpSession, McpSessions, SseSession } from './sessions.ts';
 import { InvalidMessage, WebSseServerTransport } from './sse-transport.ts';
+import { manifest } from './manifest.ts';
+import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './paths.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
 
-export const MCP_SSE_PATH = '/mcp/sse';
-export const MCP_MESSAGES_PATH = '/mcp/messages';
-export const MCP_HTTP_PATH = '/mcp';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
 
@@ -54,6 +53,7 @@ export function mcpRoutes(s: Services) {
 
   return (
     new Elysia({ name: 'mcp' })
+      .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)), { detail: { summary: 'MCP discovery manifest', tags: ['MCP'] } })
       // ---- legacy HTTP+SSE ----------------------------------------------------------------
       .get(
         MCP_SSE_PATH,

@@ -1,5 +1,5 @@
 // MCP face of the registry: one tool per capability, named cap.tool, with the capability's own JSON
-// Schema as its input schema (served as is, no second schema). Every call goes through invoke(),
+// Schema as its input schema (served as is, no second schema). Every call goes through the call pipeline,
 // like REST, so validation (400), the paid guard (402), refunds and rate limits (429) are the REST
 // ones, and a tool's result text is exactly the JSON body the REST call would have answered.
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -13,7 +13,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { inputSchema, type Capability } from '../capabilities/capability.ts';
-import { invoke, type Caller, type InvokeDeps } from '../capabilities/invoke.ts';
+import type { Caller } from '../calls/caller.ts';
+import { call, type CallDeps } from '../calls/pipeline.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { toJson } from '../json.ts';
@@ -76,7 +77,7 @@ export interface ToolServerFactory {
   readonly tools: Tool[];
 }
 
-export function toolServerFactory(deps: InvokeDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
+export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
   const tools = toolList(deps.ctx.config.priceLamports, capabilities);
   const byTool = new Map(capabilities.map((c) => [c.tool, c]));
   const instructions =
@@ -91,7 +92,7 @@ export function toolServerFactory(deps: InvokeDeps, capabilities: readonly Capab
       if (!cap) {
         throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; tools: ${[...byTool.keys()].join(', ')}`);
       }
-      const outcome = await invoke(cap, { ...(request.params.arguments ?? {}) }, callerOf(extra.authInfo), deps);
+      const outcome = await call(cap, { ...(request.params.arguments ?? {}) }, callerOf(extra.authInfo), deps);
       const headers = Object.fromEntries(Object.entries(outcome.headers).filter(([k]) => META_HEADERS.test(k)));
       return {
         content: [{ type: 'text', text: toJson(outcome.body) }],

@@ -3,7 +3,7 @@
 
 export type ErrorBody = { error: string; hint?: string; live_status?: 'FAILED' } & Record<string, unknown>;
 
-export class HttpError extends Error {
+export class GatewayError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
@@ -14,8 +14,8 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (error: string, hint: string, extra: Record<string, unknown> = {}) =>
-  new HttpError(400, { error, hint, live_status: 'FAILED', ...extra });
+  new GatewayError(400, { error, hint, live_status: 'FAILED', ...extra });
 
-export const notFound = (error: string, extra: Record<string, unknown> = {}) => new HttpError(404, { error, ...extra });
+export const notFound = (error: string, extra: Record<string, unknown> = {}) => new GatewayError(404, { error, ...extra });
 
-export const serverError = (error: string) => new HttpError(500, { error, live_status: 'FAILED' });
+export const serverError = (error: string) => new GatewayError(500, { error, live_status: 'FAILED' });

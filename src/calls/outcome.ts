@@ -1,0 +1,28 @@
+// One outcome type for every call, whatever face asked: a status (HTTP's numbers, which MCP maps
+// to tool results and JSON-RPC codes), a JSON body and the headers worth sending.
+import { RpcError, UpstreamError } from '../chain/upstream.ts';
+import { GatewayError, type ErrorBody } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+export interface Outcome {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** Maps anything thrown below the faces to a status and SPEC.md error body; never leaks internals. */
+export function errorOutcome(e: unknown, log: Logger, where: string): Outcome {
+  if (e instanceof GatewayError) return { status: e.status, body: e.body, headers: e.headers };
+  if (e instanceof RpcError) {
+    log.warn('upstream RPC error', { capability: where, code: e.code, message: e.message });
+    return failed(`Upstream RPC error ${e.code}: ${e.message}`);
+  }
+  if (e instanceof UpstreamError) return failed(`Upstream RPC request failed: ${e.message}`);
+  log.error('capability failed', { capability: where, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+  return failed('Internal server error');
+}
+
+function failed(error: string): Outcome {
+  const body: ErrorBody = { error, live_status: 'FAILED' };
+  return { status: 500, body, headers: {} };
+}

@@ -1,0 +1,37 @@
+// The one path every capability call takes, whatever face it came in on (REST or MCP):
+// who is calling -> rate limit -> validate (400 costs nothing) -> price (free allowance or debit,
+// else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
+import { admit, type RateLimiter } from '../billing/rate-limit.ts';
+import type { Payments } from '../billing/payments.ts';
+import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
+import type { Logger } from '../log.ts';
+import type { Caller } from './caller.ts';
+import { errorOutcome, type Outcome } from './outcome.ts';
+
+export interface CallDeps {
+  ctx: CapabilityContext;
+  limiter: RateLimiter;
+  payments: Payments;
+  log: Logger;
+}
+
+export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
+  const owner = deps.payments.identify(caller.apiKey);
+  const { headers, refusal } = admit(deps.limiter, owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
+  if (refusal) return { status: 429, headers, body: refusal };
+  let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
+  try {
+    const input = parseInput(cap, raw) as Record<string, unknown>;
+    if (cap.paid) receipt = await deps.payments.charge(owner);
+    const result = await cap.run(deps.ctx, input);
+    if (receipt) Object.assign(headers, deps.payments.headers(receipt));
+    const body: Record<string, unknown> = { ...result };
+    if ('network' in cap.params) body.network = input.network;
+    body.live_status = 'SUCCESS';
+    return { status: 200, body, headers };
+  } catch (e) {
+    if (receipt) Object.assign(headers, deps.payments.headers(await deps.payments.refund(receipt)));
+    const failure = errorOutcome(e, deps.log, cap.name);
+    return { ...failure, headers: { ...headers, ...failure.headers } };
+  }
+}
