@@ -1,13 +1,16 @@
+import { t } from 'elysia';
+import { formatUnits, SOL_DECIMALS } from '../chain/format.ts';
 import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';
 import { EXAMPLE_WALLET } from './examples.ts';
+import { base58Address, exactDecimal, u64, type RawJsonNumber } from './output.ts';
 import { address, network } from './params.ts';
 
-const LAMPORTS_PER_SOL = 1_000_000_000n;
+const rawJson = (JSON as unknown as { rawJSON(text: string): RawJsonNumber }).rawJSON;
 
-export function lamportsToSol(lamports: bigint): number {
-  // Whole and fractional parts separately, so balances beyond 2^53 lamports stay accurate to the lamport's magnitude.
-  return Number(lamports / LAMPORTS_PER_SOL) + Number(lamports % LAMPORTS_PER_SOL) / 1e9;
+/** SOL as a JSON number written digit for digit from the lamports (1234567890 -> 1.23456789), never through a float. */
+export function lamportsToSol(lamports: bigint): RawJsonNumber {
+  return rawJson(formatUnits(lamports, SOL_DECIMALS));
 }
 
 export const balance = defineCapability({
@@ -22,6 +25,12 @@ export const balance = defineCapability({
     wallet: address('Wallet address (base58)', EXAMPLE_WALLET),
     network: network(),
   },
+  output: t.Object({
+    wallet: base58Address('The wallet asked about'),
+    balance_lamports: u64('Balance in lamports'),
+    balance_sol: exactDecimal('Balance in SOL, exactly balance_lamports / 10^9'),
+    slot: u64('Slot the balance was read at'),
+  }),
   async run(ctx, { wallet, network }) {
     const res = await ctx.rpc(network).call<{ context: { slot: number }; value: number | bigint }>('getBalance', [wallet, { commitment: 'confirmed' }]);
     const lamports = big(res.value);

@@ -1,4 +1,6 @@
+import { t } from 'elysia';
 import { defineCapability } from './capability.ts';
+import { u64 } from './output.ts';
 import { network } from './params.ts';
 
 export const blockhash = defineCapability({
@@ -10,6 +12,11 @@ export const blockhash = defineCapability({
     'Latest finalized blockhash and the last block height at which a transaction using it is still valid. Use it as the recent blockhash when building a transaction.',
   paid: false,
   params: { network: network() },
+  output: t.Object({
+    blockhash: t.String({ description: 'Recent blockhash (base58, 32 bytes)', minLength: 32, maxLength: 44 }),
+    lastValidBlockHeight: u64('Last block height at which a transaction using this blockhash is still accepted'),
+    slot: u64('Slot the blockhash was read at'),
+  }),
   async run(ctx, { network }) {
     const res = await ctx
       .rpc(network)

@@ -1,9 +1,9 @@
 // A capability is written once: its input fields, its price class and its function. REST routes,
 // MCP tools, the manifest and the OpenAPI document are all generated from the registry of these.
-import type { TObject, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Upstream } from '../chain/upstream.ts';
-import type { Config, Network } from '../config.ts';
+import { NETWORKS, type Config, type Network } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { badRequest } from '../errors.ts';
 import { InvalidField, type Input, type ParamMap } from './params.ts';
@@ -14,7 +14,7 @@ export interface CapabilityContext {
   log: Logger;
 }
 
-export interface Capability<P extends ParamMap = ParamMap, O extends object = object> {
+export interface Capability<P extends ParamMap = ParamMap, O extends TObject = TObject> {
   /** Path segment under /api/chain/. */
   readonly name: string;
   /** MCP tool name. */
@@ -25,11 +25,32 @@ export interface Capability<P extends ParamMap = ParamMap, O extends object = ob
   readonly description: string;
   readonly paid: boolean;
   readonly params: P;
-  run(ctx: CapabilityContext, input: Input<P>): Promise<O>;
+  /** JSON Schema of what `run` returns (the success body without `network` and `live_status`). */
+  readonly output: O;
+  run(ctx: CapabilityContext, input: Input<P>): Promise<Frozen<Static<O>>>;
 }
 
-export function defineCapability<P extends ParamMap, O extends object>(cap: Capability<P, O>): Capability<P, O> {
+/** A schema's value type with every object and array read-only, so pure cores may return readonly data. */
+type Frozen<T> = T extends readonly (infer U)[] ? readonly Frozen<U>[] : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T;
+
+export function defineCapability<P extends ParamMap, O extends TObject>(cap: Capability<P, O>): Capability<P, O> {
   return cap;
+}
+
+const NETWORK_OUT = t.Union(
+  NETWORKS.map((n) => t.Literal(n)),
+  { description: 'The cluster that was read' },
+);
+
+/**
+ * The JSON Schema of a capability's whole success body: its output plus the `network` and
+ * `live_status` the call pipeline adds. OpenAPI documents it and MCP uses it as outputSchema.
+ */
+export function successSchema(cap: Capability): TObject {
+  const props: TProperties = { ...cap.output.properties };
+  if ('network' in cap.params) props.network = NETWORK_OUT;
+  props.live_status = t.Literal('SUCCESS');
+  return t.Object(props, { title: `${cap.title} result`, ...(cap.output.description ? { description: cap.output.description } : {}) });
 }
 
 /** The JSON Schema of a capability's input, for OpenAPI and MCP. */

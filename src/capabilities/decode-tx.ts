@@ -1,10 +1,58 @@
 import { describeTransaction } from '../chain/tx/describe.ts';
 import { notFound } from '../errors.ts';
+import { t } from 'elysia';
+import { NETWORKS } from '../config.ts';
 import { defineCapability } from './capability.ts';
+import { anyJson, base58Address, base58Signature, nullable, rawAmount, u64, uiAmount } from './output.ts';
 import { EXAMPLE_SIGNATURE } from './examples.ts';
 import { network, signature } from './params.ts';
 
 const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
+
+const OUTPUT = t.Object({
+  signature: base58Signature('Echo of the signature asked about'),
+  network: t.Union(NETWORKS.map((n) => t.Literal(n))),
+  summary: t.String({ description: 'One line: what moved for the fee payer, via which venues, or why it failed' }),
+  category: t.Union([t.Literal('Swap'), t.Literal('MemeCoin'), t.Literal('Transfer')]),
+  categoryMatched: t.Boolean({ description: 'false when the transaction is none of the three and category is only the fallback' }),
+  details: t.Object({
+    slot: u64('Slot of the transaction'),
+    fee: u64('Fee in lamports'),
+    timestamp: nullable(t.Integer({ description: 'Block time, Unix seconds; null when the node has none' })),
+    status: t.Union([t.Literal('SUCCESS'), t.Literal('FAILED')]),
+  }),
+  raw_logs: t.Array(t.String(), { description: 'Program log lines' }),
+  llm_context: t.String({ description: 'Category, summary and status in one sentence, for prompts' }),
+  programs: t.Array(
+    t.Object({ name: t.String(), programId: base58Address('Program id'), kind: t.Union([t.Literal('aggregator'), t.Literal('exchange'), t.Literal('launchpad')]) }),
+    { description: 'Recognized venues, in first-invoked order' },
+  ),
+  feePayer: base58Address('The fee payer'),
+  balanceChanges: t.Array(
+    t.Object({
+      asset: t.String({ description: '"SOL" for the native coin (wrapped SOL folded in), else the token mint' }),
+      symbol: nullable(t.String({ description: 'Symbol of a well-known asset, else null' })),
+      decimals: t.Integer({ minimum: 0, maximum: 255 }),
+      raw: rawAmount('Signed raw amount; negative left the fee payer', true),
+      amount: uiAmount('raw / 10^decimals, exact', true),
+      counterparty: nullable(base58Address('Wallet on the other side, when one can be singled out')),
+    }),
+    { description: 'Non-zero changes for the fee payer, net of the fee; SOL first' },
+  ),
+  tokenAccountRentLamports: rawAmount('Rent lamports the fee payer put into (+) or got back from (-) its own token accounts', true),
+  invokedPrograms: t.Array(t.Object({ programId: base58Address('Program id'), name: nullable(t.String()) }), { description: 'Every program invoked' }),
+  error: nullable(
+    t.Object({
+      message: t.String({ description: 'Readable error, located at its instruction' }),
+      instructionIndex: nullable(t.Integer({ minimum: 0 })),
+      programId: nullable(base58Address('Program of the failed top-level instruction')),
+      failedProgramId: nullable(base58Address('Program that raised the error, when the logs tell')),
+      customCode: nullable(t.Integer({ minimum: 0 })),
+      name: nullable(t.String()),
+      raw: anyJson('meta.err as the node returned it'),
+    }),
+  ),
+});
 
 export const decodeTx = defineCapability({
   name: 'decode-tx',
@@ -15,6 +63,7 @@ export const decodeTx = defineCapability({
     'Decodes a confirmed transaction into a category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked), a one-line summary of what moved for the fee payer ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6"), the venues recognized, slot, fee, time, status, the error of a failed transaction, and its program logs. Use it to understand what a signature did.',
   paid: true,
   params: { signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE), network: network() },
+  output: OUTPUT,
   async run(ctx, { signature, network }) {
     const rpc = ctx.rpc(network);
     // A finalized transaction never changes: cache it for good (bounded LRU). A merely confirmed

@@ -2,7 +2,9 @@ import { findAssociatedTokenPda } from '@solana-program/token';
 import { address as toAddress } from '@solana/kit';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { notFound } from '../errors.ts';
+import { t } from 'elysia';
 import { defineCapability } from './capability.ts';
+import { base58Address, rawAmount, uiAmount } from './output.ts';
 import { EXAMPLE_MINT, EXAMPLE_WALLET } from './examples.ts';
 import { address, network } from './params.ts';
 
@@ -24,6 +26,16 @@ export const findAta = defineCapability({
     mint: address('Token mint address (base58)', EXAMPLE_MINT),
     network: network(),
   },
+  output: t.Object({
+    wallet: base58Address('The owner wallet'),
+    mint: base58Address('The mint'),
+    ataAddress: base58Address('The associated token account, derived with the mint\'s token program'),
+    tokenProgram: base58Address('The mint\'s token program (SPL Token or Token-2022)'),
+    exists: t.Boolean({ description: 'Whether the account exists on chain (if not, it must be created before receiving)' }),
+    amount: t.Optional(rawAmount('Raw balance, when the account exists')),
+    decimals: t.Optional(t.Integer({ minimum: 0, maximum: 255 })),
+    uiAmountString: t.Optional(uiAmount('amount / 10^decimals, exact')),
+  }),
   async run(ctx, { wallet, mint, network }) {
     const owner = toAddress(wallet);
     const mintAddress = toAddress(mint);

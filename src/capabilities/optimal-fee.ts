@@ -1,8 +1,18 @@
 import { computeFeeTiers, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
 import { UpstreamError } from '../chain/upstream.ts';
 import { serverError } from '../errors.ts';
+import { t } from 'elysia';
 import { defineCapability } from './capability.ts';
+import { base58Address } from './output.ts';
 import { addressList, integer, network } from './params.ts';
+
+const FEE_TIER = t.Object({
+  microLamportsPerComputeUnit: t.Integer({ minimum: 0, description: 'Price to set with SetComputeUnitPrice' }),
+  percentile: t.Integer({ minimum: 1, maximum: 100 }),
+  observedMicroLamportsPerComputeUnit: t.Integer({ minimum: 0, description: 'The percentile before the floor was applied' }),
+  floored: t.Boolean({ description: 'True when the floor raised this tier' }),
+  totalLamports: t.Optional(t.Integer({ minimum: 0, description: 'ceil(price × computeUnits / 10^6), when computeUnits was given' })),
+});
 
 export const optimalFee = defineCapability({
   name: 'optimal-fee',
@@ -17,6 +27,19 @@ export const optimalFee = defineCapability({
     computeUnits: integer('Compute units the transaction will use, to price each tier in lamports', { min: 1, max: MAX_COMPUTE_UNITS }),
     network: network(),
   },
+  output: t.Object({
+    accounts: t.Optional(t.Array(base58Address('Writable account'), { description: 'The accounts the sample was narrowed to, when given' })),
+    unit: t.Literal('microLamportsPerComputeUnit'),
+    tiers: t.Object({ low: FEE_TIER, medium: FEE_TIER, high: FEE_TIER }),
+    congestion: t.Union([t.Literal('low'), t.Literal('moderate'), t.Literal('high')]),
+    congestionRule: t.String(),
+    sampleSize: t.Integer({ minimum: 1, description: 'Number of fees the percentiles were taken over' }),
+    basis: t.Union([t.Literal('nonZeroSlots'), t.Literal('allSlots')]),
+    window: t.Object({ fromSlot: t.Integer({ minimum: 0 }), toSlot: t.Integer({ minimum: 0 }), slots: t.Integer({ minimum: 1 }) }),
+    zeroFeeSlots: t.Integer({ minimum: 0 }),
+    computeUnits: t.Optional(t.Integer({ minimum: 1, description: 'Echo of computeUnits, when given' })),
+    policy: t.String({ description: 'How the tiers were computed, in words' }),
+  }),
   async run(ctx, { accounts, computeUnits, network }) {
     let samples;
     try {

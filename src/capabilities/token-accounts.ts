@@ -1,6 +1,8 @@
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { mintSymbol } from '../chain/format.ts';
+import { t } from 'elysia';
 import { defineCapability } from './capability.ts';
+import { base58Address, nullable, rawAmount, uiAmount } from './output.ts';
 import { EXAMPLE_WALLET } from './examples.ts';
 import { address, network } from './params.ts';
 
@@ -25,6 +27,23 @@ export const tokenAccounts = defineCapability({
     "Every token account a wallet owns under both the SPL Token and Token-2022 programs: mint, raw amount (string), decimals and exact UI amount. Use it to see what tokens a wallet holds before trading or transferring.",
   paid: true,
   params: { wallet: address('Wallet address (base58)', EXAMPLE_WALLET), network: network() },
+  output: t.Object({
+    wallet: base58Address('The wallet asked about'),
+    tokenCount: t.Integer({ minimum: 0, description: 'Number of token accounts listed' }),
+    tokens: t.Array(
+      t.Object({
+        account: base58Address('The token account'),
+        mint: base58Address('Mint of the token'),
+        symbol: nullable(t.String({ description: 'Symbol of a well-known mint, else null' })),
+        tokenProgram: base58Address('Owning program: SPL Token or Token-2022'),
+        amount: rawAmount('Raw amount in base units'),
+        decimals: t.Integer({ minimum: 0, maximum: 255 }),
+        uiAmountString: uiAmount('amount / 10^decimals, exact'),
+        state: t.String({ description: 'initialized or frozen' }),
+      }),
+      { description: 'Largest holdings first' },
+    ),
+  }),
   async run(ctx, { wallet, network }) {
     const rpc = ctx.rpc(network);
     const [classic, t22] = await Promise.all(

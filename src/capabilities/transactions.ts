@@ -1,5 +1,7 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
+import { t } from 'elysia';
 import { defineCapability } from './capability.ts';
+import { anyJson, base58Address, base58Signature, nullable, u64 } from './output.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { address, integer, network, optionalSignature } from './params.ts';
 
@@ -39,6 +41,23 @@ export const transactions = defineCapability({
     before: optionalSignature('Page from this signature backwards (exclusive)', EXAMPLE_SIGNATURE),
     network: network(),
   },
+  output: t.Object({
+    wallet: base58Address('The wallet asked about'),
+    count: t.Integer({ minimum: 0, maximum: 100 }),
+    transactions: t.Array(
+      t.Object({
+        signature: base58Signature('Transaction signature'),
+        slot: u64('Slot of the transaction'),
+        blockTime: nullable(t.Integer({ description: 'Unix seconds; null when the node has none' })),
+        err: anyJson('The node\'s error object; null on success'),
+        error: nullable(t.String({ description: 'The error in words; null on success' })),
+        memo: nullable(t.String()),
+        confirmationStatus: nullable(t.String({ description: 'processed, confirmed or finalized' })),
+      }),
+      { description: 'Newest first' },
+    ),
+    nextBefore: nullable(base58Signature('Pass as `before` for the next page; null on the last page')),
+  }),
   async run(ctx, { wallet, limit, before, network }) {
     const list = await ctx
       .rpc(network)

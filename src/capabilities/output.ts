@@ -1,0 +1,31 @@
+// Building blocks of the output schemas. Each says what the JSON carries, and its TypeScript type
+// is what the capability may put there before serialization (src/json.ts writes bigints and raw
+// JSON numbers exactly), so a capability's return type follows from its schema.
+import type { TSchema } from '@sinclair/typebox';
+import { t } from 'elysia';
+
+/** What JSON.rawJSON returns: a number written into the JSON text exactly as given. */
+export interface RawJsonNumber {
+  readonly rawJSON: string;
+}
+
+/** A u64 from the chain (lamports, slots): a JSON integer, possibly beyond 2^53 (then a bigint in JS). */
+export const u64 = (description: string) => t.Unsafe<number | bigint>({ type: 'integer', minimum: 0, description });
+
+/** An exact decimal written as a JSON number (e.g. SOL from lamports), never rounded through floating point. */
+export const exactDecimal = (description: string) => t.Unsafe<number | RawJsonNumber>({ type: 'number', description });
+
+/** A raw token amount: a base-10 integer string, exact at any size. */
+export const rawAmount = (description: string, signed = false) => t.String({ description, pattern: signed ? '^-?[0-9]+$' : '^[0-9]+$' });
+
+/** An amount divided by its decimals, written exactly as a decimal string ("1.5", "0.000000001"). */
+export const uiAmount = (description: string, signed = false) => t.String({ description, pattern: signed ? '^-?[0-9]+(\\.[0-9]+)?$' : '^[0-9]+(\\.[0-9]+)?$' });
+
+export const base58Address = (description: string) => t.String({ description, minLength: 32, maxLength: 44, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' });
+
+export const base58Signature = (description: string) => t.String({ description, minLength: 64, maxLength: 88, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' });
+
+export const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+
+/** Any JSON value, as the node sent it (e.g. a transaction error). */
+export const anyJson = (description: string) => t.Unknown({ description });
