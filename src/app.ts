@@ -1,13 +1,12 @@
 // Builds the Elysia app (without listening) so tests can run it in-process or on loopback.
-import { swagger } from '@elysiajs/swagger';
 import { Elysia } from 'elysia';
 import type { Services } from './services.ts';
 import { keyRoutes } from './http/keys.ts';
 import { metaRoutes } from './http/meta.ts';
-import { VERSION } from './version.ts';
 import { MalformedBody, MAX_BODY_BYTES, parseJsonBody, PayloadTooLarge } from './http/body.ts';
 import { jsonResponse as json } from './json.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { openApiRoutes } from './http/openapi.ts';
 import { restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 
@@ -29,30 +28,17 @@ export function buildApp(s: Services) {
         if (error instanceof MalformedBody || cause instanceof MalformedBody) code = 'PARSE';
         switch (code) {
           case 'NOT_FOUND':
-            return json(404, { error: 'Not found', hint: 'See /swagger/json for the routes this gateway serves.' });
+            return json(404, { error: 'Not found', hint: 'See /openapi.json for the routes this gateway serves.' });
           case 'PARSE':
             return json(400, { error: 'Malformed request body', hint: 'Send Content-Type: application/json with a valid JSON object.', live_status: 'FAILED' });
           case 'VALIDATION':
-            return json(400, { error: 'Invalid request', hint: 'A field is missing or malformed; see /swagger/json.', live_status: 'FAILED' });
+            return json(400, { error: 'Invalid request', hint: 'A field is missing or malformed; see /openapi.json.', live_status: 'FAILED' });
           default:
             s.log.error('unhandled error', { code: String(code), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
             return json(500, { error: 'Internal server error', live_status: 'FAILED' });
         }
       })
-      .use(
-        swagger({
-          path: '/swagger',
-          exclude: [/^\/mcp/],
-          documentation: {
-            info: {
-              title: 'Chain Intelligence Gateway',
-              version: VERSION,
-              description: 'Processed Solana data for AI agents. Paid endpoints need an x-api-key bought with a SOL deposit (see /api/keys/*).',
-            },
-            components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-          },
-        }),
-      )
+      .use(openApiRoutes(s.config))
       .use(metaRoutes(s))
       .use(restRoutes(s))
       .use(keyRoutes(s))

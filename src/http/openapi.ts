@@ -1,0 +1,362 @@
+// The OpenAPI 3.1 document, generated from the capability registry (inputs and output schemas are
+// the capabilities' own) plus the key, payment and meta routes. Written by hand rather than through
+// @elysiajs/swagger, whose 3.0.3 output mixed 3.1 keywords and carried no response schemas.
+import type { TSchema } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { Elysia } from 'elysia';
+import { restPath, successSchema, type Capability } from '../capabilities/capability.ts';
+import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
+import { CAPABILITIES } from '../capabilities/registry.ts';
+import type { Config } from '../config.ts';
+import { jsonResponse as json } from '../json.ts';
+import { VERSION } from '../version.ts';
+import { MAX_BODY_BYTES } from './body.ts';
+import { EXAMPLES } from './openapi-examples.ts';
+
+export const OPENAPI_PATH = '/openapi.json';
+/** Where @elysiajs/swagger served the document; kept for clients that learned that address. */
+export const LEGACY_OPENAPI_PATH = '/swagger/json';
+export const LLMS_PATH = '/llms.txt';
+
+type Json = Record<string, unknown>;
+
+/** TypeBox schemas are JSON Schema plus symbol keys; the document carries the JSON only. */
+const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase());
+
+export const resultSchemaName = (cap: Capability) => `${pascal(cap.name)}Result`;
+export const operationId = (cap: Capability) => cap.tool.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+const ERROR = t.Object(
+  {
+    error: t.String({ description: 'What went wrong' }),
+    hint: t.Optional(t.String({ description: 'Expected format, with an example' })),
+    live_status: t.Optional(t.Literal('FAILED')),
+    code: t.Optional(t.String({ description: 'Machine-readable cause, where one applies' })),
+    reason: t.Optional(t.String({ description: 'Why, where the error alone does not say' })),
+    field: t.Optional(t.String({ description: 'The input field that was malformed' })),
+    missing: t.Optional(t.Array(t.String(), { description: 'The required inputs that were absent' })),
+  },
+  { description: 'Every error body. Some carry more fields (e.g. `missing`, `field`).' },
+);
+
+const PAYMENT_REQUIRED = t.Object(
+  {
+    error: t.Literal('Payment required'),
+    reason: t.Optional(t.String({ description: 'Why this call was refused (no key, or credit exhausted)' })),
+    priceLamports: t.Integer({ minimum: 0, description: 'Price of one paid call in lamports' }),
+    instructions: t.String({ description: 'How to buy a key, step by step' }),
+    payTo: t.Union([t.String({ description: 'Deposit address' }), t.Null()], { description: 'Deposit address; null when deposits are not configured' }),
+  },
+  { description: 'A paid call without a usable key or credit; nothing was charged.' },
+);
+
+const CHALLENGE = t.Object({
+  challenge: t.String({ pattern: '^[0-9a-f]{64}$', description: '32 random bytes, hex; sign its UTF-8 string' }),
+  wallet: t.Union([t.String(), t.Null()], { description: 'The wallet it is bound to, or null' }),
+  expiresAt: t.Integer({ description: 'Unix seconds' }),
+});
+
+const CLAIM_REQUEST = t.Object({
+  wallet: t.String({ description: 'The wallet that deposited (base58)', minLength: 32, maxLength: 44 }),
+  signature: t.String({ description: 'Base58 Ed25519 signature of the challenge string by the wallet' }),
+  challenge: t.String({ description: 'The challenge as issued' }),
+});
+
+const CLAIM = t.Object({ apiKey: t.String({ pattern: '^cig_[1-9A-HJ-NP-Za-km-z]+$', description: 'Shown once; send it as x-api-key' }) });
+
+const ACCOUNT = t.Object({
+  wallet: t.String(),
+  freeCallsRemaining: t.Integer({ minimum: 0 }),
+  creditLamports: t.Integer({ minimum: 0 }),
+  priceLamports: t.Integer({ minimum: 0 }),
+  callsMade: t.Integer({ minimum: 0 }),
+  paidCallsAvailable: t.Integer({ minimum: 0 }),
+});
+
+const WEBHOOK_RESULT = t.Object({
+  deposits: t.Array(
+    t.Object({
+      signature: t.String(),
+      wallet: t.String(),
+      lamports: t.String({ pattern: '^[0-9]+$' }),
+      outcome: t.Union(['credited', 'below_minimum', 'duplicate', 'unconfirmed'].map((o) => t.Literal(o))),
+    }),
+  ),
+});
+
+const HEALTH = t.Object({
+  status: t.Literal('ok'),
+  version: t.String(),
+  uptimeSeconds: t.Integer({ minimum: 0 }),
+  depositsConfigured: t.Boolean(),
+  paymentNetwork: t.String(),
+});
+
+const MANIFEST = t.Object({
+  name: t.String(),
+  version: t.String(),
+  description: t.String(),
+  capabilities: t.Object({ tools: t.Object({ description: t.String() }) }),
+  mcp_sse_endpoint: t.String(),
+  mcp_streamable_http_endpoint: t.String(),
+  tools: t.Array(t.Object({ name: t.String(), description: t.String(), paid: t.Boolean(), inputSchema: t.Object({}) })),
+});
+
+const jsonBody = (schema: Json, description: string, extra: Json = {}) => ({ description, content: { 'application/json': { schema, ...extra } } });
+
+const RATE_HEADERS = {
+  'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+  'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+  'RateLimit-Reset': ref('headers', 'RateLimitReset'),
+};
+
+function components(): Json {
+  const int = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+  return {
+    securitySchemes: {
+      apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The key from POST /api/keys/claim' },
+      bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
+      webhookSecret: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The configured WEBHOOK_SECRET, verbatim' },
+    },
+    schemas: {
+      Error: plain(ERROR),
+      PaymentRequired: plain(PAYMENT_REQUIRED),
+      Challenge: plain(CHALLENGE),
+      ClaimRequest: plain(CLAIM_REQUEST),
+      Claim: plain(CLAIM),
+      Account: plain(ACCOUNT),
+      WebhookResult: plain(WEBHOOK_RESULT),
+      Health: plain(HEALTH),
+      McpManifest: plain(MANIFEST),
+      ...Object.fromEntries(CAPABILITIES.map((cap) => [resultSchemaName(cap), plain(successSchema(cap))])),
+    },
+    headers: {
+      RateLimitLimit: int('Bucket size (requests)'),
+      RateLimitRemaining: int('Requests left in the bucket'),
+      RateLimitReset: int('Seconds until the bucket is full again'),
+      RetryAfter: int('Seconds to wait before retrying'),
+      CreditsRemaining: int('Credit left, in lamports'),
+      FreeCallsRemaining: int('Free calls left'),
+    },
+    responses: {
+      BadRequest: jsonBody(ref('schemas', 'Error'), 'Missing or malformed input; nothing is charged', {
+        example: { error: 'Invalid wallet', hint: `wallet must be a base58 Solana address (32 bytes). Example: /api/chain/balance?wallet=${EXAMPLE_WALLET}&network=mainnet-beta`, field: 'wallet', live_status: 'FAILED' },
+      }),
+      PaymentRequired: { ...jsonBody(ref('schemas', 'PaymentRequired'), 'No usable key, or no free calls and too little credit; nothing is charged'), headers: RATE_HEADERS },
+      NotFound: jsonBody(ref('schemas', 'Error'), 'Nothing on chain at that address or signature (a paid call is refunded)'),
+      PayloadTooLarge: jsonBody(ref('schemas', 'Error'), `Body over ${MAX_BODY_BYTES} bytes`),
+      TooManyRequests: {
+        ...jsonBody(ref('schemas', 'Error'), 'Rate limit reached; REST and MCP share the bucket', { example: { error: 'Too many requests', hint: 'Rate limit reached; retry after 1 s.', live_status: 'FAILED' } }),
+        headers: { 'Retry-After': ref('headers', 'RetryAfter'), ...RATE_HEADERS },
+      },
+      UpstreamFailure: jsonBody(ref('schemas', 'Error'), 'The chain RPC (or the server) failed; a paid call is refunded', {
+        example: { error: 'Upstream RPC request failed: timeout after 10000 ms', live_status: 'FAILED' },
+      }),
+    },
+  };
+}
+
+/** Which capabilities can answer 404 (nothing at the address or signature). */
+const CAN_BE_NOT_FOUND = new Set(['find-ata', 'token-profile', 'decode-tx']);
+
+function capabilityOperation(cap: Capability, priceLamports: number): Json {
+  const props = Object.entries(cap.params);
+  const price = cap.paid
+    ? ` Paid: ${priceLamports} lamports per call after the free-call allowance; send the key as x-api-key (or Authorization: Bearer).`
+    : ' Free: no key needed.';
+  const example = EXAMPLES[cap.name];
+  const successHeaders = cap.paid
+    ? { 'x-credits-remaining': ref('headers', 'CreditsRemaining'), 'x-free-calls-remaining': ref('headers', 'FreeCallsRemaining'), ...RATE_HEADERS }
+    : RATE_HEADERS;
+  const input =
+    cap.method === 'GET'
+      ? {
+          parameters: props.map(([name, p]) => {
+            const { description, ...schema } = plain(p.schema);
+            return { name, in: 'query', required: p.required, description, schema, ...(p.example ? { example: p.example } : {}) };
+          }),
+        }
+      : {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: props.filter(([, p]) => p.required).map(([k]) => k),
+                  properties: Object.fromEntries(props.map(([k, p]) => [k, plain(p.schema)])),
+                },
+                ...(example?.request ? { example: example.request } : {}),
+              },
+            },
+          },
+        };
+  return {
+    operationId: operationId(cap),
+    summary: cap.title,
+    description: cap.description + price,
+    tags: [cap.paid ? 'Paid' : 'Free'],
+    security: cap.paid ? [{ apiKey: [] }, { bearer: [] }] : [],
+    ...input,
+    responses: {
+      '200': {
+        description: `${cap.title}: the body carries network and live_status "SUCCESS"`,
+        headers: successHeaders,
+        content: { 'application/json': { schema: ref('schemas', resultSchemaName(cap)), ...(example ? { example: example.response } : {}) } },
+      },
+      ...(props.length ? { '400': ref('responses', 'BadRequest') } : {}),
+      ...(cap.paid ? { '402': ref('responses', 'PaymentRequired') } : {}),
+      ...(CAN_BE_NOT_FOUND.has(cap.name) ? { '404': ref('responses', 'NotFound') } : {}),
+      ...(cap.method === 'POST' ? { '413': ref('responses', 'PayloadTooLarge') } : {}),
+      '429': ref('responses', 'TooManyRequests'),
+      '500': ref('responses', 'UpstreamFailure'),
+    },
+  };
+}
+
+const ok = (schemaName: string, description: string) => ({ description, content: { 'application/json': { schema: ref('schemas', schemaName) } } });
+const error = (description: string) => jsonBody(ref('schemas', 'Error'), description);
+
+function otherPaths(config: Config): Json {
+  return {
+    '/api/keys/challenge': {
+      get: {
+        operationId: 'getClaimChallenge',
+        summary: 'Issue a claim challenge',
+        description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge for the same wallet invalidates older ones.',
+        tags: ['Keys'],
+        security: [],
+        parameters: [{ name: 'wallet', in: 'query', required: false, description: 'Bind the challenge to this wallet (base58)', schema: { type: 'string', minLength: 32, maxLength: 44 }, example: EXAMPLE_WALLET }],
+        responses: { '200': { ...ok('Challenge', 'The challenge'), headers: RATE_HEADERS }, '400': ref('responses', 'BadRequest'), '429': ref('responses', 'TooManyRequests') },
+      },
+    },
+    '/api/keys/claim': {
+      post: {
+        operationId: 'claimApiKey',
+        summary: 'Claim an API key',
+        description:
+          'Send {wallet, signature, challenge}: the base58 Ed25519 signature of the challenge string by the wallet that deposited. Returns the key once; earlier keys of the wallet are revoked and its credit moves to the new key.',
+        tags: ['Keys'],
+        security: [],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'ClaimRequest') } } },
+        responses: {
+          '200': { ...ok('Claim', 'The new key, shown once'), headers: RATE_HEADERS },
+          '400': ref('responses', 'BadRequest'),
+          '401': error('Invalid signature: the challenge is unknown, expired, used or superseded, or the signature does not verify'),
+          '404': error('No pending key for this wallet: no deposit seen yet'),
+          '413': ref('responses', 'PayloadTooLarge'),
+          '429': ref('responses', 'TooManyRequests'),
+        },
+      },
+    },
+    '/api/keys/me': {
+      get: {
+        operationId: 'getMyAccount',
+        summary: 'Your key, credit and free calls',
+        description: 'Free. The account behind the key sent.',
+        tags: ['Keys'],
+        security: [{ apiKey: [] }, { bearer: [] }],
+        responses: { '200': { ...ok('Account', 'The account'), headers: RATE_HEADERS }, '401': error('Missing or invalid API key'), '429': ref('responses', 'TooManyRequests') },
+      },
+    },
+    '/api/payments/webhook': {
+      post: {
+        operationId: 'depositWebhook',
+        summary: 'Deposit notification (payment provider push)',
+        description: `Helius enhanced-transaction array. The Authorization header must equal the configured secret. Each deposit is confirmed on ${config.paymentNetwork} before it is credited. 404 when the webhook is disabled.`,
+        tags: ['Payments'],
+        security: [{ webhookSecret: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['signature'],
+                  properties: {
+                    signature: { type: 'string' },
+                    nativeTransfers: {
+                      type: 'array',
+                      items: { type: 'object', properties: { fromUserAccount: { type: 'string' }, toUserAccount: { type: 'string' }, amount: { type: 'integer', minimum: 0 } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': ok('WebhookResult', 'What was done with each reported deposit'),
+          '400': ref('responses', 'BadRequest'),
+          '401': error('Invalid authorization header'),
+          '404': error('The webhook is disabled on this gateway'),
+          '413': ref('responses', 'PayloadTooLarge'),
+          '500': ref('responses', 'UpstreamFailure'),
+        },
+      },
+    },
+    '/healthz': {
+      get: { operationId: 'getHealth', summary: 'Liveness and database check', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process is up and its database answers') } },
+    },
+    '/.well-known/mcp.json': {
+      get: { operationId: 'getMcpManifest', summary: 'MCP discovery manifest', tags: ['Meta'], security: [], responses: { '200': ok('McpManifest', 'The tools and MCP endpoints') } },
+    },
+    [OPENAPI_PATH]: {
+      get: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI document',
+        description: `Also at ${LEGACY_OPENAPI_PATH}.`,
+        tags: ['Meta'],
+        security: [],
+        responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
+    [LLMS_PATH]: {
+      get: {
+        operationId: 'getLlmsTxt',
+        summary: 'How an agent uses this gateway, in plain text',
+        tags: ['Meta'],
+        security: [],
+        responses: { '200': { description: 'Markdown text (llms.txt)', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
+  };
+}
+
+export function openApiDocument(config: Config): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Chain Intelligence Gateway',
+      version: VERSION,
+      summary: 'Processed Solana data for AI agents, over REST and MCP',
+      description:
+        'Processed Solana data for AI agents. Free endpoints need nothing; paid endpoints need an API key bought with a SOL deposit and ' +
+        `claimed by signing a challenge (see the Keys operations and ${LLMS_PATH}). The same capabilities are MCP tools at /mcp (Streamable HTTP) and /mcp/sse (HTTP+SSE).`,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'This gateway' }],
+    tags: [
+      { name: 'Free', description: 'Free capabilities: no key needed' },
+      { name: 'Paid', description: `Paid capabilities: ${config.priceLamports} lamports per call after the free-call allowance` },
+      { name: 'Keys', description: 'Buy and inspect an API key' },
+      { name: 'Payments', description: 'Deposit notifications' },
+      { name: 'Meta', description: 'Health and discovery' },
+    ],
+    paths: {
+      ...Object.fromEntries(CAPABILITIES.map((cap) => [restPath(cap), { [cap.method.toLowerCase()]: capabilityOperation(cap, config.priceLamports) }])),
+      ...otherPaths(config),
+    },
+    components: components(),
+  };
+}
+
+export function openApiRoutes(config: Config) {
+  // Built once: the document depends only on the registry and the settings.
+  const body = openApiDocument(config);
+  return new Elysia({ name: 'openapi' }).get(OPENAPI_PATH, () => json(200, body)).get(LEGACY_OPENAPI_PATH, () => json(200, body));
+}
