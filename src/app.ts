@@ -5,12 +5,14 @@ import { keyRoutes } from './http/keys.ts';
 import { metaRoutes } from './http/meta.ts';
 import { MalformedBody, MAX_BODY_BYTES, parseJsonBody, PayloadTooLarge } from './http/body.ts';
 import { jsonResponse as json } from './json.ts';
+import { LLMS_TXT_PATH, llmsTxt } from './llms.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { openApiRoutes } from './http/openapi.ts';
 import { restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 
 export function buildApp(s: Services) {
+  const llms = llmsTxt(s.config);
   return (
     new Elysia({
       // reusePort would let a second gateway bind the same port silently and steal traffic.
@@ -39,6 +41,7 @@ export function buildApp(s: Services) {
         }
       })
       .use(openApiRoutes(s.config))
+      .get(LLMS_TXT_PATH, () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8' } }))
       .use(metaRoutes(s))
       .use(restRoutes(s))
       .use(keyRoutes(s))

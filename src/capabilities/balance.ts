@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { formatUnits, SOL_DECIMALS } from '../chain/format.ts';
 import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';

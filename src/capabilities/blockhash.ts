@@ -1,4 +1,4 @@
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { u64 } from './output.ts';
 import { network } from './params.ts';

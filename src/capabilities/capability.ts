@@ -1,7 +1,6 @@
 // A capability is written once: its input fields, its price class and its function. REST routes,
 // MCP tools, the manifest and the OpenAPI document are all generated from the registry of these.
-import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { Type as t, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { Upstream } from '../chain/upstream.ts';
 import { NETWORKS, type Config, type Network } from '../config.ts';
 import type { Logger } from '../log.ts';

@@ -1,6 +1,6 @@
 import { describeTransaction } from '../chain/tx/describe.ts';
 import { notFound } from '../errors.ts';
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { NETWORKS } from '../config.ts';
 import { defineCapability } from './capability.ts';
 import { anyJson, base58Address, base58Signature, nullable, rawAmount, u64, uiAmount } from './output.ts';

@@ -2,7 +2,7 @@ import { findAssociatedTokenPda } from '@solana-program/token';
 import { address as toAddress } from '@solana/kit';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { notFound } from '../errors.ts';
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { base58Address, rawAmount, uiAmount } from './output.ts';
 import { EXAMPLE_MINT, EXAMPLE_WALLET } from './examples.ts';

@@ -1,7 +1,7 @@
 import { computeFeeTiers, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
 import { UpstreamError } from '../chain/upstream.ts';
 import { serverError } from '../errors.ts';
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { base58Address } from './output.ts';
 import { addressList, integer, network } from './params.ts';

@@ -1,8 +1,9 @@
 // Building blocks of the output schemas. Each says what the JSON carries, and its TypeScript type
 // is what the capability may put there before serialization (src/json.ts writes bigints and raw
 // JSON numbers exactly), so a capability's return type follows from its schema.
-import type { TSchema } from '@sinclair/typebox';
-import { t } from 'elysia';
+// TypeBox's own Type, not Elysia's `t`: Elysia's t.Integer also accepts numeric strings (for query
+// strings), which is wrong for what the gateway answers.
+import { Type as t, type TSchema } from '@sinclair/typebox';
 
 /** What JSON.rawJSON returns: a number written into the JSON text exactly as given. */
 export interface RawJsonNumber {

@@ -1,5 +1,5 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { anyJson, base58Address, nullable, u64 } from './output.ts';
 import { base64Transaction, network } from './params.ts';

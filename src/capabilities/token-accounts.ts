@@ -1,6 +1,6 @@
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { mintSymbol } from '../chain/format.ts';
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { base58Address, nullable, rawAmount, uiAmount } from './output.ts';
 import { EXAMPLE_WALLET } from './examples.ts';

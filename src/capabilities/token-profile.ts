@@ -1,6 +1,6 @@
 import { holderFromRpc, ownerAccountFromRpc, TOP_N, tokenAccountOwnerFromRpc, type Holder } from '../chain/token/holders.ts';
 import { parseMintAccount } from '../chain/token/mint.ts';
-import { t } from 'elysia';
+import { Type as t } from '@sinclair/typebox';
 import { buildTokenProfile, FLAG_RULES } from '../chain/token/risk.ts';
 import { UpstreamError, type Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';

@@ -1,8 +1,7 @@
 // The OpenAPI 3.1 document, generated from the capability registry (inputs and output schemas are
 // the capabilities' own) plus the key, payment and meta routes. Written by hand rather than through
 // @elysiajs/swagger, whose 3.0.3 output mixed 3.1 keywords and carried no response schemas.
-import type { TSchema } from '@sinclair/typebox';
-import { t } from 'elysia';
+import { Type as t, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { restPath, successSchema, type Capability } from '../capabilities/capability.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';

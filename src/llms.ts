@@ -1,0 +1,77 @@
+// /llms.txt (llmstxt.org): what an agent reading one plain file needs to use this gateway, generated
+// from the capability registry and the settings, like the OpenAPI document and the MCP manifest.
+// It lives beside both faces (it names REST routes and MCP endpoints) and imports neither's routes.
+import { restPath, type Capability } from './capabilities/capability.ts';
+import { CAPABILITIES } from './capabilities/registry.ts';
+import { formatUnits, SOL_DECIMALS } from './chain/format.ts';
+import { NETWORKS, type Config } from './config.ts';
+import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
+
+export const LLMS_TXT_PATH = '/llms.txt';
+
+const sol = (lamports: number) => `${formatUnits(BigInt(lamports), SOL_DECIMALS)} SOL`;
+
+function usage(cap: Capability): string {
+  const fields = Object.entries(cap.params);
+  if (cap.method === 'POST') return `POST ${restPath(cap)} with a JSON body {${fields.map(([k, p]) => `"${k}"${p.required ? '' : '?'}`).join(', ')}}`;
+  const required = fields.filter(([, p]) => p.required).map(([k]) => `${k}=<${k}>`);
+  const optional = fields.filter(([, p]) => !p.required).map(([k]) => `${k}=…`);
+  const query = required.length
+    ? `?${required.join('&')}${optional.map((o) => `[&${o}]`).join('')}`
+    : optional.map((o, i) => `[${i ? '&' : '?'}${o}]`).join('');
+  return `GET ${restPath(cap)}${query}`;
+}
+
+function capabilityEntry(cap: Capability, priceLamports: number): string {
+  const price = cap.paid ? `Paid (${priceLamports} lamports)` : 'Free';
+  const params = Object.entries(cap.params)
+    .map(([k, p]) => `\`${k}\`${p.required ? ' (required)' : ''}: ${(p.schema as { description?: string }).description ?? ''}`)
+    .join('; ');
+  return `- \`${usage(cap)}\` · MCP tool \`${cap.tool}\` · ${price}. ${cap.description}${params ? ` Parameters: ${params}.` : ''}`;
+}
+
+export function llmsTxt(config: Config): string {
+  const paid = CAPABILITIES.filter((c) => c.paid);
+  const free = CAPABILITIES.filter((c) => !c.paid);
+  const deposit = config.gatewayAddress
+    ? `Send at least ${config.minDepositLamports} lamports (${sol(config.minDepositLamports)}) to \`${config.gatewayAddress}\` on ${config.paymentNetwork} from the wallet that will own the key. Credit is 1:1 with the lamports deposited.`
+    : 'Deposits are not configured on this gateway (no GATEWAY_ADDRESS), so keys cannot be bought here; free capabilities still work.';
+  return [
+    '# Chain Intelligence Gateway',
+    '',
+    '> Processed Solana data for AI agents over REST (JSON) and MCP: balances, blockhash, token holdings, transaction history, associated token accounts, token security profiles, priority-fee tiers, transaction decoding and simulation.',
+    '',
+    `Every capability takes an optional \`network\`: ${NETWORKS.map((n) => `\`${n}\``).join(' or ')} (default \`mainnet-beta\`). ` +
+      `${free.map((c) => c.name).join(' and ')} are free; the other ${paid.length} cost ${config.priceLamports} lamports (${sol(config.priceLamports)}) per call, ` +
+      `after ${config.freeCalls} free calls granted on a wallet's first claim. A rejected request (400) costs nothing, and a call that fails is refunded. ` +
+      'Success bodies carry `network` and `live_status: "SUCCESS"`; error bodies carry `error` (and often `hint`). Raw token amounts are decimal strings beside `decimals`; lamports are JSON integers.',
+    '',
+    '## Capabilities',
+    '',
+    ...CAPABILITIES.map((c) => capabilityEntry(c, config.priceLamports)),
+    '',
+    '## Buying and sending an API key',
+    '',
+    `1. ${deposit}`,
+    '2. `GET /api/keys/challenge?wallet=<your wallet>` returns `{"challenge": "<64 hex chars>", ...}`, valid for a few minutes.',
+    "3. Sign the challenge string's UTF-8 bytes with the wallet's Ed25519 key; encode the 64-byte signature in base58.",
+    '4. `POST /api/keys/claim` with `{"wallet": "<wallet>", "signature": "<base58>", "challenge": "<challenge>"}` returns `{"apiKey": "cig_…"}` once. 404 means the deposit has not been seen yet; 401 means the challenge or signature is wrong (ask for a new challenge).',
+    '5. Send the key on every paid call as the `x-api-key` header (or `Authorization: Bearer <key>`). `GET /api/keys/me` shows the credit and free calls left; paid answers carry `x-credits-remaining` and `x-free-calls-remaining` headers.',
+    '',
+    'Without a usable key a paid call answers 402 with `priceLamports`, `payTo` and `instructions`. Too many requests answer 429 with `Retry-After`; REST and MCP share one rate limit.',
+    '',
+    '## MCP',
+    '',
+    `- Streamable HTTP: \`${MCP_HTTP_PATH}\``,
+    `- HTTP+SSE: \`GET ${MCP_SSE_PATH}\` opens the stream; its first event names \`${MCP_MESSAGES_PATH}?sessionId=…\`, where JSON-RPC messages are POSTed.`,
+    `- Tools: ${CAPABILITIES.map((c) => `\`${c.tool}\``).join(', ')}; each returns the same JSON as its REST route. Send the key as the \`x-api-key\` (or \`Authorization: Bearer\`) header on every MCP request.`,
+    `- Client configuration: \`{"mcpServers": {"solana": {"url": "<this gateway>${MCP_HTTP_PATH}", "headers": {"x-api-key": "<your key>"}}}}\``,
+    '',
+    '## Reference',
+    '',
+    '- [OpenAPI 3.1 document](/openapi.json): every route with its parameters, response schemas and errors',
+    '- [MCP manifest](/.well-known/mcp.json): the MCP tools and endpoints',
+    '- [Health](/healthz)',
+    '',
+  ].join('\n');
+}

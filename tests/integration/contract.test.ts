@@ -1,0 +1,272 @@
+// The API contract held against live answers: every route of the OpenAPI document is called on
+// the real server (loopback, sandbox chain, a key bought with a real deposit) for its success and
+// for each error it documents, and every body is validated against the documented schema with a
+// JSON Schema 2020-12 validator. At the end, every documented (operation, status) pair must have
+// been seen: a status the document promises but no test produced fails here, as does a status the
+// server answers but the document does not list.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { getTransferSolInstruction } from '@solana-program/system';
+import {
+  appendTransactionMessageInstruction,
+  blockhash as toBlockhash,
+  compileTransaction,
+  createNoopSigner,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+} from '@solana/kit';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { successSchema } from '../../src/capabilities/capability.ts';
+import { CAPABILITIES } from '../../src/capabilities/registry.ts';
+import { EXAMPLES } from '../../src/http/openapi-examples.ts';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { claim, fundedKey, heliusPayload, signChallenge } from '../support/agent.ts';
+
+const PRICE = 2_200_000;
+const SECRET = 'whsec_contract';
+
+let chain: Sandbox;
+let gw: TestGateway;
+let doc: any;
+let H: Record<string, string>;
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+/** operationId -> statuses answered and validated. */
+const seen = new Map<string, Set<string>>();
+
+type Answer = { status: number; body: any; headers: Headers; text: string };
+
+async function request(base: string, method: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    body: opts.body,
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body, headers: res.headers, text };
+}
+
+const deref = (node: any): any => {
+  if (!node?.$ref) return node;
+  return deref((node.$ref as string).slice(2).split('/').reduce((o: any, k: string) => o[k], doc));
+};
+
+/** Calls a route and checks the answer against what the document says for that status. */
+async function check(
+  expected: number,
+  method: 'GET' | 'POST',
+  path: string,
+  opts: { body?: unknown; headers?: Record<string, string>; base?: string } = {},
+): Promise<Answer> {
+  const answer = await request(opts.base ?? gw.url, method, path, {
+    headers: opts.headers,
+    body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+  });
+  const route = path.split('?')[0]!;
+  const op = doc.paths[route]?.[method.toLowerCase()];
+  expect(op, `${method} ${route} is documented`).toBeDefined();
+  if (answer.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status} ${answer.text.slice(0, 300)}`);
+  const response = deref(op.responses[String(answer.status)]);
+  expect(response, `${op.operationId} documents ${answer.status}`).toBeDefined();
+  const [type, media] = Object.entries(response.content as Record<string, any>)[0]!;
+  expect(answer.headers.get('content-type') ?? '').toContain(type);
+  const validate = media.schema.$ref ? ajv.getSchema(`urn:gateway:openapi${media.schema.$ref}`)! : ajv.compile(media.schema);
+  if (!validate(answer.body)) throw new Error(`${op.operationId} ${answer.status}: ${ajv.errorsText(validate.errors)}\n${answer.text.slice(0, 500)}`);
+  if (!seen.has(op.operationId)) seen.set(op.operationId, new Set());
+  seen.get(op.operationId)!.add(String(answer.status));
+  return answer;
+}
+
+function transferTx(from: Address, to: Address, lamports: bigint) {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(from, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash('H3asooJct4u6fQmtgTGEKrBhhuSnaHJoYJuB4N1eNG4z'), lastValidBlockHeight: 1n }, m),
+    (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: createNoopSigner(from), destination: to, amount: lamports }), m),
+  );
+  return getBase64EncodedWireTransaction(compileTransaction(message));
+}
+
+beforeAll(async () => {
+  chain = await startSandbox();
+  const gatewayAddress = (await generateKeyPairSigner()).address;
+  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: SECRET, freeCalls: 0, rpcRetries: 0 });
+  doc = (await gw.get('/openapi.json')).body;
+  // Refs in the document (#/components/...) resolve against the document itself.
+  ajv.addSchema({ ...doc, $id: 'urn:gateway:openapi' });
+  H = { 'x-api-key': (await fundedKey(gw, chain, 100 * PRICE)).key };
+});
+afterAll(async () => {
+  await gw.stop();
+  await chain.stop();
+});
+
+describe('capabilities: success and every documented error validate against the document', () => {
+  test('balance and blockhash (free)', async () => {
+    const w = await chain.newWallet(1_234_567_890n);
+    const balance = await check(200, 'GET', `/api/chain/balance?wallet=${w.address}`);
+    // Exact: never 1.2345678900000001 (floating-point lamports / 1e9).
+    expect(balance.text).toContain('"balance_lamports":1234567890,"balance_sol":1.23456789,');
+    await check(200, 'GET', `/api/chain/balance?wallet=${w.address}&network=devnet`);
+    await check(400, 'GET', '/api/chain/balance?wallet=nope');
+    await check(200, 'GET', '/api/chain/blockhash');
+    await check(400, 'GET', '/api/chain/blockhash?network=testnet');
+  });
+
+  test('token-accounts, find-ata and token-profile on real mints', async () => {
+    const owner = await chain.newWallet();
+    const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+    const t22 = await chain.createMint({ authority: chain.payer, decimals: 9, tokenProgram: 'token-2022' });
+    await chain.mintTo(mint, chain.payer, owner.address, 1_500_000n);
+    await chain.mintTo(t22, chain.payer, owner.address, 18_446_744_073_709_551_615n);
+    const holdings = await check(200, 'GET', `/api/chain/token-accounts?wallet=${owner.address}`, { headers: H });
+    expect(holdings.body.tokenCount).toBe(2);
+    await check(200, 'GET', `/api/chain/find-ata?wallet=${owner.address}&mint=${mint}`, { headers: H });
+    await check(200, 'GET', `/api/chain/find-ata?wallet=${(await generateKeyPairSigner()).address}&mint=${t22}`, { headers: H });
+    await check(404, 'GET', `/api/chain/find-ata?wallet=${owner.address}&mint=${owner.address}`, { headers: H });
+    const profile = await check(200, 'GET', `/api/chain/token-profile?mint=${t22}`, { headers: H });
+    expect(profile.body.topHolders.length).toBe(1);
+    await check(200, 'GET', `/api/chain/token-profile?mint=${mint}`, { headers: H });
+    await check(404, 'GET', `/api/chain/token-profile?mint=${(await generateKeyPairSigner()).address}`, { headers: H });
+  });
+
+  test('transactions, decode-tx and simulate on real transactions', async () => {
+    const from = await chain.newWallet(3_000_000_000n);
+    const to = (await generateKeyPairSigner()).address;
+    const sig = await chain.transferSol(from, to, 123_456_789n, { memo: 'contract' });
+    const failed = await chain.failingTransaction(from);
+    const list = await check(200, 'GET', `/api/chain/transactions?wallet=${from.address}&limit=1`, { headers: H });
+    expect(list.body.nextBefore).not.toBeNull();
+    await check(200, 'GET', `/api/chain/transactions?wallet=${from.address}&before=${list.body.nextBefore}`, { headers: H });
+    await check(200, 'GET', `/api/chain/decode-tx?signature=${sig}`, { headers: H });
+    await check(200, 'GET', `/api/chain/decode-tx?signature=${failed}`, { headers: H });
+    await check(404, 'GET', `/api/chain/decode-tx?signature=${'1'.repeat(64)}`, { headers: H });
+    await check(200, 'POST', '/api/chain/simulate', { headers: H, body: { transaction: transferTx(from.address, to, 1_000n) } });
+    await check(200, 'POST', '/api/chain/simulate', { headers: H, body: { transaction: transferTx(to, from.address, 1_000n) } });
+    await check(413, 'POST', '/api/chain/simulate', { headers: H, body: { transaction: 'A'.repeat(70_000) } });
+  });
+
+  test('optimal-fee with and without accounts and compute units', async () => {
+    const payer = await chain.newWallet(1_000_000_000n);
+    for (const price of [1_000, 5_000, 20_000]) await chain.transferSol(payer, chain.payer.address, 1000n, { computeUnitPrice: BigInt(price) });
+    await check(200, 'GET', '/api/chain/optimal-fee?computeUnits=200000', { headers: H });
+    await check(200, 'GET', `/api/chain/optimal-fee?accounts=${payer.address}`, { headers: H });
+  });
+
+  test('every capability: 400 for bad input, 402 without a key, 500 when the node fails', async () => {
+    for (const cap of CAPABILITIES) {
+      const path = `/api/chain/${cap.name}`;
+      const good = Object.fromEntries(Object.entries(cap.params).flatMap(([k, p]) => (p.required ? [[k, p.example!]] : [])));
+      const send = (query: Record<string, string>, headers: Record<string, string> = {}) =>
+        cap.method === 'GET' ? (status: number) => check(status, 'GET', `${path}?${new URLSearchParams(query)}`, { headers }) : (status: number) => check(status, 'POST', path, { body: query, headers });
+      await send({ ...good, network: 'moonnet' }, H)(400);
+      if (cap.paid) await send(good)(402);
+      if (cap.paid) await send(good, { 'x-api-key': 'cig_notakey' })(402);
+      chain.fault({ mode: 'rpcError', code: -32603, message: 'node is behind' });
+      try {
+        // devnet: nothing cached there from the calls above, so the node is really asked.
+        await send({ ...good, network: 'devnet' }, H)(500);
+      } finally {
+        chain.fault(null);
+      }
+    }
+  });
+});
+
+describe('keys, webhook and meta routes', () => {
+  test('challenge, claim and me: success and each documented error', async () => {
+    const wallet = await chain.newWallet(1_000_000_000n);
+    await check(200, 'GET', '/api/keys/challenge');
+    await check(400, 'GET', '/api/keys/challenge?wallet=bad');
+    const { body } = await check(200, 'GET', `/api/keys/challenge?wallet=${wallet.address}`);
+    await check(404, 'POST', '/api/keys/claim', { body: { wallet: wallet.address, signature: await signChallenge(wallet, body.challenge), challenge: body.challenge } });
+    await check(400, 'POST', '/api/keys/claim', { body: { wallet: wallet.address } });
+    await check(401, 'POST', '/api/keys/claim', { body: { wallet: wallet.address, signature: '1'.repeat(88), challenge: 'ab'.repeat(32) } });
+    await check(413, 'POST', '/api/keys/claim', { body: { wallet: 'x'.repeat(70_000) } });
+    const sig = await chain.transferSol(wallet, gw.config.gatewayAddress as Address, BigInt(PRICE));
+    await check(200, 'POST', '/api/payments/webhook', { body: heliusPayload(sig, wallet.address, gw.config.gatewayAddress!, PRICE), headers: { authorization: SECRET } });
+    const claimed = await claim({ get: (p) => check(200, 'GET', p), post: (p, b) => check(200, 'POST', p, { body: b }) }, wallet);
+    await check(200, 'GET', '/api/keys/me', { headers: { 'x-api-key': claimed.body.apiKey } });
+    await check(200, 'GET', '/api/keys/me', { headers: { authorization: `Bearer ${claimed.body.apiKey}` } });
+    await check(401, 'GET', '/api/keys/me');
+  });
+
+  test('webhook: 400, 401, 413, 500 and 404 when disabled', async () => {
+    await check(400, 'POST', '/api/payments/webhook', { body: { not: 'an array' }, headers: { authorization: SECRET } });
+    await check(401, 'POST', '/api/payments/webhook', { body: [], headers: { authorization: 'wrong' } });
+    await check(413, 'POST', '/api/payments/webhook', { body: 'x'.repeat(70_000), headers: { authorization: SECRET } });
+    const from = await chain.newWallet(1_000_000_000n);
+    const sig = await chain.transferSol(from, gw.config.gatewayAddress as Address, BigInt(PRICE));
+    chain.fault({ mode: 'rpcError', code: -32603, message: 'node is behind' }, { methods: ['getTransaction'] });
+    try {
+      await check(500, 'POST', '/api/payments/webhook', { body: heliusPayload(sig, from.address, gw.config.gatewayAddress!, PRICE), headers: { authorization: SECRET } });
+    } finally {
+      chain.fault(null);
+    }
+    const bare = await startGateway({ mainnetRpcUrls: [chain.url] });
+    try {
+      await check(404, 'POST', '/api/payments/webhook', { body: [], base: bare.url });
+    } finally {
+      await bare.stop();
+    }
+  });
+
+  test('meta routes', async () => {
+    await check(200, 'GET', '/healthz');
+    await check(200, 'GET', '/.well-known/mcp.json');
+    const self = await check(200, 'GET', '/openapi.json');
+    expect(self.body.openapi).toBe('3.1.0');
+    await check(200, 'GET', '/llms.txt');
+  });
+
+  test('429 on every rate-limited route once the bucket is empty', async () => {
+    const tight = await startGateway({ mainnetRpcUrls: [chain.url], rateLimitRps: 0.001, rateLimitBurst: 1 });
+    try {
+      await check(200, 'GET', '/api/chain/blockhash', { base: tight.url });
+      for (const cap of CAPABILITIES) {
+        const query = new URLSearchParams(Object.fromEntries(Object.entries(cap.params).flatMap(([k, p]) => (p.required ? [[k, p.example!]] : []))));
+        const limited = await check(429, cap.method, `/api/chain/${cap.name}${cap.method === 'GET' ? `?${query}` : ''}`, {
+          base: tight.url,
+          ...(cap.method === 'POST' ? { body: Object.fromEntries(query) } : {}),
+        });
+        expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      await check(429, 'GET', '/api/keys/challenge', { base: tight.url });
+      await check(429, 'POST', '/api/keys/claim', { base: tight.url, body: {} });
+      await check(429, 'GET', '/api/keys/me', { base: tight.url });
+    } finally {
+      await tight.stop();
+    }
+  });
+});
+
+test('every output schema is strict JSON Schema 2020-12 (no unknown formats or keywords)', () => {
+  const strict = new Ajv2020({ strict: true });
+  for (const cap of CAPABILITIES) expect(() => strict.compile(JSON.parse(JSON.stringify(successSchema(cap))))).not.toThrow();
+});
+
+test('the recorded examples in the document validate against their schemas', () => {
+  for (const cap of CAPABILITIES) {
+    const example = EXAMPLES[cap.name];
+    if (!example) continue;
+    const validate = ajv.getSchema(`urn:gateway:openapi#/components/schemas/${cap.name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase())}Result`)!;
+    expect(validate(example.response), `${cap.name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+});
+
+test('every documented (operation, status) was answered and validated', () => {
+  const documented: string[] = [];
+  for (const item of Object.values(doc.paths) as any[]) {
+    for (const op of Object.values(item) as any[]) for (const status of Object.keys(op.responses)) documented.push(`${op.operationId} ${status}`);
+  }
+  const answered = [...seen].flatMap(([op, statuses]) => [...statuses].map((s) => `${op} ${s}`));
+  expect(documented.filter((d) => !answered.includes(d)).sort()).toEqual([]);
+});

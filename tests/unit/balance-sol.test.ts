@@ -1,0 +1,21 @@
+// balance_sol is written digit for digit from the lamports: floating point gave 1.2345678900000001
+// for 1,234,567,890 lamports and cannot hold the digits of a balance beyond 2^53 lamports at all.
+import { expect, test } from 'bun:test';
+import { lamportsToSol } from '../../src/capabilities/balance.ts';
+import { toJson } from '../../src/json.ts';
+
+test.each([
+  [1_234_567_890n, '1.23456789'],
+  [0n, '0'],
+  [1n, '0.000000001'],
+  [100_000_000n, '0.1'],
+  [300_000_000n, '0.3'],
+  [9_007_199_254_740_993n, '9007199.254740993'],
+  [18_446_744_073_709_551_615n, '18446744073.709551615'],
+])('%p lamports are %s SOL in the JSON text', (lamports, sol) => {
+  expect(toJson({ balance_sol: lamportsToSol(lamports) })).toBe(`{"balance_sol":${sol}}`);
+});
+
+test('the float it replaced really was wrong for these values (the test can fail)', () => {
+  expect(String(Number(1_234_567_890n / 1_000_000_000n) + Number(1_234_567_890n % 1_000_000_000n) / 1e9)).not.toBe('1.23456789');
+});
