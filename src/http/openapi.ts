@@ -151,7 +151,7 @@ function components(): Json {
         headers: { 'Retry-After': ref('headers', 'RetryAfter'), ...RATE_HEADERS },
       },
       UpstreamFailure: jsonBody(ref('schemas', 'Error'), 'The chain RPC (or the server) failed; a paid call is refunded', {
-        example: { error: 'Upstream RPC request failed: timeout after 10000 ms', live_status: 'FAILED' },
+        example: { error: 'Upstream RPC error -32005: Node is behind by 42 slots', live_status: 'FAILED' },
       }),
     },
   };

@@ -248,6 +248,24 @@ describe('keys, webhook and meta routes', () => {
   });
 });
 
+test('the error examples of the document are real answers', async () => {
+  const example = (name: string) => doc.components.responses[name].content['application/json'].example;
+  expect((await check(400, 'GET', '/api/chain/balance?wallet=nope')).body).toMatchObject(example('BadRequest'));
+  chain.fault({ mode: 'rpcError', code: -32005, message: 'Node is behind by 42 slots' });
+  try {
+    expect((await check(500, 'GET', '/api/chain/balance?wallet=8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H&network=devnet')).body).toMatchObject(example('UpstreamFailure'));
+  } finally {
+    chain.fault(null);
+  }
+  const tight = await startGateway({ mainnetRpcUrls: [chain.url], rateLimitRps: 1, rateLimitBurst: 1 });
+  try {
+    await check(200, 'GET', '/api/chain/blockhash', { base: tight.url });
+    expect((await check(429, 'GET', '/api/chain/blockhash', { base: tight.url })).body).toEqual(example('TooManyRequests'));
+  } finally {
+    await tight.stop();
+  }
+});
+
 test('every output schema is strict JSON Schema 2020-12 (no unknown formats or keywords)', () => {
   const strict = new Ajv2020({ strict: true });
   for (const cap of CAPABILITIES) expect(() => strict.compile(JSON.parse(JSON.stringify(successSchema(cap))))).not.toThrow();
