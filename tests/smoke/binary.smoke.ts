@@ -1,6 +1,7 @@
 // Smoke test of the built executable, run by .ci/run after `bun run build`: dist/gateway copied
 // alone into an empty folder starts, creates its database, and serves real data from the sandbox.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,14 @@ test('/healthz and /.well-known/mcp.json answer', async () => {
   const manifest = await fetch(url + '/.well-known/mcp.json').then((r) => r.json() as Promise<any>);
   expect(manifest.mcp_sse_endpoint).toBe('/mcp/sse');
   expect(manifest.tools.map((t: { name: string }) => t.name)).toContain('get_chain_balance');
+});
+
+test('the binary carries the OpenAPI document with its recorded examples, and /llms.txt', async () => {
+  const doc = await fetch(url + '/openapi.json').then((r) => r.json() as Promise<any>);
+  expect(doc.openapi).toBe('3.1.0');
+  expect(doc.paths['/api/chain/decode-tx'].get.responses['200'].content['application/json'].example).toEqual(EXAMPLES['decode-tx']!.response);
+  const llms = await fetch(url + '/llms.txt').then((r) => r.text());
+  expect(llms).toContain('MCP tool `decode_tx`');
 });
 
 test("a balance call returns the sandbox chain's real balance", async () => {
