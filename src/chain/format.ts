@@ -22,7 +22,10 @@ export function formatUnits(raw: bigint, decimals: number): string {
   } else {
     const padded = digits.padStart(decimals + 1, '0');
     const whole = padded.slice(0, padded.length - decimals);
-    const fraction = padded.slice(padded.length - decimals).replace(/0+$/, '');
+    // Trim trailing zeros by scanning (a `/0+$/` regex is quadratic on a long run of zeros).
+    let end = padded.length;
+    while (end > padded.length - decimals && padded.charCodeAt(end - 1) === 48) end--;
+    const fraction = padded.slice(padded.length - decimals, end);
     text = fraction ? `${whole}.${fraction}` : whole;
   }
   return negative && text !== '0' ? `-${text}` : text;

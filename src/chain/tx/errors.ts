@@ -47,12 +47,24 @@ export interface ErrorContext {
 
 const FAILED_LINE = /^Program ([1-9A-HJ-NP-Za-km-z]{32,44}) failed: /;
 
-/** "IncorrectProgramId" -> "incorrect program id". */
+const isUpper = (c: string | undefined) => c !== undefined && c >= 'A' && c <= 'Z';
+const isLower = (c: string | undefined) => c !== undefined && c >= 'a' && c <= 'z';
+const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+
+/**
+ * "IncorrectProgramId" -> "incorrect program id", "HTTPServer" -> "http server". One pass over the text:
+ * the regex pair this replaces backtracked quadratically on a long upper-case run (a node-sent variant
+ * name of 60k characters blocked the event loop for seconds).
+ */
 function humanize(variant: string): string {
-  return variant
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase();
+  let out = '';
+  for (let i = 0; i < variant.length; i++) {
+    const c = variant[i]!;
+    const prev = variant[i - 1];
+    if (isUpper(c) && (isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(variant[i + 1])))) out += ' ';
+    out += c;
+  }
+  return out.toLowerCase();
 }
 
 /** Keep unknown error payloads printable and short (they come from the node, but keep prompts clean). */
@@ -86,7 +98,8 @@ function variantOf(value: unknown): [string, unknown] | null {
 }
 
 function describeVariant(variant: string, payload: unknown): string {
-  const words = `${humanize(variant)} (${sanitize(variant)}`;
+  const name = sanitize(variant);
+  const words = `${humanize(name)} (${name}`;
   if (payload === undefined || payload === null) return `${words})`;
   const accountIndex =
     typeof payload === 'object' && !Array.isArray(payload) ? asNumber((payload as Record<string, unknown>).account_index) : null;

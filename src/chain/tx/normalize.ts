@@ -262,7 +262,8 @@ function tokenBalances(value: unknown, keys: readonly string[], what: string): T
     const ui = obj(b.uiTokenAmount, `${what}[${i}].uiTokenAmount`);
     const accountIndex = smallInt(b.accountIndex, `${what}[${i}].accountIndex`);
     const decimals = smallInt(ui.decimals, `${what}[${i}].decimals`);
-    if (decimals < 0) throw new TransactionFormatError(`${what}[${i}].decimals must not be negative`);
+    // A mint's decimals are a u8 on chain; anything else is not a real balance.
+    if (decimals < 0 || decimals > 255) throw new TransactionFormatError(`${what}[${i}].decimals must be 0..255`);
     return {
       accountIndex,
       account: keys[accountIndex] ?? null,
