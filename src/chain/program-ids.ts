@@ -54,7 +54,34 @@ export const VENUES: readonly Venue[] = [
   // PancakeSwap CLMM (Raydium CLMM fork): connector docs name it with pool DJNtGu… (SOL/USDC), the pool in
   // fixture jupiter-v6-route-sol-usdc-base64.
   { programId: 'HpNfyc2Saw7RKkQd8nEL4khUcuPhQ7WwY1B2qjx8jxFq', name: 'PancakeSwap CLMM', kind: 'exchange' },
+  // Jupiter limit orders ("Trigger"): v2 id in several independent trackers and bots (e.g. a DEX-type test
+  // suite, a Go event parser `JupLimit2ProgramAddress`); v1 id listed beside it as "Jupiter Limit Orders V1".
+  { programId: 'j1o2qRpjcyUwEvwtcfhEQefh773ZgjxcVRry7LDqg5X', name: 'Jupiter Limit Order v2', kind: 'aggregator' },
+  { programId: 'jupoNjAxXgZ4rjzxzPMP4oxduvQsQtZzyknqvzYNrNu', name: 'Jupiter Limit Order v1', kind: 'aggregator' },
 ];
+
+// Programs beyond trading venues whose instructions the decoder names (tx/instructions.ts). Each id was
+// checked against several independent public files (find_string over the code index), noted per line.
+/** Stake program: invoked by the recorded stake-withdraw fixture; solana-program stake `declare_id!`. */
+export const STAKE_PROGRAM = 'Stake11111111111111111111111111111111111111';
+/** Vote program: invoked by the recorded vote fixture. */
+export const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';
+/** Metaplex Token Metadata: invoked by the recorded NFT fixtures. */
+export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
+/** Metaplex Bubblegum (compressed NFTs): NFT-program tables in several trackers; invoked in the recorded block fixture. */
+export const BUBBLEGUM_PROGRAM = 'BGUMAp9Gq7iTEuizy4pqaxsTyUCBK68MDfK752saRPUY';
+/** Kamino Lending (klend): Kamino SDK constants copied in several bots and a CPI crate (`KAMINO_LENDING_PROGRAM_ID`). */
+export const KAMINO_LENDING_PROGRAM = 'KLend2g3cP87fffoy8q1mQqGKjrxjC8boSyAYavgmjD';
+/** MarginFi v2: lending-program tables in several analytics repos. */
+export const MARGINFI_PROGRAM = 'MFv2hWf31Z9kbCa1snEPYctwafyhdvnV7FZnsebVacA';
+/** Solend (SPL token-lending fork): `SOLEND_PROGRAM` in several bots and program-label tables. */
+export const SOLEND_PROGRAM = 'So1endDq2YkqhipRh3WViPa8hdiSpxWy6z3Z6tMCpAo';
+/** Squads multisig v4: carbon's decoder generator, Squads SDK defaults, several wallets' vault checks. */
+export const SQUADS_V4_PROGRAM = 'SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf';
+/** Magic Eden v2 marketplace: the M2 contract README, NFT-marketplace label tables. */
+export const MAGIC_EDEN_V2_PROGRAM = 'M2mx93ekt1fmXSVkTrUL9xVFHkmME8HTUi5Cyc5aF7K';
+/** Tensor marketplace (TCOMP): tensor-foundation marketplace client defaults, marketplace label tables. */
+export const TENSOR_MARKETPLACE_PROGRAM = 'TCMPhJdwDryooaGtiocG1u3xcYbRpiJzb283XfCZsDp';
 
 const venueById = new Map(VENUES.map((v) => [v.programId, v]));
 

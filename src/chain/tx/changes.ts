@@ -1,4 +1,5 @@
-// What moved for one owner (normally the fee payer), from pre/post balances — all maths in bigint.
+// What moved for one owner (each signer, and each owner whose token balances moved), from pre/post
+// balances — all maths in bigint.
 //
 // SOL   = owner's lamport change + the fee (when the owner paid it)
 //         + lamport change of the owner's own token accounts.
@@ -116,4 +117,30 @@ export function balanceChangesFor(tx: NormalizedTransaction, owner: string): Own
   }
 
   return { owner, feeLamports, solLamports, tokenAccountRentLamports, changes };
+}
+
+/**
+ * Changes for every signer (fee payer first, in signing order), then for every other owner whose token
+ * balances moved (first-seen order). Signers are listed even with nothing but a fee; other owners only
+ * when something moved.
+ */
+export function ownerChangesOf(tx: NormalizedTransaction): OwnerChanges[] {
+  const deltas = new Map<string, bigint>(); // owner|mint -> delta
+  const owners: string[] = [];
+  for (const [list, sign] of [
+    [tx.preTokenBalances, -1n],
+    [tx.postTokenBalances, 1n],
+  ] as const) {
+    for (const b of list) {
+      if (b.owner === null) continue;
+      const key = `${b.owner}|${b.mint}`;
+      deltas.set(key, (deltas.get(key) ?? 0n) + sign * b.amount);
+      if (!owners.includes(b.owner)) owners.push(b.owner);
+    }
+  }
+  const moved = owners.filter((o) => [...deltas].some(([key, d]) => d !== 0n && key.startsWith(`${o}|`)));
+  const ordered = [...new Set([...tx.signers, ...moved])];
+  return ordered
+    .map((owner) => balanceChangesFor(tx, owner))
+    .filter((c) => tx.signers.includes(c.owner) || c.changes.length > 0);
 }

@@ -2,11 +2,17 @@
 // `Program <id> invoke [n]` log lines) — never from brand names or other text in the logs, and never
 // from ids that merely sit in the account keys or lookup tables without being invoked.
 //
-// Precedence (DESIGN.md §3): any launchpad venue -> MemeCoin (even when an aggregator routed it);
-// else any aggregator/exchange venue -> Swap; else a plain SOL/token transfer -> Transfer.
-// Anything else (vote, stake, NFT, unknown programs) still gets a category, 'Transfer', with
-// matched = false: it claims no trade and no meme-coin risk, and most such transactions do move
-// value between accounts; the summary then says plainly that it is not a swap or transfer.
+// Beside the category, each instruction is named from its discriminator (instructions.ts) and the
+// transaction gets a `kind`: the most significant of its instructions' kinds (liquidity deposit,
+// pool creation, order placed, ...), so a liquidity deposit on an AMM is not called a swap.
+//
+// Precedence (DESIGN.md §3), for transactions whose kind is a trade (swap, order fill, or a venue
+// instruction the decoder cannot name): any launchpad venue -> MemeCoin (even when an aggregator
+// routed it); else any aggregator/exchange venue -> Swap. A pool (token) created on a launchpad is
+// MemeCoin too (a launchpad mint). Else a plain SOL/token transfer -> Transfer. Anything else
+// (liquidity, orders placed or cancelled, lending, stake, NFT, vote, unknown programs) still gets a
+// category, 'Transfer', with matched = false: it claims no trade and no meme-coin risk, and `kind`
+// and the summary say what it is.
 
 import {
   ASSOCIATED_TOKEN_PROGRAM,
@@ -16,9 +22,20 @@ import {
   SYSTEM_PROGRAM,
   TOKEN_2022_PROGRAM,
   TOKEN_PROGRAM,
+  BUBBLEGUM_PROGRAM,
+  KAMINO_LENDING_PROGRAM,
+  MAGIC_EDEN_V2_PROGRAM,
+  MARGINFI_PROGRAM,
+  SOLEND_PROGRAM,
+  SQUADS_V4_PROGRAM,
+  STAKE_PROGRAM,
+  TENSOR_MARKETPLACE_PROGRAM,
+  TOKEN_METADATA_PROGRAM,
   type Venue,
+  VOTE_PROGRAM,
   venueOf,
 } from '../program-ids';
+import { type ActionKind, dominantKind, identifyInstruction } from './instructions';
 import { shortenAddress } from '../format';
 import type { NormalizedInstruction, NormalizedTransaction } from './normalize';
 
@@ -36,6 +53,21 @@ export interface Classification {
   readonly venues: readonly Venue[];
   /** Invoked programs that are neither venues nor the plain System/Token/ATA/Memo/Compute Budget programs. */
   readonly otherPrograms: readonly string[];
+  /** What the transaction does (or tried to): the most significant kind among its actions. */
+  readonly kind: ActionKind;
+  /** What each instruction does, in order (see actionsOf). */
+  readonly actions: readonly Action[];
+}
+
+export interface Action {
+  /** Top-level instruction this action is, or ran under. */
+  readonly instructionIndex: number;
+  /** True when it is a CPI made by a program the decoder does not know (a bot's router, say). */
+  readonly inner: boolean;
+  readonly programId: string;
+  /** Instruction name from the program's IDL or source; null when the program or instruction is not known. */
+  readonly name: string | null;
+  readonly kind: ActionKind;
 }
 
 /** Programs a plain wallet-to-wallet transfer may use. */
@@ -59,9 +91,16 @@ const PROGRAM_NAMES: Readonly<Record<string, string>> = {
   [COMPUTE_BUDGET_PROGRAM]: 'Compute Budget',
   [MEMO_PROGRAM]: 'Memo',
   [MEMO_V1_PROGRAM]: 'Memo v1',
-  Vote111111111111111111111111111111111111111: 'Vote program',
-  Stake11111111111111111111111111111111111111: 'Stake program',
-  metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s: 'Metaplex Token Metadata',
+  [VOTE_PROGRAM]: 'Vote program',
+  [STAKE_PROGRAM]: 'Stake program',
+  [TOKEN_METADATA_PROGRAM]: 'Metaplex Token Metadata',
+  [BUBBLEGUM_PROGRAM]: 'Metaplex Bubblegum',
+  [KAMINO_LENDING_PROGRAM]: 'Kamino Lending',
+  [MARGINFI_PROGRAM]: 'MarginFi v2',
+  [SOLEND_PROGRAM]: 'Solend',
+  [SQUADS_V4_PROGRAM]: 'Squads v4',
+  [MAGIC_EDEN_V2_PROGRAM]: 'Magic Eden v2',
+  [TENSOR_MARKETPLACE_PROGRAM]: 'Tensor Marketplace',
 };
 
 /** Venue or well-known program name, or null. */
@@ -111,6 +150,49 @@ function isInertTopLevelProgram(tx: NormalizedTransaction, programId: string): b
   return !tx.innerInstructions.some((inner) => inner.programId === programId || ownIndexes.includes(inner.topLevelIndex));
 }
 
+/** What one instruction does: from its own discriminator, else (a venue without a table) a swap. */
+function actionOf(ix: NormalizedInstruction, inner: boolean): Action | null {
+  const known = identifyInstruction(ix);
+  if (known) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: known.name, kind: known.kind };
+  // Aggregators and exchanges the decoder has no instruction table for exist to trade.
+  if (venueOf(ix.programId)) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: null, kind: 'swap' };
+  return null;
+}
+
+/**
+ * One action per top-level instruction whose program the decoder knows. For a top-level program it does
+ * not know, the outermost CPIs it made into known non-plain programs stand for it (a trading bot's
+ * router calling a Raydium deposit is a liquidity deposit); with none, it is an `unknown` action, unless
+ * it made no CPI at all next to a plain transfer (inert: see isInertTopLevelProgram).
+ * Compute-budget and memo instructions carry no action.
+ */
+export function actionsOf(tx: NormalizedTransaction): Action[] {
+  const actions: Action[] = [];
+  for (const ix of tx.instructions) {
+    const own = actionOf(ix, false);
+    if (own) {
+      actions.push(own);
+      continue;
+    }
+    if (PLAIN_PROGRAMS.has(ix.programId)) continue; // compute budget, memo
+    const cpis = (tx.innerInstructions ?? [])
+      .filter((inner) => inner.topLevelIndex === ix.topLevelIndex && !PLAIN_PROGRAMS.has(inner.programId))
+      .map((inner) => [inner, actionOf(inner, true)] as const)
+      .filter((pair): pair is readonly [NormalizedInstruction, Action] => pair[1] !== null);
+    if (cpis.length > 0) {
+      const outermost = Math.min(...cpis.map(([inner]) => inner.stackHeight ?? Number.POSITIVE_INFINITY));
+      for (const [inner, action] of cpis) if ((inner.stackHeight ?? Number.POSITIVE_INFINITY) === outermost) actions.push(action);
+      continue;
+    }
+    if (tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId)) continue;
+    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name: null, kind: 'unknown' });
+  }
+  return actions;
+}
+
+/** Kinds that make a transaction a trade (Swap or MemeCoin) when a venue ran. */
+const TRADE_KINDS: ReadonlySet<ActionKind> = new Set(['swap', 'order_fill', 'unknown']);
+
 export function classifyTransaction(tx: NormalizedTransaction): Classification {
   const venues: Venue[] = [];
   const otherPrograms: string[] = [];
@@ -119,16 +201,19 @@ export function classifyTransaction(tx: NormalizedTransaction): Classification {
     if (venue) venues.push(venue);
     else if (!PLAIN_PROGRAMS.has(id)) otherPrograms.push(id);
   }
+  const actions = actionsOf(tx);
+  const kind = dominantKind(actions.map((a) => a.kind));
+  const base = { venues, otherPrograms, kind, actions };
 
-  if (venues.some((v) => v.kind === 'launchpad')) {
-    return { category: 'MemeCoin', matched: true, basis: 'launchpad', venues, otherPrograms };
-  }
-  if (venues.length > 0) {
-    return { category: 'Swap', matched: true, basis: 'venue', venues, otherPrograms };
+  const launchpad = venues.some((v) => v.kind === 'launchpad');
+  if (venues.length > 0 && (TRADE_KINDS.has(kind) || (launchpad && kind === 'pool_create'))) {
+    return launchpad
+      ? { category: 'MemeCoin', matched: true, basis: 'launchpad', ...base }
+      : { category: 'Swap', matched: true, basis: 'venue', ...base };
   }
   const hasPlainTransfer = tx.instructions.some(isPlainTransferInstruction);
-  if (hasPlainTransfer && otherPrograms.every((id) => isInertTopLevelProgram(tx, id))) {
-    return { category: 'Transfer', matched: true, basis: 'plain-transfer', venues, otherPrograms };
+  if (venues.length === 0 && hasPlainTransfer && otherPrograms.every((id) => isInertTopLevelProgram(tx, id))) {
+    return { category: 'Transfer', matched: true, basis: 'plain-transfer', ...base };
   }
-  return { category: 'Transfer', matched: false, basis: 'fallback', venues, otherPrograms };
+  return { category: 'Transfer', matched: false, basis: 'fallback', ...base };
 }

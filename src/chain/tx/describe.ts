@@ -4,8 +4,9 @@
 import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
-import { type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
-import { type AssetChange, type OwnerChanges, balanceChangesFor } from './changes';
+import { type Action, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
+import { type AssetChange, type OwnerChanges, balanceChangesFor, ownerChangesOf } from './changes';
+import { type ActionKind, KIND_TEXT } from './instructions';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedTransaction, normalizeTransaction } from './normalize';
 
@@ -30,6 +31,29 @@ export interface BalanceChangeView {
   readonly counterparty: string | null;
 }
 
+/** One owner's changes: every signer, and every other owner whose token balances moved. */
+export interface OwnerChangesView {
+  readonly owner: string;
+  readonly signer: boolean;
+  readonly feePayer: boolean;
+  /** Fee this owner paid, lamports (non-zero only for the fee payer). */
+  readonly feeLamports: string;
+  /** Non-zero changes net of the fee; SOL first (wrapped SOL folded in). */
+  readonly changes: readonly BalanceChangeView[];
+  /** Lamports put into (+) or recovered from (−) this owner's own token accounts as rent. */
+  readonly tokenAccountRentLamports: string;
+}
+
+/** What one instruction did (see classify.ts actionsOf). */
+export interface ActionView {
+  readonly instructionIndex: number;
+  readonly inner: boolean;
+  readonly programId: string;
+  readonly program: string | null;
+  readonly name: string | null;
+  readonly kind: ActionKind;
+}
+
 /** TransactionErrorInfo with the message located ("instruction 2 (Raydium AMM v4) failed: ...") and meta.err as sent. */
 export type DecodeTxError = Omit<TransactionErrorInfo, 'message'> & {
   readonly message: string;
@@ -45,6 +69,8 @@ export interface DecodeTxBody {
   readonly category: Category;
   /** false when the transaction is none of Swap/MemeCoin/Transfer and `category` is only the fallback. */
   readonly categoryMatched: boolean;
+  /** What it does (or tried to): the most significant kind among its instructions. */
+  readonly kind: ActionKind;
   readonly details: {
     readonly slot: number;
     /** Lamports. */
@@ -64,6 +90,12 @@ export interface DecodeTxBody {
   readonly tokenAccountRentLamports: string;
   /** Every program invoked (top-level, inner, logs), name when known. */
   readonly invokedPrograms: readonly { readonly programId: string; readonly name: string | null }[];
+  /** Accounts that signed, fee payer first. */
+  readonly signers: readonly string[];
+  /** Changes per owner: every signer, then every other owner whose token balances moved. */
+  readonly ownerChanges: readonly OwnerChangesView[];
+  /** What each instruction did, in order. */
+  readonly actions: readonly ActionView[];
   readonly error: DecodeTxError | null;
 }
 
@@ -139,23 +171,79 @@ function movementSummary(tx: NormalizedTransaction, owner: OwnerChanges, named =
   return named ? `for ${shortenAddress(owner.owner)}: ${text}` : text;
 }
 
+/** "deposited 1 SOL and 5 USDC, received 3 LP…" from one owner's side. */
+function flowText(tx: NormalizedTransaction, owner: OwnerChanges, outVerb: string, inVerb: string): string {
+  const outs = owner.changes.filter((c) => c.raw < 0n).map(amountText);
+  const ins = owner.changes.filter((c) => c.raw > 0n).map(amountText);
+  const parts = [...(outs.length > 0 ? [`${outVerb} ${joinList(outs)}`] : []), ...(ins.length > 0 ? [`${inVerb} ${joinList(ins)}`] : [])];
+  return (parts.length > 0 ? parts.join(', ') : noChangeText(tx, owner)) + rentNote(owner.tokenAccountRentLamports);
+}
+
 function invokedText(tx: NormalizedTransaction, cls: Classification): string {
   const shown = cls.otherPrograms.length > 0 ? cls.otherPrograms : tx.invokedProgramIds;
   return `invoked ${joinList(shown.map(programLabel))}`;
 }
 
+/** The action that gives the transaction its kind (first one of that kind). */
+function mainAction(cls: Classification): Action | undefined {
+  return cls.actions.find((a) => a.kind === cls.kind);
+}
+
+/** "Raydium CPMM (deposit)", "Kamino Lending (repay_obligation_liquidity_v2)". */
+function actionWhere(action: Action): string {
+  return `${programLabel(action.programId)}${action.name ? ` (${action.name})` : ''}`;
+}
+
+/** Summary lead for kinds that are not a trade or a plain transfer. */
+function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
+  const action = mainAction(cls);
+  const where = action ? actionWhere(action) : '';
+  switch (cls.kind) {
+    case 'pool_create':
+      return `Created a pool on ${where}: ${flowText(tx, owner, 'deposited', 'received')}`;
+    case 'liquidity_add':
+      return `Added liquidity on ${where}: ${flowText(tx, owner, 'deposited', 'received')}`;
+    case 'liquidity_remove':
+      return `Removed liquidity on ${where}: ${flowText(tx, owner, 'returned', 'received')}`;
+    case 'order_place':
+      return `Placed an order on ${where}: ${flowText(tx, owner, 'put in', 'received')}`;
+    case 'order_cancel':
+      return `Cancelled or closed an order on ${where}: ${flowText(tx, owner, 'paid', 'got back')}`;
+    case 'unknown':
+      return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
+    default:
+      return `Not a swap or transfer: ${invokedText(tx, cls)}; ${KIND_TEXT[cls.kind]} (${action ? `${programLabel(action.programId)} ${action.name ?? ''}`.trim() : ''}); ${movementSummary(tx, owner, true)}`;
+  }
+}
+
 function successSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
   switch (cls.basis) {
     case 'launchpad':
-    case 'venue':
+    case 'venue': {
+      const action = mainAction(cls);
+      if (cls.kind === 'pool_create' && action) {
+        const swapped = cls.actions.some((a) => a.kind === 'swap');
+        return `Created a pool on ${actionWhere(action)}; ${swapped ? swapSummary(tx, cls, owner) : flowText(tx, owner, 'deposited', 'received')}`;
+      }
+      if (cls.kind === 'order_fill' && action) return `${swapSummary(tx, cls, owner)} (order fill on ${actionWhere(action)})`;
       return swapSummary(tx, cls, owner);
+    }
     case 'plain-transfer': {
       const also = cls.otherPrograms.length > 0 ? `; also invoked ${joinList(cls.otherPrograms.map(programLabel))}` : '';
       return capitalize(movementSummary(tx, owner)) + also;
     }
     case 'fallback':
-      return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
+      return kindSummary(tx, cls, owner);
   }
+}
+
+/** "Raydium AMM v4 swap" for a venue's trade, else "instruction 3 (System Program) transfer". */
+function failedSubject(cls: Classification, err: TransactionErrorInfo, failed: Action | undefined): string {
+  const venue = err.programId ? cls.venues.find((v) => v.programId === err.programId) : undefined;
+  if (venue && failed && !failed.inner && (failed.kind === 'swap' || failed.kind === 'unknown')) return `${venue.name} swap`;
+  const label = err.programId ? ` (${programLabel(err.programId)})` : '';
+  const name = failed?.name && !failed.inner ? ` ${failed.name}` : '';
+  return `instruction ${err.instructionIndex}${label}${name}`;
 }
 
 function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges, err: TransactionErrorInfo): string {
@@ -166,25 +254,36 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
   if (err.instructionIndex === null) {
     return `Failed: transaction rejected with ${err.message}; ${cost}`;
   }
+  const failed = cls.actions.find((a) => a.instructionIndex === err.instructionIndex);
+  const main = mainAction(cls);
+  // The instruction that failed is not the one the transaction was for: say what did not happen.
+  const unmet =
+    main && failed && main.instructionIndex !== failed.instructionIndex
+      ? `; the ${KIND_TEXT[main.kind]} on ${actionWhere(main)} (instruction ${main.instructionIndex}) did not complete`
+      : '';
+  const subject = failedSubject(cls, err, failed);
   switch (cls.basis) {
     case 'launchpad':
-    case 'venue': {
-      const failedVenue = err.programId ? cls.venues.find((v) => v.programId === err.programId) : undefined;
-      return `Failed: ${failedVenue?.name ?? venuePhrase(cls)} swap reverted with ${err.message}${raisedBy}; ${cost}`;
-    }
+    case 'venue':
+      return `Failed: ${subject} reverted with ${err.message}${raisedBy}${unmet}; ${cost}`;
     case 'plain-transfer':
       return `Failed: transfer (instruction ${err.instructionIndex}, ${programLabel(err.programId ?? '')}) reverted with ${err.message}${raisedBy}; ${cost}`;
-    case 'fallback':
-      return (
-        `Failed: instruction ${err.instructionIndex}${err.programId ? ` (${programLabel(err.programId)})` : ''} reverted with ` +
-        `${err.message}${raisedBy}; not a swap or transfer: ${invokedText(tx, cls)}; ${cost}`
-      );
+    case 'fallback': {
+      const what = cls.kind === 'unknown' ? 'not a swap or transfer' : `${KIND_TEXT[cls.kind]}, not a swap or transfer`;
+      return `Failed: ${subject} reverted with ${err.message}${raisedBy}${unmet}; ${what}: ${invokedText(tx, cls)}; ${cost}`;
+    }
   }
+}
+
+/** Other signers' changes, appended so the summary speaks for every signer. */
+function coSignerText(tx: NormalizedTransaction, owners: readonly OwnerChanges[], speaker: OwnerChanges): string {
+  const others = owners.filter((o) => o !== speaker && o.changes.length > 0);
+  return others.map((o) => `; co-signer ${shortenAddress(o.owner)} ${movementSummary(tx, o)}`).join('');
 }
 
 function llmContext(network: Network, signature: string, cls: Classification, status: TxStatus, summary: string): string {
   const note = !cls.matched
-    ? ' only as a fallback (it matches no swap, meme-coin or transfer pattern)'
+    ? ` only as a fallback (it matches no swap, meme-coin or transfer pattern; kind: ${cls.kind})`
     : cls.category === 'MemeCoin'
       ? ' (launchpad meme-coin activity, higher risk)'
       : '';
@@ -199,18 +298,36 @@ function plain(value: unknown): unknown {
     : JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null');
 }
 
+export function changeView(c: AssetChange): BalanceChangeView {
+  return {
+    asset: c.asset,
+    symbol: c.asset === 'SOL' ? 'SOL' : mintSymbol(c.asset),
+    decimals: c.decimals,
+    raw: c.raw.toString(),
+    amount: formatUnits(c.raw, c.decimals),
+    counterparty: c.counterparty,
+  };
+}
+
 // ---- entry points -------------------------------------------------------------------------------
 
 /** Describe an already-normalized transaction. */
 export function describeNormalized(tx: NormalizedTransaction, options: DescribeOptions): DecodeTxBody {
   const cls = classifyTransaction(tx);
-  const owner = balanceChangesFor(tx, tx.feePayer);
+  const signerSet = new Set(tx.signers);
+  const owners = ownerChangesOf(tx);
+  const signerChanges = owners.filter((o) => signerSet.has(o.owner));
+  const owner = owners.find((o) => o.owner === tx.feePayer) ?? balanceChangesFor(tx, tx.feePayer);
+  // The summary speaks for the fee payer, or for the first signer that moved anything when the fee payer
+  // only paid the fee (a relayer); other signers' movements follow.
+  const speaker = owner.changes.length > 0 ? owner : (signerChanges.find((o) => o.changes.length > 0) ?? owner);
   const errInfo = describeTransactionError(tx.err, {
     programIdOf: (i) => tx.instructions[i]?.programId,
     logs: tx.logs,
   });
   const status: TxStatus = errInfo ? 'FAILED' : 'SUCCESS';
-  const summary = errInfo ? failedSummary(tx, cls, owner, errInfo) : successSummary(tx, cls, owner);
+  const summary =
+    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) + coSignerText(tx, signerChanges, speaker);
 
   return {
     signature: options.signature,
@@ -218,6 +335,7 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
     summary,
     category: cls.category,
     categoryMatched: cls.matched,
+    kind: cls.kind,
     details: {
       slot: tx.slot,
       fee: Number(tx.fee),
@@ -228,16 +346,19 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
     llm_context: llmContext(options.network, options.signature, cls, status, summary),
     programs: cls.venues.map((v) => ({ name: v.name, programId: v.programId, kind: v.kind })),
     feePayer: tx.feePayer,
-    balanceChanges: owner.changes.map((c) => ({
-      asset: c.asset,
-      symbol: c.asset === 'SOL' ? 'SOL' : mintSymbol(c.asset),
-      decimals: c.decimals,
-      raw: c.raw.toString(),
-      amount: formatUnits(c.raw, c.decimals),
-      counterparty: c.counterparty,
-    })),
+    balanceChanges: owner.changes.map(changeView),
     tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
     invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: programName(id) })),
+    signers: [...tx.signers],
+    ownerChanges: owners.map((o) => ({
+      owner: o.owner,
+      signer: signerSet.has(o.owner),
+      feePayer: o.owner === tx.feePayer,
+      feeLamports: o.feeLamports.toString(),
+      changes: o.changes.map(changeView),
+      tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
+    })),
+    actions: cls.actions.map((a) => ({ ...a, program: programName(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
   };
 }

@@ -52,6 +52,8 @@ export interface NormalizedTransaction {
   /** Static keys, then loaded writable, then loaded readonly: indexes line up with the balance arrays. */
   readonly accountKeys: readonly string[];
   readonly feePayer: string;
+  /** Accounts that signed, fee payer first (the message header's signer count, or the parsed keys' flags). */
+  readonly signers: readonly string[];
   readonly instructions: readonly NormalizedInstruction[];
   /** All inner (CPI) instructions, flattened in execution order; null when the node did not return them. */
   readonly innerInstructions: readonly NormalizedInstruction[] | null;
@@ -152,6 +154,10 @@ interface DecodedMessage {
   instructions: ((keys: readonly string[]) => NormalizedInstruction)[];
   /** Whether staticKeys already include lookup-table keys (jsonParsed). */
   keysComplete: boolean;
+  /** How many leading static keys signed; null when the message does not say. */
+  signerCount: number | null;
+  /** jsonParsed: the keys flagged `signer`. */
+  signerKeys: string[] | null;
 }
 
 function versionOf(value: unknown): 'legacy' | number {
@@ -185,6 +191,8 @@ function decodeWire(bytes: Uint8Array, encoding: TxEncoding): DecodedMessage {
     signatures,
     version: message.version,
     keysComplete: false,
+    signerCount: message.header.numSignerAccounts,
+    signerKeys: null,
     instructions: compiled.map((ix, index) => (keys: readonly string[]) => ({
       topLevelIndex: index,
       stackHeight: 1,
@@ -244,11 +252,14 @@ function decodeJsonMessage(transaction: Obj, version: 'legacy' | number): Decode
   const parsedKeys = rawKeys.some(isObj);
   const staticKeys = rawKeys.map((k, i) => (isObj(k) ? str(k.pubkey, `accountKeys[${i}].pubkey`) : str(k, `accountKeys[${i}]`)));
   const signatures = arr(transaction.signatures ?? [], 'transaction.signatures').map((s, i) => str(s, `signatures[${i}]`));
+  const header = isObj(message.header) ? message.header : null;
   return {
     staticKeys,
     signatures,
     version,
     keysComplete: parsedKeys,
+    signerCount: header ? smallInt(header.numRequiredSignatures, 'header.numRequiredSignatures') : null,
+    signerKeys: parsedKeys ? rawKeys.flatMap((k, i) => (isObj(k) && k.signer === true ? [staticKeys[i]!] : [])) : null,
     instructions: arr(message.instructions, 'message.instructions').map(
       (raw, index) => (keys: readonly string[]) => jsonInstruction(raw, keys, index, 1, `instruction ${index}`),
     ),
@@ -326,6 +337,9 @@ export function normalizeTransaction(result: unknown): NormalizedTransaction {
   if (feePayer === undefined) throw new TransactionFormatError('transaction has no account keys');
 
   const instructions = decoded.instructions.map((build) => build(accountKeys));
+  // Without a header (very old captures) every signature stands for one leading signer key.
+  const signers =
+    decoded.signerKeys ?? accountKeys.slice(0, Math.max(1, decoded.signerCount ?? decoded.signatures.length));
 
   let innerInstructions: NormalizedInstruction[] | null = null;
   if (Array.isArray(meta.innerInstructions)) {
@@ -359,6 +373,7 @@ export function normalizeTransaction(result: unknown): NormalizedTransaction {
     signatures: decoded.signatures,
     accountKeys,
     feePayer,
+    signers,
     instructions,
     innerInstructions,
     invokedProgramIds,
