@@ -25,7 +25,10 @@ export interface Venue {
 export const VENUES: readonly Venue[] = [
   { programId: 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4', name: 'Jupiter v6', kind: 'aggregator' },
   { programId: 'JUP4Fb2cqiRUcaTHdrPC8h2gNsA2ETXiPDD33WcGuJB', name: 'Jupiter v4', kind: 'aggregator' },
-  { programId: 'DCAK36VfExkPdAkYUQg6ewgxyinvcEyPLyHjRbmveKFw', name: 'Jupiter DCA', kind: 'aggregator' },
+  // Jupiter DCA ("Recurring"): Jupiter's own docs ("DCA Program (mainnet-beta)"), its Rust client's `PROGRAM_ID`,
+  // and invoked by three signature-verified recorded fixtures (jupiter-dca-*). An id from a single third-party
+  // table (DCAK36Vf…) that stood here before is not the DCA program: no recorded transaction invokes it.
+  { programId: 'DCA265Vj8a9CEuX1eb1LWRnDT7uK6q1xMipnNyatn23M', name: 'Jupiter DCA', kind: 'aggregator' },
   { programId: 'routeUGWgWzqBWFcrCfv8tritsqukccJPu3q5GPP3xS', name: 'Raydium Router', kind: 'aggregator' },
   { programId: '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8', name: 'Raydium AMM v4', kind: 'exchange' },
   { programId: 'CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK', name: 'Raydium CLMM', kind: 'exchange' },

@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { big, parseJson } from '../../src/json';
 import { VENUES } from '../../src/chain/program-ids';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
+import type { ActionKind } from '../../src/chain/tx/instructions';
 import { normalizeTransaction } from '../../src/chain/tx/normalize';
 
 const ROOT = join(import.meta.dir, '../fixtures/mainnet');
 const DIRS = ['getTransaction', 'getTransaction-jsonParsed'] as const;
 
 interface Expected {
+  kind: ActionKind;
   category: 'Swap' | 'MemeCoin' | 'Transfer';
   matched: boolean;
   venues: string[];
@@ -27,6 +29,7 @@ interface Expected {
 const EXPECTED: Record<string, Expected> = {
   // ---- swaps through aggregators / exchanges ----
   'getTransaction/jupiter-v6-route-sol-usdc-base64-sava.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Jupiter v6', 'PancakeSwap CLMM'],
@@ -35,6 +38,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.000000516', EPjFWdd5: '0.0001' },
   },
   'getTransaction/jupiter-v6-sharedroute-sol-usdt-dlmm-solfi-gem.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Jupiter v6', 'Meteora DLMM', 'SolFi'],
@@ -43,6 +47,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.01', Es9vMFrz: '1.67893' },
   },
   'getTransaction-jsonParsed/jupiter-v6-sharedroute-usdc-sol-meteora-dlmm-jsonparsed-solbot.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Jupiter v6', 'Meteora DLMM'],
@@ -52,6 +57,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   // the bought token's mint ends in "pump" (a brand), but no launchpad program ran: Swap, not MemeCoin
   'getTransaction/jupiter-v6-route-sol-to-pump-token-raydium-jeffro-1.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Jupiter v6', 'Raydium AMM v4'],
@@ -60,6 +66,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.4', '3p7eCgdQ': '3861519.639304' },
   },
   'getTransaction/jupiter-v6-route-sol-to-pump-token-raydium-v4-base64-sava.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Jupiter v6', 'Raydium AMM v4'],
@@ -68,6 +75,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.5', BUZFom1Y: '27504.297755' },
   },
   'getTransaction/raydium-amm-v4-swap-sol-to-token-jeffro-1.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Raydium AMM v4'],
@@ -77,6 +85,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.1019', E8yBUD4A: '43045.438075' },
   },
   'getTransaction/failed-raydium-amm-v4-swap-slippage-custom30-bloxroute-base64-sava.json': {
+    kind: 'swap',
     category: 'Swap',
     matched: true,
     venues: ['Raydium AMM v4'],
@@ -90,6 +99,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   // ---- launchpads ----
   'getTransaction/pumpfun-buy-jeffro-1.json': {
+    kind: 'swap',
     category: 'MemeCoin',
     matched: true,
     venues: ['Pump.fun'],
@@ -98,6 +108,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-3.07', D66sbPtY: '56716561.396327' },
   },
   'getTransaction/pumpfun-create-and-buy-jeffro.json': {
+    kind: 'pool_create',
     category: 'MemeCoin',
     matched: true,
     venues: ['Pump.fun'],
@@ -107,6 +118,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   // an aggregator (OKX) routed into a launchpad AMM (PumpSwap): MemeCoin wins
   'getTransaction/okx-router-pumpswap-buy-agavesim.json': {
+    kind: 'swap',
     category: 'MemeCoin',
     matched: true,
     venues: ['OKX DEX Router', 'PumpSwap'],
@@ -116,6 +128,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   // ---- plain transfers ----
   'getTransaction/sol-transfer-gem-1.json': {
+    kind: 'transfer',
     category: 'Transfer',
     matched: true,
     venues: [],
@@ -125,6 +138,7 @@ const EXPECTED: Record<string, Expected> = {
     counterparties: { SOL: 'B1nzrk99FEDAYB2M82yepdvEv1YBRJKcx5Y5R6MSDW1Q' },
   },
   'getTransaction/sol-transfer-base64-encoding-solrpc-canister.json': {
+    kind: 'transfer',
     category: 'Transfer',
     matched: true,
     venues: [],
@@ -134,6 +148,7 @@ const EXPECTED: Record<string, Expected> = {
     counterparties: { SOL: '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT' },
   },
   'getTransaction/spl-usdc-transfer-create-ata-gem.json': {
+    kind: 'transfer',
     category: 'Transfer',
     matched: true,
     venues: [],
@@ -143,6 +158,7 @@ const EXPECTED: Record<string, Expected> = {
     counterparties: { EPjFWdd5: '3UJQqKq8Xyx4aVRmHgEwpQZiW7toYRQCTy6Bgp1RdKnK' },
   },
   'getTransaction/spl-audio-transferchecked-2022-audius.json': {
+    kind: 'transfer',
     category: 'Transfer',
     matched: true,
     venues: [],
@@ -152,6 +168,7 @@ const EXPECTED: Record<string, Expected> = {
     counterparties: { '9LzCMqDg': '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx' },
   },
   'getTransaction/spl-audio-transferchecked-with-memo-audius-2.json': {
+    kind: 'transfer',
     category: 'Transfer',
     matched: true,
     venues: [],
@@ -161,6 +178,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   // ---- other activity: fallback category, honestly described ----
   'getTransaction/arb-bot-noop-token2022-balances-agavesim.json': {
+    kind: 'unknown',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -169,6 +187,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: {},
   },
   'getTransaction/audius-userbank-create-token-account-audius.json': {
+    kind: 'unknown',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -177,6 +196,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.00203928' },
   },
   'getTransaction/chainflip-vault-native-sol-xswap-gem.json': {
+    kind: 'unknown',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -185,6 +205,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.15268656' },
   },
   'getTransaction/stake-withdraw-gem.json': {
+    kind: 'unstake',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -193,6 +214,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '0.010483145' },
   },
   'getTransaction-jsonParsed/vote-towersync-legacy-jsonparsed-slading.json': {
+    kind: 'vote',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -201,6 +223,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: {},
   },
   'getTransaction/nft-metaplex-mint-edition-streamingfast.json': {
+    kind: 'nft_mint',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -209,6 +232,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.01168584' },
   },
   'getTransaction/nft-metaplex-pnft-transfer-gem.json': {
+    kind: 'nft_transfer',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -217,6 +241,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.00203928', '96rMF7cN': '-1' },
   },
   'getTransaction-jsonParsed/nft-metaplex-pnft-transfer-thaw-freeze-jsonparsed-gem.json': {
+    kind: 'nft_transfer',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -225,6 +250,7 @@ const EXPECTED: Record<string, Expected> = {
     changes: { SOL: '-0.00203928', '96rMF7cN': '-1' },
   },
   'getTransaction/failed-01exchange-cancel-perp-order-streamingfast.json': {
+    kind: 'unknown',
     category: 'Transfer',
     matched: false,
     venues: [],
@@ -233,11 +259,165 @@ const EXPECTED: Record<string, Expected> = {
     changes: {},
   },
   'getTransaction/failed-ata-create-incorrect-program-id-base64-sava.json': {
+    kind: 'account_management',
     category: 'Transfer',
     matched: false,
     venues: [],
     status: 'FAILED',
     summary: ['Failed: instruction 0 (Associated Token Account)', 'IncorrectProgramId', 'not a swap or transfer'],
+    changes: {},
+  },
+  // ---- beyond swaps and transfers: instruction-level kinds (mainnet block 361774429 via sava, Helius notifications) ----
+  'getTransaction-jsonParsed/raydium-amm-v4-create-pool-initialize2-helius-notification-happ.json': {
+    kind: 'pool_create',
+    category: 'Transfer',
+    matched: false,
+    // initialize2 also sets up the pool's OpenBook v1 market accounts by CPI
+    venues: ['Raydium AMM v4', 'OpenBook v1'],
+    status: 'SUCCESS',
+    summary: ['Created a pool on Raydium AMM v4 (initialize2): deposited 19.46128128 SOL and 100000000 B4qKiQ…pump, received 1378766.565617 HPk8g4…EVT3'],
+    changes: { SOL: '-19.46128128', B4qKiQd9: '-100000000', HPk8g4SR: '1378766.565617' },
+  },
+  'getTransaction/meteora-dlmm-remove-liquidity-claim-close-block-sava.json': {
+    kind: 'liquidity_remove',
+    category: 'Transfer',
+    matched: false,
+    venues: ['Meteora DLMM'],
+    status: 'SUCCESS',
+    summary: ['Removed liquidity on Meteora DLMM (remove_liquidity_by_range2): received 0.207924683 SOL and 4.014014 Ce2gx9…pump'],
+    changes: { SOL: '0.207924683', Ce2gx9KG: '4.014014' },
+  },
+  'getTransaction/jupiter-dca-open-dca-v2-jeffro.json': {
+    kind: 'order_place',
+    category: 'Transfer',
+    matched: false,
+    venues: ['Jupiter DCA'],
+    status: 'SUCCESS',
+    summary: ['Placed an order on Jupiter DCA (open_dca_v2): put in 0.00698088 SOL and 217363 ED5nyy…PJBY'],
+    changes: { SOL: '-0.00698088', ED5nyyWE: '-217363' },
+  },
+  'getTransaction/jupiter-dca-close-dca-jeffro.json': {
+    kind: 'order_cancel',
+    category: 'Transfer',
+    matched: false,
+    venues: ['Jupiter DCA'],
+    status: 'SUCCESS',
+    summary: ['Cancelled or closed an order on Jupiter DCA (close_dca): got back 0.00698088 SOL and 225000 6T44rf…pump'],
+    changes: { SOL: '0.00698088', '6T44rfi9': '225000' },
+  },
+  // the keeper signs and pays; the DCA owner receives (see ownerChanges in the kinds tests)
+  'getTransaction/jupiter-dca-end-and-close-jeffro.json': {
+    kind: 'order_cancel',
+    category: 'Transfer',
+    matched: false,
+    venues: ['Jupiter DCA'],
+    status: 'SUCCESS',
+    summary: ['Cancelled or closed an order on Jupiter DCA (end_and_close)', 'no balance change for JD25qV…FiMy'],
+    changes: {},
+  },
+  'getTransaction/openbook-v2-cancel-all-and-place-orders-block-sava.json': {
+    kind: 'order_place',
+    category: 'Transfer',
+    matched: false,
+    venues: ['OpenBook v2'],
+    status: 'SUCCESS',
+    summary: ['Placed an order on OpenBook v2 (cancel_all_and_place_orders): put in 0.000020961 SOL and 2.946581 USDC'],
+    changes: { SOL: '-0.000020961', EPjFWdd5: '-2.946581' },
+  },
+  'getTransaction/magic-eden-v2-nft-listing-block-sava.json': {
+    kind: 'order_place',
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Placed an order on Magic Eden v2 (sell)'],
+    changes: {},
+  },
+  'getTransaction/kamino-lending-repay-block-sava.json': {
+    kind: 'lending_repay',
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'loan repaid (Kamino Lending repay_obligation_liquidity_v2)', 'sent 5.027079 USDC'],
+    changes: { EPjFWdd5: '-5.027079' },
+  },
+  'getTransaction/bubblegum-mint-to-collection-block-sava.json': {
+    kind: 'nft_mint',
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer', 'NFT mint (Metaplex Bubblegum mint_to_collection_v1)'],
+    changes: {},
+  },
+  'getTransaction/meteora-dbc-claim-creator-trading-fee-block-sava.json': {
+    kind: 'fee_claim',
+    category: 'Transfer',
+    matched: false,
+    venues: ['Meteora Dynamic Bonding Curve'],
+    status: 'SUCCESS',
+    summary: ['fee or reward claim (Meteora Dynamic Bonding Curve claim_creator_trading_fee)', 'received 4.071097482 SOL'],
+    changes: { SOL: '4.071097482' },
+  },
+  // burned by one signer, the account's rent returned to the other (the fee payer)
+  'getTransaction/token-burn-close-account-two-signers-block-sava.json': {
+    kind: 'burn',
+    category: 'Transfer',
+    matched: true,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Received 0.00203828 SOL from BSCziz…Zooa', 'co-signer BSCziz…Zooa sent 0.00203928 SOL and sent 751841.958784 7xavhM…pCNZ'],
+    changes: { SOL: '0.00203828' },
+  },
+  'getTransaction/raydium-clmm-swap-two-signers-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Raydium CLMM'],
+    status: 'SUCCESS',
+    summary: ['Swapped 1.115052887 SOL for 2902387.244442 D7LHMh…wP3W via Raydium CLMM', 'co-signer fpBLKs…2cUf received 1.423549656 SOL and sent 3709936.787259 D7LHMh…wP3W'],
+    changes: { SOL: '-1.115052887', D7LHMh3r: '2902387.244442' },
+  },
+  'getTransaction/pumpswap-buy-two-signers-block-sava.json': {
+    kind: 'swap',
+    category: 'MemeCoin',
+    matched: true,
+    venues: ['PumpSwap'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.025380305 SOL for 1.965309 4woaUW…8f3o via PumpSwap', 'co-signer 915aEo…Eh32 sent 0.024829772 SOL'],
+    changes: { SOL: '-0.025380305', '4woaUW7p': '1.965309' },
+  },
+  // failed routes: the failing instruction is named, not the venue that never got to finish
+  'getTransaction/failed-pumpswap-sell-route-ata-create-illegal-owner-block-sava.json': {
+    kind: 'swap',
+    category: 'MemeCoin',
+    matched: true,
+    venues: ['PumpSwap'],
+    status: 'FAILED',
+    summary: [
+      'Failed: instruction 5 (Associated Token Account) create reverted with illegal owner (IllegalOwner)',
+      'the swap on PumpSwap (sell) (instruction 6) did not complete',
+      'only the 0.0000076 SOL fee was charged',
+    ],
+    changes: {},
+  },
+  'getTransaction/failed-orca-swap-then-unknown-program-custom4919-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Orca Whirlpool'],
+    status: 'FAILED',
+    summary: ['Failed: instruction 2 (GKybPT…YJpx) reverted with custom program error 0x1337 (4919)', 'the swap on Orca Whirlpool (swap) (instruction 1) did not complete'],
+    changes: {},
+  },
+  'getTransaction/failed-phoenix-place-orders-after-unknown-program-block-sava.json': {
+    kind: 'order_place',
+    category: 'Transfer',
+    matched: false,
+    venues: ['Phoenix'],
+    status: 'FAILED',
+    summary: ['Failed: instruction 2 (GDDMwN…RzMp) reverted', 'the order placed on Phoenix (place_multiple_post_only_orders) (instruction 4) did not complete'],
     changes: {},
   },
 };
@@ -266,6 +446,7 @@ describe.each(files)('%s', (file) => {
 
   test('category, match flag, venues and status', async () => {
     const body = await decode(file);
+    expect(body.kind).toBe(expected.kind);
     expect(body.category).toBe(expected.category);
     expect(body.categoryMatched).toBe(expected.matched);
     expect(body.programs.map((p) => p.name)).toEqual(expected.venues);

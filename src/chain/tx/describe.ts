@@ -258,7 +258,7 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
   const main = mainAction(cls);
   // The instruction that failed is not the one the transaction was for: say what did not happen.
   const unmet =
-    main && failed && main.instructionIndex !== failed.instructionIndex
+    main && failed && main.kind !== 'unknown' && main.instructionIndex !== failed.instructionIndex
       ? `; the ${KIND_TEXT[main.kind]} on ${actionWhere(main)} (instruction ${main.instructionIndex}) did not complete`
       : '';
   const subject = failedSubject(cls, err, failed);
