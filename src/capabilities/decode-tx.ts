@@ -4,17 +4,47 @@ import { Type as t } from '@sinclair/typebox';
 import { NETWORKS } from '../config.ts';
 import { defineCapability } from './capability.ts';
 import { anyJson, base58Address, base58Signature, nullable, rawAmount, u64, uiAmount } from './output.ts';
+import { ACTION_KINDS } from '../chain/tx/instructions.ts';
 import { EXAMPLE_SIGNATURE } from './examples.ts';
 import { network, signature } from './params.ts';
 
 const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 
+/** One asset's change for one owner (decode-tx and simulate). */
+export const BALANCE_CHANGE = t.Object({
+  asset: t.String({ description: '"SOL" for the native coin (wrapped SOL folded in), else the token mint' }),
+  symbol: nullable(t.String({ description: 'Symbol of a well-known asset, else null' })),
+  decimals: t.Integer({ minimum: 0, maximum: 255 }),
+  raw: rawAmount('Signed raw amount (lamports or base units); negative left the owner', true),
+  amount: uiAmount('raw / 10^decimals, exact', true),
+  counterparty: nullable(base58Address('Wallet on the other side, when one can be singled out')),
+});
+
+/** Per-owner changes: every signer, then every other owner whose balances moved (decode-tx and simulate). */
+export const OWNER_CHANGES = t.Array(
+  t.Object({
+    owner: base58Address('Wallet (or program-derived owner of token accounts)'),
+    signer: t.Boolean({ description: 'Whether it signed the transaction' }),
+    feePayer: t.Boolean(),
+    feeLamports: rawAmount('Fee this owner paid, lamports (only the fee payer pays)'),
+    changes: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes net of the fee; SOL first' }),
+    tokenAccountRentLamports: rawAmount("Rent put into (+) or recovered from (-) this owner's own token accounts, not in the SOL change", true),
+  }),
+  { description: 'Exact SOL and token changes for every signer (fee payer first) and every other owner whose balances moved' },
+);
+
+const ACTION_KIND = t.Union(
+  ACTION_KINDS.map((k) => t.Literal(k)),
+  { description: 'What an instruction (or the transaction: the first kind, in this order, its instructions reach) does' },
+);
+
 const OUTPUT = t.Object({
   signature: base58Signature('Echo of the signature asked about'),
   network: t.Union(NETWORKS.map((n) => t.Literal(n))),
-  summary: t.String({ description: 'One line: what moved for the fee payer, via which venues, or why it failed' }),
+  summary: t.String({ description: 'One line: what it did and what moved for the signer(s), via which venues, or which instruction failed and why' }),
   category: t.Union([t.Literal('Swap'), t.Literal('MemeCoin'), t.Literal('Transfer')]),
   categoryMatched: t.Boolean({ description: 'false when the transaction is none of the three and category is only the fallback' }),
+  kind: ACTION_KIND,
   details: t.Object({
     slot: u64('Slot of the transaction'),
     fee: u64('Fee in lamports'),
@@ -28,19 +58,22 @@ const OUTPUT = t.Object({
     { description: 'Recognized venues, in first-invoked order' },
   ),
   feePayer: base58Address('The fee payer'),
-  balanceChanges: t.Array(
-    t.Object({
-      asset: t.String({ description: '"SOL" for the native coin (wrapped SOL folded in), else the token mint' }),
-      symbol: nullable(t.String({ description: 'Symbol of a well-known asset, else null' })),
-      decimals: t.Integer({ minimum: 0, maximum: 255 }),
-      raw: rawAmount('Signed raw amount; negative left the fee payer', true),
-      amount: uiAmount('raw / 10^decimals, exact', true),
-      counterparty: nullable(base58Address('Wallet on the other side, when one can be singled out')),
-    }),
-    { description: 'Non-zero changes for the fee payer, net of the fee; SOL first' },
-  ),
+  balanceChanges: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes for the fee payer, net of the fee; SOL first' }),
   tokenAccountRentLamports: rawAmount('Rent lamports the fee payer put into (+) or got back from (-) its own token accounts', true),
   invokedPrograms: t.Array(t.Object({ programId: base58Address('Program id'), name: nullable(t.String()) }), { description: 'Every program invoked' }),
+  signers: t.Array(base58Address('Signer'), { description: 'Accounts that signed, fee payer first' }),
+  ownerChanges: OWNER_CHANGES,
+  actions: t.Array(
+    t.Object({
+      instructionIndex: t.Integer({ minimum: 0, description: 'Top-level instruction it is, or ran under' }),
+      inner: t.Boolean({ description: 'A CPI standing for a top-level program the decoder does not know' }),
+      programId: base58Address('Program id'),
+      program: nullable(t.String({ description: 'Program name when known' })),
+      name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
+      kind: ACTION_KIND,
+    }),
+    { description: 'What each instruction did, in order' },
+  ),
   error: nullable(
     t.Object({
       message: t.String({ description: 'Readable error, located at its instruction' }),

@@ -1,7 +1,22 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
 import { Type as t } from '@sinclair/typebox';
+import { changeView } from '../chain/tx/describe.ts';
+import {
+  type AccountState,
+  LookupTableError,
+  accountChanges,
+  accountState,
+  lookupTableAddresses,
+  simulatedOwnerChanges,
+  wireAccounts,
+  writableAccounts,
+} from '../chain/tx/simulated.ts';
+import type { Upstream } from '../chain/upstream.ts';
+import { badRequest } from '../errors.ts';
+import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';
-import { anyJson, base58Address, nullable, u64 } from './output.ts';
+import { anyJson, base58Address, nullable, rawAmount, u64 } from './output.ts';
+import { OWNER_CHANGES } from './decode-tx.ts';
 import { base64Transaction, network } from './params.ts';
 
 // An unsigned legacy transfer of 0.001 SOL between two mainnet addresses (the signature is zeros).
@@ -10,6 +25,7 @@ const EXAMPLE_TX =
 
 export interface SimulationValue {
   err: unknown;
+  accounts?: unknown[] | null;
   logs: string[] | null;
   unitsConsumed?: number;
   returnData?: { programId: string; data: [string, string] } | null;
@@ -38,7 +54,7 @@ export const simulate = defineCapability({
   method: 'POST',
   title: 'Simulate a transaction',
   description:
-    'Simulates a base64 wire transaction (legacy or v0, at most 1232 bytes) without signature checks and with its blockhash replaced by a current one, so an unsigned or stale transaction can be tested. Returns success, the error (with a readable description), program logs, compute units consumed and return data. Nothing is sent to the chain.',
+    'Simulates a base64 wire transaction (legacy or v0, at most 1232 bytes) without signature checks and with its blockhash replaced by a current one, so an unsigned or stale transaction can be tested. Returns success, the error (with a readable description), program logs, compute units consumed, return data, and what it would move: ownerChanges lists, for every signer and every owner whose token balances would move, the exact SOL and token changes (raw integer strings with decimals, SOL net of the fee, wrapped SOL folded in), and accountChanges lists each writable account whose lamports or token amount would change (address lookup tables are read to find the writable accounts of a v0 transaction). Use it to see what a transaction will pay and receive before signing. Nothing is sent to the chain.',
   paid: true,
   params: { transaction: base64Transaction('Serialized transaction, standard base64', EXAMPLE_TX), network: network() },
   output: t.Object({
@@ -51,15 +67,99 @@ export const simulate = defineCapability({
     fee: nullable(u64('Fee in lamports the transaction would pay, when the node tells')),
     replacementBlockhash: nullable(t.Object({ blockhash: t.String(), lastValidBlockHeight: u64('Last valid block height') })),
     slot: u64('Slot the simulation ran at'),
+    ownerChanges: nullable(OWNER_CHANGES),
+    accountChanges: nullable(
+      t.Array(
+        t.Object({
+          address: base58Address('Writable account'),
+          lamportsBefore: rawAmount('Lamports before'),
+          lamportsAfter: rawAmount('Lamports after the simulation'),
+          lamportsChange: rawAmount('After minus before', true),
+          token: nullable(
+            t.Object({
+              mint: base58Address('Mint'),
+              owner: base58Address('Owner of the token account'),
+              decimals: t.Integer({ minimum: 0, maximum: 255 }),
+              before: rawAmount('Raw amount before'),
+              after: rawAmount('Raw amount after'),
+              change: rawAmount('After minus before', true),
+            }),
+          ),
+        }),
+        { description: 'Each writable account whose lamports or token amount the simulation changed; null when the node returned no account states' },
+      ),
+    ),
   }),
   async run(ctx, { transaction, network }) {
-    const res = await ctx.rpc(network).call<{ context: { slot: number }; value: SimulationValue }>('simulateTransaction', [
+    const rpc = ctx.rpc(network);
+    const wire = wireAccounts(transaction);
+    const tables = await readLookupTables(rpc, wire.lookups.map((l) => l.table));
+    let addresses: string[];
+    try {
+      addresses = writableAccounts(wire, tables);
+    } catch (e) {
+      if (e instanceof LookupTableError) throw badRequest(e.message, 'A v0 transaction must reference existing address lookup tables and entries.');
+      throw e;
+    }
+    // State before, then the simulation asked for the same accounts after: the difference is what it moves.
+    const before = await readAccounts(rpc, addresses);
+    const res = await rpc.call<{ context: { slot: number }; value: SimulationValue }>('simulateTransaction', [
       transaction,
-      { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' },
+      {
+        encoding: 'base64',
+        sigVerify: false,
+        replaceRecentBlockhash: true,
+        commitment: 'confirmed',
+        accounts: { addresses, encoding: 'jsonParsed' },
+      },
     ]);
+    const post = res.value.accounts;
+    const changes =
+      Array.isArray(post) && post.length === addresses.length
+        ? { addresses, signers: wire.signers, fee: res.value.fee == null ? null : big(res.value.fee), before, after: post.map(accountState) }
+        : null;
     return {
       ...simulationBody(res.value),
       slot: res.context.slot,
+      ownerChanges: changes
+        ? simulatedOwnerChanges(changes).map((o) => ({
+            owner: o.owner,
+            signer: wire.signers.includes(o.owner),
+            feePayer: o.owner === wire.signers[0],
+            feeLamports: o.feeLamports.toString(),
+            changes: o.changes.map(changeView),
+            tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
+          }))
+        : null,
+      accountChanges: changes ? accountChanges(changes) : null,
     };
   },
 });
+
+const MAX_ACCOUNTS_PER_CALL = 100;
+
+async function multipleAccounts(rpc: Upstream, addresses: readonly string[], encoding: 'base64' | 'jsonParsed'): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < addresses.length; i += MAX_ACCOUNTS_PER_CALL) {
+    const chunk = addresses.slice(i, i + MAX_ACCOUNTS_PER_CALL);
+    const res = await rpc.call<{ value: unknown[] }>('getMultipleAccounts', [chunk, { encoding, commitment: 'confirmed' }]);
+    out.push(...chunk.map((_a, j) => res.value[j] ?? null));
+  }
+  return out;
+}
+
+async function readAccounts(rpc: Upstream, addresses: readonly string[]): Promise<(AccountState | null)[]> {
+  return (await multipleAccounts(rpc, addresses, 'jsonParsed')).map(accountState);
+}
+
+/** Lookup table address -> its addresses (tables that do not exist are left out). */
+async function readLookupTables(rpc: Upstream, tables: readonly string[]): Promise<Map<string, string[]>> {
+  const unique = [...new Set(tables)];
+  const accounts = await multipleAccounts(rpc, unique, 'base64');
+  const map = new Map<string, string[]>();
+  accounts.forEach((acc, i) => {
+    const data = (acc as { data?: unknown } | null)?.data;
+    if (Array.isArray(data) && typeof data[0] === 'string') map.set(unique[i]!, lookupTableAddresses(new Uint8Array(Buffer.from(data[0], 'base64'))));
+  });
+  return map;
+}
