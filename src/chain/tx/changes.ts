@@ -120,27 +120,14 @@ export function balanceChangesFor(tx: NormalizedTransaction, owner: string): Own
 }
 
 /**
- * Changes for every signer (fee payer first, in signing order), then for every other owner whose token
- * balances moved (first-seen order). Signers are listed even with nothing but a fee; other owners only
- * when something moved.
+ * Changes for every signer (fee payer first, in signing order), then for every other owner of a token
+ * account the transaction touched whose balances moved (first-seen order): a pool's vault authority, the
+ * owner a DCA keeper paid out to. Signers are listed even with nothing but a fee.
  */
 export function ownerChangesOf(tx: NormalizedTransaction): OwnerChanges[] {
-  const deltas = new Map<string, bigint>(); // owner|mint -> delta
-  const owners: string[] = [];
-  for (const [list, sign] of [
-    [tx.preTokenBalances, -1n],
-    [tx.postTokenBalances, 1n],
-  ] as const) {
-    for (const b of list) {
-      if (b.owner === null) continue;
-      const key = `${b.owner}|${b.mint}`;
-      deltas.set(key, (deltas.get(key) ?? 0n) + sign * b.amount);
-      if (!owners.includes(b.owner)) owners.push(b.owner);
-    }
-  }
-  const moved = owners.filter((o) => [...deltas].some(([key, d]) => d !== 0n && key.startsWith(`${o}|`)));
-  const ordered = [...new Set([...tx.signers, ...moved])];
-  return ordered
+  const tokenOwners = [...tx.preTokenBalances, ...tx.postTokenBalances].flatMap((b) => (b.owner === null ? [] : [b.owner]));
+  const signers = new Set(tx.signers);
+  return [...new Set([...tx.signers, ...tokenOwners])]
     .map((owner) => balanceChangesFor(tx, owner))
-    .filter((c) => tx.signers.includes(c.owner) || c.changes.length > 0);
+    .filter((c) => signers.has(c.owner) || c.changes.length > 0);
 }
