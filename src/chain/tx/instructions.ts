@@ -343,9 +343,10 @@ const SQUADS_V4 = anchor({
 });
 
 const MAGIC_EDEN_V2 = anchor({
-  nft_sale: ['execute_sale_v2', 'mip1_execute_sale_v2', 'ocp_execute_sale_v2'],
-  order_place: ['sell', 'buy_v2', 'mip1_sell', 'ocp_sell'],
+  nft_sale: ['execute_sale', 'execute_sale_v2', 'mip1_execute_sale_v2', 'ocp_execute_sale_v2'],
+  order_place: ['sell', 'buy', 'buy_v2', 'mip1_sell', 'ocp_sell'],
   order_cancel: ['cancel_sell', 'cancel_buy', 'mip1_cancel_sell', 'ocp_cancel_sell'],
+  account_management: ['deposit', 'withdraw'],
 });
 
 const TENSOR_MARKETPLACE = anchor({
