@@ -34,6 +34,9 @@ describe('discriminators', () => {
     ['pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', 'e992d18ecf6840bc', 'create_pool', 'pool_create'],
     ['LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo', '03dd95da6f8d76d5', 'add_liquidity_by_strategy2', 'liquidity_add'],
     ['whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc', '851d59df45eeb00a', 'increase_liquidity_v2', 'liquidity_add'],
+    ['SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf', 'c208a15799a419ab', 'vault_transaction_execute', 'multisig_execute'],
+    ['MFv2hWf31Z9kbCa1snEPYctwafyhdvnV7FZnsebVacA', '047e74353005d41f', 'lending_account_borrow', 'lending_borrow'],
+    ['MFv2hWf31Z9kbCa1snEPYctwafyhdvnV7FZnsebVacA', 'd6a997d5fba756db', 'lending_account_liquidate', 'liquidation'],
   ])('%s %s is %s (%s)', (program, hex, name, kind) => {
     expect(identifyInstruction(ix(program, `${hex}00ff`))).toEqual({ name, kind: kind as never });
   });
