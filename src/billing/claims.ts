@@ -5,7 +5,7 @@ import * as ed from '@noble/ed25519';
 import { eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
-import { pendingClaims } from '../db/schema.ts';
+import { exactLamports, pendingClaims } from '../db/schema.ts';
 import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
 import { consumeChallenge } from './challenges.ts';
@@ -24,7 +24,7 @@ export interface ClaimResult {
   apiKey: string;
   wallet: string;
   freeCalls: number;
-  creditLamports: number;
+  creditLamports: bigint;
 }
 
 export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknown, now = Date.now()): ClaimResult {
@@ -50,7 +50,7 @@ export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknow
 
   // One synchronous transaction: of two racing claims only one finds the pending row.
   return db.transaction(() => {
-    const pending = db.delete(pendingClaims).where(eq(pendingClaims.wallet, wallet)).returning().get();
+    const pending = db.delete(pendingClaims).where(eq(pendingClaims.wallet, wallet)).returning({ creditLamports: exactLamports(pendingClaims.creditLamports) }).get();
     if (!pending) throw noPendingKey();
     const apiKey = rotateKey(db, wallet, now);
     const balance = ledger.credit(wallet, pending.creditLamports, freeCalls, now);

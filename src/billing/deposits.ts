@@ -1,10 +1,10 @@
 // Deposits: native SOL sent to the gateway address. Both detection paths (webhook and watcher)
 // end in recordDeposit, whose primary key makes each (transaction, sender) count exactly once.
 import { base58Bytes } from '../chain/base58.ts';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { deposits, pendingClaims } from '../db/schema.ts';
+import { deposits, dustTotals, exactLamports, pendingClaims } from '../db/schema.ts';
 import { SYSTEM_PROGRAM } from '../chain/program-ids.ts';
 
 export interface Transfer {
@@ -55,7 +55,15 @@ export function transfersTo(tx: unknown, to: string): Transfer[] {
   return [...sums].map(([from, lamports]) => ({ from, lamports }));
 }
 
-export type DepositOutcome = 'credited' | 'below_minimum' | 'duplicate';
+/** What one signed 64-bit SQLite integer holds: 15 times the whole SOL supply, so no real transfer exceeds it. */
+export const MAX_LAMPORTS = 2n ** 63n - 1n;
+
+/**
+ * credited: recorded and added to the pending claim; duplicate: recorded before; dust: below the
+ * minimum, added to the sender's dust total (the watcher only); below_minimum: below the minimum
+ * and not recorded (the webhook leaves small transfers to the watcher, which sums them).
+ */
+export type DepositOutcome = 'credited' | 'duplicate' | 'dust' | 'below_minimum';
 
 export interface DepositRecord {
   signature: string;
@@ -66,33 +74,57 @@ export interface DepositRecord {
   source: 'webhook' | 'watcher';
 }
 
-/** Records a deposit once and, when it meets the minimum, adds it to the wallet's pending claim. */
-export function recordDeposit(db: Db, d: DepositRecord, minDepositLamports: number, now = Date.now()): DepositOutcome {
-  if (d.lamports > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('deposit exceeds the ledger range');
-  const lamports = Number(d.lamports);
-  const status = lamports >= minDepositLamports ? 'credited' : 'below_minimum';
+/**
+ * Records a deposit once (keyed by signature and sender) and adds it to the wallet's pending
+ * claim. A transfer below the minimum costs no row: the watcher adds it to the sender's dust
+ * total, which becomes one credited deposit when it reaches the minimum. Dust is counted only by
+ * the watcher, whose cursor moves in the same transaction, so it too counts exactly once.
+ */
+export function recordDeposit(db: Db, d: DepositRecord, minDepositLamports: bigint, now = Date.now()): DepositOutcome {
+  if (d.lamports > MAX_LAMPORTS) throw new RangeError('deposit beyond any lamport supply');
   return db.transaction(() => {
+    if (d.lamports < minDepositLamports) {
+      if (d.source !== 'watcher') return 'below_minimum';
+      const total = addDust(db, d.wallet, d.lamports, now);
+      if (total < minDepositLamports) return 'dust';
+      db.delete(dustTotals).where(eq(dustTotals.wallet, d.wallet)).run();
+      addToPendingClaim(db, d.wallet, total, now);
+      return 'credited';
+    }
     const inserted = db
       .insert(deposits)
-      .values({ signature: d.signature, network: d.network, wallet: d.wallet, lamports, slot: d.slot ?? null, source: d.source, status, createdAt: now })
+      .values({ signature: d.signature, network: d.network, wallet: d.wallet, lamports: d.lamports, slot: d.slot ?? null, source: d.source, status: 'credited', createdAt: now })
       .onConflictDoNothing()
       .returning({ signature: deposits.signature })
       .get();
     if (!inserted) return 'duplicate';
-    if (status === 'credited') {
-      db.insert(pendingClaims)
-        .values({ wallet: d.wallet, creditLamports: lamports, deposits: 1, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: pendingClaims.wallet,
-          set: {
-            creditLamports: sql`${pendingClaims.creditLamports} + ${lamports}`,
-            deposits: sql`${pendingClaims.deposits} + 1`,
-            updatedAt: now,
-          },
-        })
-        .run();
-    }
-    return status;
+    addToPendingClaim(db, d.wallet, d.lamports, now);
+    return 'credited';
   });
 }
 
+function addDust(db: Db, wallet: string, lamports: bigint, now: number): bigint {
+  return db
+    .insert(dustTotals)
+    .values({ wallet, lamports, transfers: 1, updatedAt: now })
+    .onConflictDoUpdate({
+      target: dustTotals.wallet,
+      set: { lamports: sql`${dustTotals.lamports} + ${lamports}`, transfers: sql`${dustTotals.transfers} + 1`, updatedAt: now },
+    })
+    .returning({ lamports: exactLamports(dustTotals.lamports) })
+    .get().lamports;
+}
+
+function addToPendingClaim(db: Db, wallet: string, lamports: bigint, now: number) {
+  db.insert(pendingClaims)
+    .values({ wallet, creditLamports: lamports, deposits: 1, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({
+      target: pendingClaims.wallet,
+      set: {
+        creditLamports: sql`${pendingClaims.creditLamports} + ${lamports}`,
+        deposits: sql`${pendingClaims.deposits} + 1`,
+        updatedAt: now,
+      },
+    })
+    .run();
+}

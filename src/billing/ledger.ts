@@ -9,11 +9,11 @@
 // One fsync per batch instead of one per call; no caller proceeds before its debit is on disk.
 import { and, eq, gt, gte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { creditAccounts } from '../db/schema.ts';
+import { creditAccounts, exactLamports } from '../db/schema.ts';
 
 export interface Balance {
   freeCalls: number;
-  creditLamports: number;
+  creditLamports: bigint;
 }
 
 export interface Debit {
@@ -28,7 +28,7 @@ export interface AccountView extends Balance {
   callsMade: number;
 }
 
-const balanceColumns = { freeCalls: creditAccounts.freeCalls, creditLamports: creditAccounts.creditLamports };
+const balanceColumns = { freeCalls: creditAccounts.freeCalls, creditLamports: exactLamports(creditAccounts.creditLamports) };
 const wallet = sql.placeholder('wallet');
 const price = sql.placeholder('price');
 const now = sql`${sql.placeholder('now')}`;
@@ -114,7 +114,7 @@ export class Ledger {
    * Adds claimed credit; a wallet's first claim also opens the account with its free calls.
    * Synchronous, for use inside the claim's own transaction.
    */
-  credit(walletAddress: string, lamports: number, freeCallsOnOpen: number, at = Date.now()): Balance {
+  credit(walletAddress: string, lamports: bigint, freeCallsOnOpen: number, at = Date.now()): Balance {
     return this.db
       .insert(creditAccounts)
       .values({ wallet: walletAddress, freeCalls: freeCallsOnOpen, creditLamports: lamports, callsMade: 0, createdAt: at, updatedAt: at })

@@ -97,7 +97,7 @@ export class DepositWatcher {
         // Not yet readable: stop here and try again next time, without moving the cursor past it.
         if (tx === null) break;
         for (const t of transfersTo(tx, gateway)) {
-          const outcome = recordDeposit(this.deps.db, { signature: info.signature, network: this.deps.network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' }, this.deps.minDepositLamports);
+          const outcome = recordDeposit(this.deps.db, { signature: info.signature, network: this.deps.network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' }, BigInt(this.deps.minDepositLamports));
           if (outcome !== 'duplicate') {
             recorded++;
             log.info('deposit recorded', { source: 'watcher', signature: info.signature, wallet: t.from, lamports: t.lamports, outcome });

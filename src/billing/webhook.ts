@@ -73,7 +73,7 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
       out.push({ signature: r.signature, wallet: r.from, lamports: r.lamports.toString(), outcome: 'unconfirmed' });
       continue;
     }
-    const outcome = recordDeposit(deps.db, { signature: r.signature, network: deps.network, wallet: r.from, lamports: r.lamports, source: 'webhook' }, deps.minDepositLamports);
+    const outcome = recordDeposit(deps.db, { signature: r.signature, network: deps.network, wallet: r.from, lamports: r.lamports, source: 'webhook' }, BigInt(deps.minDepositLamports));
     if (outcome !== 'duplicate') deps.log.info('deposit recorded', { source: 'webhook', signature: r.signature, wallet: r.from, lamports: r.lamports, outcome });
     out.push({ signature: r.signature, wallet: r.from, lamports: r.lamports.toString(), outcome });
   }

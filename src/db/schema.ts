@@ -1,7 +1,31 @@
 // Everything the gateway keeps. Times are Unix milliseconds; lamports are integers.
 // API keys are stored only as SHA-256 hashes; private keys are never seen at all.
-import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { check, customType, index, integer, primaryKey, sqliteTable, text, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Lamports: a SQLite INTEGER (signed 64 bits, 15 times the whole SOL supply), a bigint in JS.
+ * bun:sqlite reads integers as doubles, rounded past 2^53, so an exact read goes through
+ * exactLamports(); a plain read of a value it would round throws instead of returning it.
+ */
+const lamports = customType<{ data: bigint; driverData: bigint | number | string }>({
+  dataType: () => 'integer',
+  toDriver: (value) => value,
+  fromDriver: (value) => {
+    if (typeof value === 'bigint') return value;
+    if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+    throw new RangeError(`lamports read inexactly (${String(value)}): select the column with exactLamports()`);
+  },
+});
+
+/** The column as exact text from SQLite, mapped back to bigint: for selects and RETURNING. */
+export function exactLamports(column: SQLiteColumn): SQL<bigint> {
+  return sql`cast(${column} as text)`.mapWith(column) as SQL<bigint>;
+}
+
+// SQLite turns an integer sum that overflows 64 bits into a rounded REAL: refuse it instead.
+const integral = (name: string, column: SQLiteColumn) => check(name, sql`typeof(${column}) = 'integer'`);
 
 export const apiKeys = sqliteTable(
   'api_keys',
@@ -20,7 +44,7 @@ export const creditAccounts = sqliteTable(
   {
     wallet: text('wallet').primaryKey(),
     freeCalls: integer('free_calls').notNull(),
-    creditLamports: integer('credit_lamports').notNull(),
+    creditLamports: lamports('credit_lamports').notNull(),
     callsMade: integer('calls_made').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -28,6 +52,7 @@ export const creditAccounts = sqliteTable(
   (t) => [
     check('credit_accounts_free_calls_nonnegative', sql`${t.freeCalls} >= 0`),
     check('credit_accounts_credit_nonnegative', sql`${t.creditLamports} >= 0`),
+    integral('credit_accounts_credit_integer', t.creditLamports),
   ],
 );
 
@@ -36,12 +61,12 @@ export const pendingClaims = sqliteTable(
   'pending_claims',
   {
     wallet: text('wallet').primaryKey(),
-    creditLamports: integer('credit_lamports').notNull(),
+    creditLamports: lamports('credit_lamports').notNull(),
     deposits: integer('deposits').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [check('pending_claims_credit_nonnegative', sql`${t.creditLamports} >= 0`)],
+  (t) => [check('pending_claims_credit_nonnegative', sql`${t.creditLamports} >= 0`), integral('pending_claims_credit_integer', t.creditLamports)],
 );
 
 export const challenges = sqliteTable(
@@ -49,10 +74,12 @@ export const challenges = sqliteTable(
   {
     challenge: text('challenge').primaryKey(),
     wallet: text('wallet'),
+    /** Client address that asked for it: a newer challenge supersedes only the same requester's. */
+    requester: text('requester').notNull().default(''),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },
-  (t) => [index('challenges_wallet_idx').on(t.wallet), index('challenges_expires_idx').on(t.expiresAt)],
+  (t) => [index('challenges_wallet_idx').on(t.wallet, t.requester), index('challenges_expires_idx').on(t.expiresAt)],
 );
 
 /**
@@ -65,9 +92,10 @@ export const deposits = sqliteTable(
     signature: text('signature').notNull(),
     network: text('network').notNull(),
     wallet: text('wallet').notNull(),
-    lamports: integer('lamports').notNull(),
+    lamports: lamports('lamports').notNull(),
     slot: integer('slot'),
     source: text('source', { enum: ['webhook', 'watcher'] }).notNull(),
+    // 'below_minimum' only in rows written before small transfers were summed in dust_totals.
     status: text('status', { enum: ['credited', 'below_minimum'] }).notNull(),
     createdAt: integer('created_at').notNull(),
   },
@@ -82,7 +110,26 @@ export const watcherCursors = sqliteTable(
     address: text('address').notNull(),
     lastSignature: text('last_signature').notNull(),
     lastSlot: integer('last_slot'),
+    /** A walk back to last_signature in progress: it started at walk_head and has read down to walk_before. */
+    walkHead: text('walk_head'),
+    walkHeadSlot: integer('walk_head_slot'),
+    walkBefore: text('walk_before'),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.network, t.address] })],
+);
+
+/**
+ * Transfers below the minimum deposit, summed per sender without a row each; once a sender's sum
+ * reaches the minimum it moves to the pending claim as one deposit and the sum starts again.
+ */
+export const dustTotals = sqliteTable(
+  'dust_totals',
+  {
+    wallet: text('wallet').primaryKey(),
+    lamports: lamports('lamports').notNull(),
+    transfers: integer('transfers').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [integral('dust_totals_lamports_integer', t.lamports)],
 );

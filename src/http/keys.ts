@@ -61,7 +61,7 @@ export function keyRoutes(s: Services) {
           if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
           const account = s.ledger.account(owner.wallet);
           const freeCalls = account?.freeCalls ?? 0;
-          const creditLamports = account?.creditLamports ?? 0;
+          const creditLamports = account?.creditLamports ?? 0n;
           const price = s.config.priceLamports;
           return {
             wallet: owner.wallet,
@@ -69,7 +69,7 @@ export function keyRoutes(s: Services) {
             creditLamports,
             priceLamports: price,
             callsMade: account?.callsMade ?? 0,
-            paidCallsAvailable: freeCalls + (price > 0 ? Math.floor(creditLamports / price) : 0),
+            paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
           };
         }),
       { detail: { summary: 'Your key, credit and free calls', tags: ['Keys'], security: [{ apiKey: [] }] } },

@@ -24,26 +24,26 @@ afterEach(() => {
 });
 
 test('free calls first, then the price from credit, then nothing; never below zero', async () => {
-  ledger.credit('w', 2 * PRICE + 5, 2);
+  ledger.credit('w', BigInt(2 * PRICE + 5), 2);
   const kinds = [];
   for (let i = 0; i < 5; i++) kinds.push((await ledger.debit('w', PRICE))?.kind ?? null);
   expect(kinds).toEqual(['free', 'free', 'credit', 'credit', null]);
-  expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 5, callsMade: 4 });
+  expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 5n, callsMade: 4 });
 });
 
 test('500 debits asked at once: exactly what the account covers succeeds, in one commit', async () => {
-  ledger.credit('w', 123 * PRICE, 7);
+  ledger.credit('w', BigInt(123 * PRICE), 7);
   const before = ledger.commits;
   const results = await Promise.all(Array.from({ length: 500 }, () => ledger.debit('w', PRICE)));
   expect(results.filter((r) => r?.kind === 'free')).toHaveLength(7);
   expect(results.filter((r) => r?.kind === 'credit')).toHaveLength(123);
   expect(results.filter((r) => r === null)).toHaveLength(370);
   expect(ledger.commits - before).toBe(1);
-  expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 0, callsMade: 130 });
+  expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 0n, callsMade: 130 });
 });
 
 test('a debit is on disk when it resolves: another connection sees it', async () => {
-  ledger.credit('w', 10 * PRICE, 0);
+  ledger.credit('w', BigInt(10 * PRICE), 0);
   await ledger.debit('w', PRICE);
   const other = new Database(join(dir, 'l.sqlite'), { readonly: true });
   expect(other.query('SELECT credit_lamports AS c FROM credit_accounts WHERE wallet = ?').get('w')).toEqual({ c: 9 * PRICE });
@@ -51,28 +51,43 @@ test('a debit is on disk when it resolves: another connection sees it', async ()
 });
 
 test('a refund gives back exactly what was taken, free call or credit', async () => {
-  ledger.credit('w', PRICE, 1);
+  ledger.credit('w', BigInt(PRICE), 1);
   const free = (await ledger.debit('w', PRICE))!;
   const paid = (await ledger.debit('w', PRICE))!;
   expect([free.kind, paid.kind]).toEqual(['free', 'credit']);
   await Promise.all([ledger.refund(free), ledger.refund(paid)]);
-  expect(ledger.account('w')).toMatchObject({ freeCalls: 1, creditLamports: PRICE, callsMade: 0 });
+  expect(ledger.account('w')).toMatchObject({ freeCalls: 1, creditLamports: BigInt(PRICE), callsMade: 0 });
 });
 
 test('an operation that fails in a batch fails alone', async () => {
-  ledger.credit('w', 3 * PRICE, 0);
-  const ghost = { wallet: 'nobody', kind: 'credit' as const, price: PRICE, balance: { freeCalls: 0, creditLamports: 0 } };
+  ledger.credit('w', BigInt(3 * PRICE), 0);
+  const ghost = { wallet: 'nobody', kind: 'credit' as const, price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } };
   const [a, refund, b] = await Promise.allSettled([ledger.debit('w', PRICE), ledger.refund(ghost), ledger.debit('w', PRICE)]);
   expect(a.status).toBe('fulfilled');
   expect(refund.status).toBe('rejected');
   expect(b.status).toBe('fulfilled');
-  expect(ledger.account('w')!.creditLamports).toBe(PRICE);
+  expect(ledger.account('w')!.creditLamports).toBe(BigInt(PRICE));
 });
 
 test('accounts of different wallets do not touch each other', async () => {
-  ledger.credit('a', PRICE, 0);
-  ledger.credit('b', 0, 0);
+  ledger.credit('a', BigInt(PRICE), 0);
+  ledger.credit('b', BigInt(0), 0);
   const [a, b] = await Promise.all([ledger.debit('a', PRICE), ledger.debit('b', PRICE)]);
   expect(a?.kind).toBe('credit');
   expect(b).toBeNull();
+});
+
+test('amounts past 2^53 stay exact through credit, debit and refund', async () => {
+  const big = 2n ** 60n + 7n;
+  expect(ledger.credit('w', big, 0).creditLamports).toBe(big);
+  const debit = (await ledger.debit('w', PRICE))!;
+  expect(debit.balance.creditLamports).toBe(big - BigInt(PRICE));
+  expect((await ledger.refund(debit)).creditLamports).toBe(big);
+  expect(ledger.account('w')!.creditLamports).toBe(big);
+});
+
+test('a credit that would overflow 64 bits is refused, not rounded', () => {
+  ledger.credit('w', 2n ** 62n, 0);
+  expect(() => ledger.credit('w', 2n ** 62n, 0)).toThrow();
+  expect(ledger.account('w')!.creditLamports).toBe(2n ** 62n);
 });

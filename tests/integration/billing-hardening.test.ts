@@ -1,0 +1,56 @@
+// The billing side of "safe on the open internet": each test attacks one finding through the real
+// server, a real SQLite file and real transactions on the sandbox chain.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { claimWhenSeen, deposit } from '../support/agent.ts';
+import { parseJson } from '../../src/json.ts';
+
+const PRICE = 2_200_000;
+
+let chain: Sandbox;
+let mint: Address;
+const gateways: TestGateway[] = [];
+
+beforeAll(async () => {
+  chain = await startSandbox();
+  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+});
+afterAll(async () => {
+  for (const gw of gateways) await gw.stop();
+  await chain.stop();
+});
+
+async function gatewayWith(overrides: Parameters<typeof startGateway>[0] = {}) {
+  const gatewayAddress = (await generateKeyPairSigner()).address;
+  // The watcher is built (poll interval > 0) but polled by the tests themselves.
+  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, depositPollSeconds: 3600, ...overrides });
+  gateways.push(gw);
+  return { gw, gatewayAddress };
+}
+
+/** A sandbox wallet holding `lamports`, more than the sandbox faucet could ever fund. */
+async function whale(lamports: bigint) {
+  const w = await generateKeyPairSigner();
+  chain.svm.setAccount({ address: w.address, lamports, data: new Uint8Array(0), executable: false, programAddress: '11111111111111111111111111111111' as Address, space: 0n } as never);
+  return w;
+}
+
+describe('exact amounts', () => {
+  test('a deposit of 2^60 lamports is credited exactly and shown exactly in /api/keys/me and x-credits-remaining', async () => {
+    const { gw, gatewayAddress } = await gatewayWith({ freeCalls: 0 });
+    const amount = 2n ** 60n;
+    const agent = await whale(amount + 1_000_000_000n);
+    await deposit(chain, agent, gatewayAddress, amount);
+    await gw.services.watcher!.poll();
+    const key = await claimWhenSeen(gw, agent, 0);
+    const me = await fetch(`${gw.url}/api/keys/me`, { headers: { 'x-api-key': key } });
+    const body = parseJson(await me.text()) as Record<string, unknown>;
+    expect(body.creditLamports).toBe(amount);
+    expect(BigInt(body.paidCallsAvailable as number)).toBe(amount / BigInt(PRICE));
+    const paid = await gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { 'x-api-key': key });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('x-credits-remaining')).toBe((amount - BigInt(PRICE)).toString());
+  });
+});
