@@ -1,14 +1,19 @@
 // The built-in deposit watcher: polls the gateway address's history on the payment network, reads
-// each new transaction itself and records the native transfers into the address. Its cursor (the
-// newest signature fully processed) is kept in the database, so a restart neither misses nor
-// repeats work; repeats would be harmless anyway (deposits are keyed by signature and sender).
+// each new transaction itself and records the native transfers into the address.
+//
+// Never losing a deposit: the node lists history newest first, 1,000 signatures a page. A poll
+// starts a walk at the newest signature (its head) and pages back to the persisted cursor (the
+// newest signature fully processed), however far that is; progress is saved after every chunk,
+// in the same transaction as the deposits it found, so a walk longer than one poll's budget
+// resumes where it stopped on the next poll (which then comes at once), and a restart neither
+// misses nor repeats work. When the walk reaches the cursor, its head becomes the new cursor.
 import { and, eq } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { watcherCursors } from '../db/schema.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
-import { recordDeposit, transfersTo } from './deposits.ts';
+import { MAX_LAMPORTS, recordDeposit, transfersTo, type Transfer } from './deposits.ts';
 
 interface SignatureInfo {
   signature: string;
@@ -23,16 +28,30 @@ export interface WatcherDeps {
   gateway: string;
   minDepositLamports: number;
   log: Logger;
+  /**
+   * Confirms a transaction's transfers to the gateway before they are credited (deposit quorum);
+   * by default the transfers read from `rpc` stand.
+   */
+  confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[]>;
 }
 
 const PAGE = 1000;
-// The first scan of an address with a long history stops here; later scans only read what is new.
-const MAX_PAGES = 10;
+// Work per poll: at most this many pages of history (a walk longer than that resumes next poll).
+const PAGES_PER_POLL = 4;
+// getTransaction calls in flight at once: 100 deposits a second need more than one at a time.
+const CONCURRENCY = 16;
+
+interface Cursor {
+  last?: SignatureInfo;
+  walk?: { head: SignatureInfo; before?: string };
+}
 
 export class DepositWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
+  /** The last poll ran out of budget before reaching the cursor. */
+  private behind = false;
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -40,7 +59,7 @@ export class DepositWatcher {
     const loop = async () => {
       if (this.stopped) return;
       await this.poll().catch((e) => this.deps.log.warn('deposit watcher poll failed', { error: e instanceof Error ? e.message : String(e) }));
-      if (!this.stopped) this.timer = setTimeout(loop, intervalSeconds * 1000);
+      if (!this.stopped) this.timer = setTimeout(loop, this.behind ? 0 : intervalSeconds * 1000);
     };
     this.timer = setTimeout(loop, 0);
   }
@@ -51,61 +70,115 @@ export class DepositWatcher {
     await this.running?.catch(() => {});
   }
 
-  /** One scan; concurrent callers share it. Resolves to the number of deposits recorded. */
+  /** One bounded scan; concurrent callers share it. Resolves to the number of transfers recorded. */
   poll(): Promise<number> {
     this.running ??= this.scan().finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private cursor(): string | undefined {
+  private load(): Cursor {
     const { db, network, gateway } = this.deps;
-    return db
-      .select({ sig: watcherCursors.lastSignature })
+    const row = db
+      .select()
       .from(watcherCursors)
       .where(and(eq(watcherCursors.network, network), eq(watcherCursors.address, gateway)))
-      .get()?.sig;
+      .get();
+    if (!row) return {};
+    return {
+      last: row.lastSignature ? { signature: row.lastSignature, slot: row.lastSlot ?? 0, err: null } : undefined,
+      walk: row.walkHead ? { head: { signature: row.walkHead, slot: row.walkHeadSlot ?? 0, err: null }, before: row.walkBefore ?? undefined } : undefined,
+    };
   }
 
-  private saveCursor(sig: SignatureInfo) {
+  private save(c: Cursor) {
     const { db, network, gateway } = this.deps;
     const now = Date.now();
+    const values = {
+      lastSignature: c.last?.signature ?? '',
+      lastSlot: c.last?.slot ?? null,
+      walkHead: c.walk?.head.signature ?? null,
+      walkHeadSlot: c.walk?.head.slot ?? null,
+      walkBefore: c.walk?.before ?? null,
+      updatedAt: now,
+    };
     db.insert(watcherCursors)
-      .values({ network, address: gateway, lastSignature: sig.signature, lastSlot: sig.slot, updatedAt: now })
-      .onConflictDoUpdate({ target: [watcherCursors.network, watcherCursors.address], set: { lastSignature: sig.signature, lastSlot: sig.slot, updatedAt: now } })
+      .values({ network, address: gateway, ...values })
+      .onConflictDoUpdate({ target: [watcherCursors.network, watcherCursors.address], set: values })
       .run();
   }
 
+  private page(before: string | undefined, until: string | undefined): Promise<SignatureInfo[]> {
+    return this.deps.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
+      this.deps.gateway,
+      { limit: PAGE, commitment: 'confirmed', ...(until ? { until } : {}), ...(before ? { before } : {}) },
+    ]);
+  }
+
   private async scan(): Promise<number> {
-    const { rpc, gateway, log } = this.deps;
-    const until = this.cursor();
-    // Newest first from the node; collect everything newer than the cursor, then work oldest first.
-    const fresh: SignatureInfo[] = [];
-    let before: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const batch = await rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
-        gateway,
-        { limit: PAGE, commitment: 'confirmed', ...(until ? { until } : {}), ...(before ? { before } : {}) },
-      ]);
-      fresh.push(...batch);
-      if (batch.length < PAGE) break;
-      before = batch[batch.length - 1]!.signature;
-    }
+    const cursor = this.load();
+    const until = cursor.last?.signature;
     let recorded = 0;
-    for (const info of fresh.reverse()) {
-      if (info.err === null) {
-        const tx = await rpc.call('getTransaction', [info.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
-        // Not yet readable: stop here and try again next time, without moving the cursor past it.
-        if (tx === null) break;
-        for (const t of transfersTo(tx, gateway)) {
-          const outcome = recordDeposit(this.deps.db, { signature: info.signature, network: this.deps.network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' }, BigInt(this.deps.minDepositLamports));
-          if (outcome !== 'duplicate') {
+    this.behind = false;
+    for (let pages = 0; pages < PAGES_PER_POLL; pages++) {
+      const batch = await this.page(cursor.walk?.before, until);
+      if (!cursor.walk) {
+        if (batch.length === 0) return recorded;
+        cursor.walk = { head: batch[0]! };
+      }
+      const done = await this.process(batch, cursor);
+      recorded += done.recorded;
+      if (!done.complete) return recorded; // a transaction not yet readable: retry next poll
+      // An address seen for the first time: only its newest pages are read (older deposits predate
+      // this gateway's database).
+      const firstWalkOver = !until && pages === PAGES_PER_POLL - 1;
+      if (batch.length < PAGE || firstWalkOver) {
+        this.save({ last: cursor.walk.head });
+        return recorded;
+      }
+    }
+    this.behind = true;
+    return recorded;
+  }
+
+  /** Reads and records a page in chunks, saving the walk's progress with each chunk's deposits. */
+  private async process(batch: SignatureInfo[], cursor: Cursor): Promise<{ recorded: number; complete: boolean }> {
+    const { db, log, network } = this.deps;
+    const min = BigInt(this.deps.minDepositLamports);
+    let recorded = 0;
+    for (let i = 0; i < batch.length; i += CONCURRENCY) {
+      const chunk = batch.slice(i, i + CONCURRENCY);
+      const found = await Promise.all(chunk.map((info) => (info.err === null ? this.transfersOf(info.signature) : Promise.resolve([]))));
+      // Not yet readable: stop before it, so the walk resumes there.
+      const readable = found.findIndex((f) => f === null);
+      const usable = readable === -1 ? chunk.length : readable;
+      if (usable === 0) return { recorded, complete: false };
+      db.transaction(() => {
+        for (let j = 0; j < usable; j++) {
+          const info = chunk[j]!;
+          for (const t of found[j]!) {
+            if (t.lamports > MAX_LAMPORTS) {
+              log.warn('deposit beyond any lamport supply ignored', { signature: info.signature });
+              continue;
+            }
+            const outcome = recordDeposit(db, { signature: info.signature, network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' }, min);
+            if (outcome === 'duplicate') continue;
             recorded++;
-            log.info('deposit recorded', { source: 'watcher', signature: info.signature, wallet: t.from, lamports: t.lamports, outcome });
+            if (outcome === 'credited') log.info('deposit recorded', { source: 'watcher', signature: info.signature, wallet: t.from, lamports: t.lamports, outcome });
           }
         }
-      }
-      this.saveCursor(info);
+        cursor.walk!.before = chunk[usable - 1]!.signature;
+        this.save(cursor);
+      });
+      if (usable < chunk.length) return { recorded, complete: false };
     }
-    return recorded;
+    return { recorded, complete: true };
+  }
+
+  /** The transaction's transfers to the gateway, or null when the node cannot show it yet. */
+  private async transfersOf(signature: string): Promise<Transfer[] | null> {
+    const tx = await this.deps.rpc.call('getTransaction', [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
+    if (tx === null) return null;
+    const transfers = transfersTo(tx, this.deps.gateway);
+    return transfers.length && this.deps.confirm ? this.deps.confirm(signature, transfers) : transfers;
   }
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
-import { claimWhenSeen, deposit } from '../support/agent.ts';
+import { claim, claimWhenSeen, deposit } from '../support/agent.ts';
 import { parseJson } from '../../src/json.ts';
 
 const PRICE = 2_200_000;
@@ -52,5 +52,24 @@ describe('exact amounts', () => {
     const paid = await gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { 'x-api-key': key });
     expect(paid.status).toBe(200);
     expect(paid.headers.get('x-credits-remaining')).toBe((amount - BigInt(PRICE)).toString());
+  });
+});
+
+const rows = (gw: TestGateway, sql: string) => gw.services.db.$client.query(sql).get() as Record<string, number>;
+
+describe('the deposit watcher', () => {
+  test('small transfers from one wallet add up: once their sum reaches the minimum it is claimable', async () => {
+    const { gw, gatewayAddress } = await gatewayWith();
+    const agent = await chain.newWallet(1_000_000_000n);
+    await deposit(chain, agent, gatewayAddress, 1_000_000n);
+    await deposit(chain, agent, gatewayAddress, 1_000_000n);
+    await gw.services.watcher!.poll();
+    expect((await claim(gw, agent)).status).toBe(404);
+    expect(rows(gw, 'SELECT count(*) AS n FROM deposits').n).toBe(0);
+    await deposit(chain, agent, gatewayAddress, 300_000n);
+    await gw.services.watcher!.poll();
+    const key = await claimWhenSeen(gw, agent, 0);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(2_300_000);
+    expect(rows(gw, 'SELECT count(*) AS n FROM dust_totals').n).toBe(0);
   });
 });

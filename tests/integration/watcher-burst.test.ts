@@ -1,0 +1,85 @@
+// Finding 4 of the hardening issue: a burst of transactions to the gateway address between two
+// polls (dust costs a fraction of a cent each) must not hide a real deposit. Landing 10,500 real
+// transactions on the sandbox dominates this test's time (tens of seconds on a loaded machine).
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import {
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { claimWhenSeen, deposit } from '../support/agent.ts';
+
+const PRICE = 2_200_000;
+let chain: Sandbox;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  chain = await startSandbox();
+});
+afterAll(async () => {
+  await gw?.stop();
+  await chain.stop();
+});
+
+/**
+ * `count` real transfers from `from` to `to`, landed as fast as the sandbox takes them: signed
+ * ahead in batches within one blockhash's lifetime, sent without preflight. Amounts are 1 to 140
+ * lamports (distinct within a batch, so each transaction is distinct). Returns their sum.
+ */
+async function burst(from: KeyPairSigner, to: Address, count: number): Promise<number> {
+  const rpc = createSolanaRpc(chain.url);
+  let total = 0;
+  for (let sent = 0; sent < count; ) {
+    const n = Math.min(140, count - sent);
+    const lifetime = (await rpc.getLatestBlockhash().send()).value;
+    const txs = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        signTransactionMessageWithSigners(
+          pipe(
+            createTransactionMessage({ version: 0 }),
+            (m) => setTransactionMessageFeePayerSigner(from, m),
+            (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+            (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: from, destination: to, amount: BigInt(i + 1) })], m),
+          ),
+        ),
+      ),
+    );
+    for (const tx of txs) await chain.send(tx, { skipPreflight: true });
+    total += (n * (n + 1)) / 2;
+    sent += n;
+  }
+  return total;
+}
+
+test('a deposit followed within one poll by 10,500 other transactions is credited and claimable; the dust costs no row each', async () => {
+  const gatewayAddress = (await generateKeyPairSigner()).address;
+  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, depositPollSeconds: 3600 });
+  const row = (sql: string) => gw.services.db.$client.query(sql).get() as Record<string, number>;
+  const agent = await chain.newWallet(1_000_000_000n);
+  const spammer = await chain.newWallet(100_000_000_000n);
+  // The watcher has seen the address before: its cursor sits at the address's previous newest transaction.
+  await deposit(chain, await chain.newWallet(100_000_000n), gatewayAddress, BigInt(PRICE));
+  await gw.services.watcher!.poll();
+
+  await deposit(chain, agent, gatewayAddress, BigInt(3 * PRICE));
+  const dust = await burst(spammer, gatewayAddress, 10_500);
+  gw.services.watcher!.start(3600); // one poll, then none for an hour unless it is behind
+
+  const key = await claimWhenSeen(gw, agent, 180_000);
+  expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(3 * PRICE);
+  // Every dust transfer was read and summed, without a row each.
+  expect(row('SELECT transfers AS n, lamports AS l FROM dust_totals')).toEqual({ n: 10_500, l: dust });
+  expect(row('SELECT count(*) AS n FROM deposits').n).toBe(2);
+  // The walk is over: its head is the cursor.
+  expect(row('SELECT count(*) AS n FROM watcher_cursors WHERE walk_head IS NULL').n).toBe(1);
+}, 400_000);
