@@ -169,6 +169,12 @@ const SETTINGS = {
     default: 300,
     parse: integer(1, 86_400),
   },
+  challengesPerMinute: {
+    env: 'CHALLENGES_PER_MINUTE',
+    help: 'claim challenges one client address may request per minute (as a burst too); 0 disables',
+    default: 10,
+    parse: integer(0, 1e6),
+  },
   rateLimitRps: {
     env: 'RATE_LIMIT_RPS',
     help: 'sustained requests per second per API key (or per client address without a key); 0 disables',

@@ -1,16 +1,18 @@
 // Claim challenges: 32 random bytes as hex, stored server side, single use, valid for a limited
-// time. A challenge bound to a wallet is superseded by the next one issued for that wallet.
-import { eq, lt } from 'drizzle-orm';
+// time. A challenge bound to a wallet is superseded by the next one the same requester (client
+// address) asks for that wallet; anyone else's request for the wallet leaves it valid, so nobody
+// can break another's claim by asking for challenges in their name.
+import { and, eq, lt } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { challenges } from '../db/schema.ts';
 
-export function issueChallenge(db: Db, ttlSeconds: number, wallet?: string, now = Date.now()): { challenge: string; expiresAt: number } {
+export function issueChallenge(db: Db, ttlSeconds: number, requester: string, wallet?: string, now = Date.now()): { challenge: string; expiresAt: number } {
   const challenge = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
   const expiresAt = now + ttlSeconds * 1000;
   db.transaction(() => {
     db.delete(challenges).where(lt(challenges.expiresAt, now)).run();
-    if (wallet) db.delete(challenges).where(eq(challenges.wallet, wallet)).run();
-    db.insert(challenges).values({ challenge, wallet: wallet ?? null, createdAt: now, expiresAt }).run();
+    if (wallet) db.delete(challenges).where(and(eq(challenges.wallet, wallet), eq(challenges.requester, requester))).run();
+    db.insert(challenges).values({ challenge, wallet: wallet ?? null, requester, createdAt: now, expiresAt }).run();
   });
   return { challenge, expiresAt };
 }

@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia';
 import { issueChallenge } from '../billing/challenges.ts';
 import { claimKey } from '../billing/claims.ts';
-import { admit } from '../billing/rate-limit.ts';
+import { admit, RateLimiter } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { errorOutcome } from '../calls/outcome.ts';
@@ -14,12 +14,17 @@ import { jsonResponse as json } from '../json.ts';
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
 
 export function keyRoutes(s: Services) {
+  // Each challenge is a row until it expires: issuance has its own, tighter budget per client.
+  const perMinute = s.config.challengesPerMinute;
+  const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
+
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = (request: Request, server: unknown, where: string, fn: () => unknown) => {
-    const { headers, refusal } = admit(s.limiter, `addr:${clientAddress(request, server)}`);
+  const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown) => {
+    const client = clientAddress(request, server);
+    const { headers, refusal } = admit(s.limiter, `addr:${client}`);
     if (refusal) return json(429, refusal, headers);
     try {
-      return json(200, fn(), headers);
+      return json(200, fn(client), headers);
     } catch (e) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
@@ -30,7 +35,9 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/challenge',
       ({ request, query, server }) =>
-        guarded(request, server, 'challenge', () => {
+        guarded(request, server, 'challenge', (client) => {
+          const issuance = admit(challengeLimiter, client);
+          if (issuance.refusal) throw new GatewayError(429, issuance.refusal, issuance.headers);
           let wallet: string | undefined;
           if (query.wallet !== undefined && query.wallet !== '') {
             try {
@@ -39,10 +46,10 @@ export function keyRoutes(s: Services) {
               throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/challenge?wallet=${EXAMPLE_WALLET}`);
             }
           }
-          const { challenge, expiresAt } = issueChallenge(s.db, s.config.challengeTtlSeconds, wallet);
+          const { challenge, expiresAt } = issueChallenge(s.db, s.config.challengeTtlSeconds, client, wallet);
           return { challenge, wallet: wallet ?? null, expiresAt: Math.floor(expiresAt / 1000) };
         }),
-      { detail: { summary: 'Issue a claim challenge', tags: ['Keys'], description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge for the same wallet invalidates older ones.' } },
+      { detail: { summary: 'Issue a claim challenge', tags: ['Keys'], description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge you request for the same wallet invalidates your older ones (a request by another client does not).' } },
     )
     .post(
       '/api/keys/claim',

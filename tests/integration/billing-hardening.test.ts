@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
-import { claim, claimWhenSeen, deposit } from '../support/agent.ts';
+import { claim, claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
+import { requestFrom } from '../support/peer.ts';
 import { parseJson } from '../../src/json.ts';
 
 const PRICE = 2_200_000;
@@ -71,5 +72,43 @@ describe('the deposit watcher', () => {
     const key = await claimWhenSeen(gw, agent, 0);
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(2_300_000);
     expect(rows(gw, 'SELECT count(*) AS n FROM dust_totals').n).toBe(0);
+  });
+});
+
+describe('claim challenges', () => {
+  const SECRET = 'whsec_challenges_3';
+
+  test("a third party's challenges for your wallet do not break your claim; your own newer one still supersedes", async () => {
+    const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET });
+    const owner = await chain.newWallet(1_000_000_000n);
+    const sig = await deposit(chain, owner, gatewayAddress, BigInt(PRICE));
+    expect((await gw.post('/api/payments/webhook', heliusPayload(sig, owner.address, gatewayAddress, PRICE), { authorization: SECRET })).status).toBe(200);
+    const askAs = async (peer: string) => (await requestFrom(peer, `${gw.url}/api/keys/challenge?wallet=${owner.address}`)).body.challenge as string;
+
+    // The owner's own rule holds: an older challenge of theirs is superseded by their newer one.
+    const superseded = await askAs('127.0.0.2');
+    const mine = await askAs('127.0.0.2');
+    // Meanwhile an attacker at another address asks for challenges in the owner's name, again and again.
+    for (let i = 0; i < 5; i++) await askAs('127.0.0.3');
+
+    const claimWith = async (challenge: string) =>
+      requestFrom('127.0.0.2', `${gw.url}/api/keys/claim`, { body: { wallet: owner.address, signature: await signChallenge(owner, challenge), challenge } });
+    expect((await claimWith(superseded)).status).toBe(401);
+    const ok = await claimWith(mine);
+    expect(ok.status).toBe(200);
+    expect(ok.body.apiKey).toMatch(/^cig_/);
+  });
+
+  test('issuance is rate limited per client address: one address at its limit does not stop another', async () => {
+    const { gw } = await gatewayWith({ challengesPerMinute: 3 });
+    const ask = (peer: string) => requestFrom(peer, `${gw.url}/api/keys/challenge`);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await ask('127.0.0.4')).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    const refused = await ask('127.0.0.4');
+    expect(refused.body.error).toBe('Too many requests');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await ask('127.0.0.5')).status).toBe(200);
+    expect(rows(gw, 'SELECT count(*) AS n FROM challenges').n).toBe(4);
   });
 });

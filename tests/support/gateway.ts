@@ -30,6 +30,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
     depositPollSeconds: 0,
     rpcTimeoutMs: 2000,
     rateLimitRps: 0,
+    challengesPerMinute: 0,
     ...overrides,
   };
   const logs: string[] = [];
