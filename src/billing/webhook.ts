@@ -2,13 +2,16 @@
 // deposits. The Authorization header must equal the configured secret (constant-time compare).
 // Each reported deposit is confirmed on chain before it is credited, so a leaked secret cannot
 // mint credit; what the chain does not confirm is left for the watcher or dropped.
+// One bad entry never costs the others: it is skipped and named in the answer, which is a 200
+// for any authorized JSON array.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
+import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
-import { recordDeposit, transfersTo, type DepositOutcome } from './deposits.ts';
+import { MAX_LAMPORTS, recordDeposit, transfersTo, type DepositOutcome, type Transfer } from './deposits.ts';
 
 export function authorized(header: string | null, secret: string): boolean {
   // Hashing first gives equal lengths, so the comparison leaks neither content nor length.
@@ -21,26 +24,48 @@ interface ReportedTransfer {
   signature: string;
   from: string;
   lamports: bigint;
+  /** False for a JSON number past 2^53: only its rounding is known, the chain says the rest. */
+  exact: boolean;
 }
 
-/** Native transfers to the gateway in a Helius enhanced-transaction array, summed per (signature, sender). */
-export function reportedDeposits(payload: unknown, gateway: string): ReportedTransfer[] {
-  if (!Array.isArray(payload)) throw badRequest('Invalid webhook payload', 'Expected a JSON array of enhanced transactions with signature and nativeTransfers.');
+export interface SkippedEntry {
+  index: number;
+  error: string;
+}
+
+const isKey = (value: unknown, bytes: number) => typeof value === 'string' && base58Bytes(value)?.length === bytes;
+
+/** One entry's transfers to the gateway, summed per sender; a string naming what is wrong otherwise. */
+function entryTransfers(tx: unknown, gateway: string): ReportedTransfer[] | string {
+  if (!tx || typeof tx !== 'object' || Array.isArray(tx)) return 'entry is not an object';
+  const { signature, nativeTransfers } = tx as { signature?: unknown; nativeTransfers?: unknown };
+  if (!isKey(signature, 64)) return 'signature is not a base58 transaction signature';
+  if (!Array.isArray(nativeTransfers)) return 'nativeTransfers is not an array';
   const sums = new Map<string, ReportedTransfer>();
-  for (const tx of payload) {
-    const signature = (tx as { signature?: unknown })?.signature;
-    const transfers = (tx as { nativeTransfers?: unknown })?.nativeTransfers;
-    if (typeof signature !== 'string' || !Array.isArray(transfers)) continue;
-    for (const t of transfers as { fromUserAccount?: unknown; toUserAccount?: unknown; amount?: unknown }[]) {
-      if (t?.toUserAccount !== gateway || typeof t.fromUserAccount !== 'string') continue;
-      const amount = t.amount;
-      if (!((typeof amount === 'number' && Number.isSafeInteger(amount) && amount > 0) || (typeof amount === 'bigint' && amount > 0n))) continue;
-      const key = `${signature}:${t.fromUserAccount}`;
-      const prev = sums.get(key);
-      sums.set(key, { signature, from: t.fromUserAccount, lamports: (prev?.lamports ?? 0n) + BigInt(amount) });
-    }
+  for (const t of nativeTransfers as unknown[]) {
+    const { fromUserAccount: from, toUserAccount: to, amount } = (t ?? {}) as { fromUserAccount?: unknown; toUserAccount?: unknown; amount?: unknown };
+    if (to !== gateway) continue;
+    if (!isKey(from, 32)) return 'fromUserAccount is not a base58 address';
+    const lamports = typeof amount === 'number' && Number.isInteger(amount) ? BigInt(amount) : typeof amount === 'bigint' ? amount : undefined;
+    if (lamports === undefined || lamports <= 0n || lamports > MAX_LAMPORTS) return 'amount is not a positive whole number of lamports';
+    const exact = typeof amount === 'bigint' || Number.isSafeInteger(amount);
+    const prev = sums.get(from as string);
+    sums.set(from as string, { signature: signature as string, from: from as string, lamports: (prev?.lamports ?? 0n) + lamports, exact: exact && (prev?.exact ?? true) });
   }
   return [...sums.values()];
+}
+
+/** Native transfers to the gateway in a Helius enhanced-transaction array, and the entries skipped. */
+export function reportedDeposits(payload: unknown, gateway: string): { transfers: ReportedTransfer[]; skipped: SkippedEntry[] } {
+  if (!Array.isArray(payload)) throw badRequest('Invalid webhook payload', 'Expected a JSON array of enhanced transactions with signature and nativeTransfers.');
+  const transfers: ReportedTransfer[] = [];
+  const skipped: SkippedEntry[] = [];
+  payload.forEach((tx, index) => {
+    const found = entryTransfers(tx, gateway);
+    if (typeof found === 'string') skipped.push({ index, error: found });
+    else transfers.push(...found);
+  });
+  return { transfers, skipped };
 }
 
 export interface WebhookDeps {
@@ -52,30 +77,53 @@ export interface WebhookDeps {
   verify: boolean;
   minDepositLamports: number;
   log: Logger;
+  /** Confirms a transaction's transfers with more upstreams (deposit quorum); by default `rpc`'s answer stands. */
+  confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[]>;
 }
 
 export interface WebhookResult {
   deposits: { signature: string; wallet: string; lamports: string; outcome: DepositOutcome | 'unconfirmed' }[];
+  skipped: SkippedEntry[];
 }
 
 export async function handleWebhook(deps: WebhookDeps, authorization: string | null, payload: unknown): Promise<WebhookResult> {
   if (!authorized(authorization, deps.secret)) throw new GatewayError(401, { error: 'Invalid authorization header' });
-  const reported = reportedDeposits(payload, deps.gateway);
+  const { transfers, skipped } = reportedDeposits(payload, deps.gateway);
+  for (const s of skipped) deps.log.warn('webhook entry skipped', { ...s });
+  const min = BigInt(deps.minDepositLamports);
   const out: WebhookResult['deposits'] = [];
-  for (const r of reported) {
-    let confirmed = !deps.verify;
-    if (deps.verify) {
-      const tx = await deps.rpc.call('getTransaction', [r.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
-      confirmed = transfersTo(tx, deps.gateway).some((t) => t.from === r.from && t.lamports === r.lamports);
-    }
-    if (!confirmed) {
-      deps.log.warn('webhook deposit not confirmed on chain; not credited', { signature: r.signature });
-      out.push({ signature: r.signature, wallet: r.from, lamports: r.lamports.toString(), outcome: 'unconfirmed' });
+  for (const r of transfers) {
+    const answer = (lamports: bigint, outcome: WebhookResult['deposits'][number]['outcome']) =>
+      out.push({ signature: r.signature, wallet: r.from, lamports: lamports.toString(), outcome });
+    // Small transfers are summed by the watcher alone (it counts each exactly once).
+    if (r.exact && r.lamports < min) {
+      answer(r.lamports, 'below_minimum');
       continue;
     }
-    const outcome = recordDeposit(deps.db, { signature: r.signature, network: deps.network, wallet: r.from, lamports: r.lamports, source: 'webhook' }, BigInt(deps.minDepositLamports));
-    if (outcome !== 'duplicate') deps.log.info('deposit recorded', { source: 'webhook', signature: r.signature, wallet: r.from, lamports: r.lamports, outcome });
-    out.push({ signature: r.signature, wallet: r.from, lamports: r.lamports.toString(), outcome });
+    const lamports = deps.verify ? await confirmed(deps, r) : r.exact ? r.lamports : undefined;
+    if (lamports === undefined) {
+      deps.log.warn('webhook deposit not confirmed on chain; not credited', { signature: r.signature });
+      answer(r.lamports, 'unconfirmed');
+      continue;
+    }
+    const outcome = recordDeposit(deps.db, { signature: r.signature, network: deps.network, wallet: r.from, lamports, source: 'webhook' }, min);
+    if (outcome === 'credited') deps.log.info('deposit recorded', { source: 'webhook', signature: r.signature, wallet: r.from, lamports, outcome });
+    answer(lamports, outcome);
   }
-  return { deposits: out };
+  return { deposits: out, skipped };
+}
+
+/** The amount the chain shows for the reported transfer, or undefined when it does not (or cannot be asked). */
+async function confirmed(deps: WebhookDeps, r: ReportedTransfer): Promise<bigint | undefined> {
+  let onChain: Transfer[];
+  try {
+    const tx = await deps.rpc.call('getTransaction', [r.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
+    onChain = transfersTo(tx, deps.gateway);
+    if (onChain.length && deps.confirm) onChain = await deps.confirm(r.signature, onChain);
+  } catch (e) {
+    deps.log.warn('webhook deposit could not be checked on chain', { signature: r.signature, error: e instanceof Error ? e.message : String(e) });
+    return undefined;
+  }
+  const match = onChain.find((t) => t.from === r.from && (r.exact ? t.lamports === r.lamports : Number(t.lamports) === Number(r.lamports)));
+  return match?.lamports;
 }

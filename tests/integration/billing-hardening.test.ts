@@ -112,3 +112,47 @@ describe('claim challenges', () => {
     expect(rows(gw, 'SELECT count(*) AS n FROM challenges').n).toBe(4);
   });
 });
+
+describe('the deposit webhook', () => {
+  const SECRET = 'whsec_batch_6';
+
+  test('a batch with malformed entries credits the valid ones, names the bad ones, and is never a 5xx', async () => {
+    const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET });
+    const [a, b] = [await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n)];
+    const sigA = await deposit(chain, a, gatewayAddress, BigInt(PRICE));
+    const sigB = await deposit(chain, b, gatewayAddress, BigInt(2 * PRICE));
+    const [entryA] = heliusPayload(sigA, a.address, gatewayAddress, PRICE);
+    const [entryB] = heliusPayload(sigB, b.address, gatewayAddress, 2 * PRICE);
+    const transfer = (over: Record<string, unknown>) => ({ ...entryA, nativeTransfers: [{ ...entryA!.nativeTransfers[0], ...over }] });
+    const bad = [
+      { ...entryA, signature: '0OIl-not-base58' },
+      null,
+      { ...entryA, signature: 'abc' },
+      transfer({ amount: 'lots' }),
+      transfer({ amount: -5 }),
+      transfer({ fromUserAccount: { $gt: '' } }),
+      { ...entryA, nativeTransfers: 'none' },
+    ];
+    const res = await gw.post('/api/payments/webhook', [entryA, ...bad, entryB], { authorization: SECRET });
+    expect(res.status).toBe(200);
+    expect(res.body.deposits).toEqual([
+      { signature: sigA, wallet: a.address, lamports: String(PRICE), outcome: 'credited' },
+      { signature: sigB, wallet: b.address, lamports: String(2 * PRICE), outcome: 'credited' },
+    ]);
+    expect(res.body.skipped.map((s: { index: number }) => s.index)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(res.body.skipped.every((s: { error: string }) => typeof s.error === 'string' && s.error.length > 0)).toBe(true);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, b, 0) })).body.creditLamports).toBe(2 * PRICE);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, a, 0) })).body.creditLamports).toBe(PRICE);
+  });
+
+  test('an upstream failure while confirming is reported per deposit, not a 5xx', async () => {
+    const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET, rpcRetries: 0 });
+    const agent = await chain.newWallet(1_000_000_000n);
+    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+    chain.fault({ mode: 'http500' }, { methods: ['getTransaction'] });
+    const res = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, PRICE), { authorization: SECRET });
+    chain.fault(null);
+    expect(res.status).toBe(200);
+    expect(res.body.deposits).toEqual([{ signature: sig, wallet: agent.address, lamports: String(PRICE), outcome: 'unconfirmed' }]);
+  });
+});
