@@ -116,6 +116,12 @@ const SETTINGS = {
     default: 8000,
     parse: integer(50, 120_000),
   },
+  upstreamMaxBodyBytes: {
+    env: 'UPSTREAM_MAX_BODY_BYTES',
+    help: 'largest upstream RPC response read; a longer one fails the call as an upstream error (refunded)',
+    default: 16 * 1024 * 1024,
+    parse: integer(1024, 2 ** 31),
+  },
   rpcRetries: {
     env: 'RPC_RETRIES',
     help: 'extra rounds over the URL list after HTTP 429/5xx on reads',

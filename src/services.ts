@@ -27,7 +27,7 @@ export function createServices(config: Config, log: Logger): Services {
   const db = openDatabase(config.databasePath);
   const urls: Record<Network, string[]> = { 'mainnet-beta': config.mainnetRpcUrls, devnet: config.devnetRpcUrls };
   const upstreams = Object.fromEntries(
-    NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, log })]),
+    NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
   const ledger = new Ledger(db);
   const ctx: CapabilityContext = { rpc: (n) => upstreams[n], config, log };

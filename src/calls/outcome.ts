@@ -15,11 +15,24 @@ export function errorOutcome(e: unknown, log: Logger, where: string): Outcome {
   if (e instanceof GatewayError) return { status: e.status, body: e.body, headers: e.headers };
   if (e instanceof RpcError) {
     log.warn('upstream RPC error', { capability: where, code: e.code, message: e.message });
-    return failed(`Upstream RPC error ${e.code}: ${e.message}`);
+    return failed(`Upstream RPC error ${e.code}: ${quoted(e.message)}`);
   }
   if (e instanceof UpstreamError) return failed(`Upstream RPC request failed: ${e.message}`);
   log.error('capability failed', { capability: where, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   return failed('Internal server error');
+}
+
+// What a node says reaches agents (and so their context) only as a short line of plain characters.
+const MAX_QUOTED = 200;
+
+/** Upstream text cut to MAX_QUOTED characters of letters, digits, spaces and plain punctuation. */
+export function quoted(text: string): string {
+  const plain = text
+    .slice(0, MAX_QUOTED * 4)
+    .replace(/[^A-Za-z0-9 .,:;()'"_#=+%/-]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  return plain.length > MAX_QUOTED ? `${plain.slice(0, MAX_QUOTED)}...` : plain || 'no message';
 }
 
 function failed(error: string): Outcome {

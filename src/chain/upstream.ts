@@ -1,14 +1,15 @@
 // JSON-RPC access to one network's upstream nodes: failover over a URL list, a time limit per
 // attempt, retry with backoff on 429/5xx for reads, coalescing of identical in-flight calls and a
 // small TTL cache. Errors name upstreams by position ("mainnet-beta upstream #2"), never by URL:
-// RPC URLs often carry API keys.
+// RPC URLs often carry API keys. A response body is read as a stream and abandoned past a size
+// cap, so one node answering hundreds of megabytes costs a failed attempt, not the process's memory.
 import { parseJson, toJson } from '../json.ts';
 import type { Logger } from '../log.ts';
 
 export class UpstreamError extends Error {
   constructor(
     message: string,
-    readonly kind: 'timeout' | 'unreachable' | 'http' | 'malformed' | 'rpc',
+    readonly kind: 'timeout' | 'unreachable' | 'http' | 'malformed' | 'too_large' | 'rpc',
     readonly rpcCode?: number,
   ) {
     super(message);
@@ -43,7 +44,38 @@ export interface UpstreamOptions {
   log: Logger;
   /** Budget of the answer cache, in bytes of JSON as received (finalized transactions are big). */
   cacheBytes?: number;
+  /** Largest response body read; a longer one fails the attempt. */
+  maxBodyBytes?: number;
   fetch?: typeof fetch;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+// What of a node's own error message is kept (for logs and, cleaned, for clients).
+const MAX_RPC_MESSAGE = 1000;
+
+class BodyTooLarge extends Error {}
+
+/** The body as text, read chunk by chunk and abandoned as soon as it passes `limit` bytes. */
+async function readCapped(res: Response, limit: number): Promise<string> {
+  if (Number(res.headers.get('content-length') ?? 0) > limit) {
+    await res.body?.cancel();
+    throw new BodyTooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 // Node-side conditions where another node (or the same one a moment later) may well answer.
@@ -142,7 +174,7 @@ export class Upstream {
   private async attempt(i: number, method: string, params: unknown[]): Promise<Attempt> {
     const who = this.name(i);
     let res: Response;
-    let text: string;
+    let text = '';
     try {
       res = await this.fetcher(this.opts.urls[i]!, {
         method: 'POST',
@@ -150,8 +182,13 @@ export class Upstream {
         body: toJson({ jsonrpc: '2.0', id: this.nextId++, method, params }),
         signal: AbortSignal.timeout(this.opts.timeoutMs),
       });
-      text = await res.text();
+      // An error status is answered by its status alone: its body is not worth reading.
+      if (res.ok) text = await readCapped(res, this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      else await res.body?.cancel();
     } catch (e) {
+      if (e instanceof BodyTooLarge) {
+        return { ok: false, error: new UpstreamError(`${who} answered more than ${this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`, 'too_large') };
+      }
       const timedOut = e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError');
       // A hung node is not retried in later rounds: the caller has already waited a full time limit.
       return timedOut
@@ -179,7 +216,7 @@ export class Upstream {
     const envelope = body as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (envelope.error) {
       const code = typeof envelope.error.code === 'number' ? envelope.error.code : -32603;
-      const message = typeof envelope.error.message === 'string' ? envelope.error.message : 'RPC error';
+      const message = typeof envelope.error.message === 'string' ? envelope.error.message.slice(0, MAX_RPC_MESSAGE) : 'RPC error';
       return { ok: false, retryable: RETRYABLE_RPC_CODES.has(code), error: new RpcError(code, message, envelope.error.data) };
     }
     if (!('result' in envelope)) {
