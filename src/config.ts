@@ -2,6 +2,7 @@
 // --port=3000) or an environment variable (PORT); a flag wins. Each has a default, so the gateway
 // starts with no configuration at all.
 import { base58 } from '@scure/base';
+import { isIP } from 'node:net';
 
 export const NETWORKS = ['mainnet-beta', 'devnet'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -79,6 +80,22 @@ const solanaAddress = (raw: string) => {
 };
 
 const text = (raw: string) => raw;
+
+const cidrList = (raw: string) => {
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [ip, bits, extra] = entry.split('/');
+    const version = isIP(ip ?? '');
+    const max = version === 6 ? 128 : 32;
+    if (!version || extra !== undefined || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > max))) {
+      fail(`expected comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8, ::1), got "${entry}"`);
+    }
+  }
+  return entries;
+};
 
 const optional =
   <T>(parse: (raw: string) => T) =>
@@ -211,6 +228,13 @@ const SETTINGS = {
     help: 'HTTP connections silent this long are closed (event streams send keep-alives)',
     default: 30,
     parse: integer(1, 255),
+  },
+  trustedProxies: {
+    env: 'TRUSTED_PROXIES',
+    help: 'comma-separated IPs/CIDR ranges of reverse proxies allowed to set the client address via X-Forwarded-For or Forwarded; empty: none',
+    default: [] as string[],
+    shownDefault: 'empty',
+    parse: cidrList,
   },
   logLevel: { env: 'LOG_LEVEL', help: 'debug, info, warn or error', default: 'info' as LogLevel, parse: oneOf(LOG_LEVELS) },
 } satisfies Record<string, Setting<unknown>>;

@@ -1,5 +1,7 @@
 // Who is calling, as both faces see it: the API key sent on this very request, and the client's
-// network address (the rate-limit bucket for calls without a usable key).
+// network address (the rate-limit bucket for calls without a usable key, the requester of a
+// challenge).
+import { BlockList, isIP } from 'node:net';
 
 export interface Caller {
   apiKey?: string;
@@ -15,7 +17,61 @@ export function apiKeyOf(headers: Headers): string | undefined {
 
 type RequestIpServer = { requestIP(req: Request): { address: string } | null } | null | undefined;
 
-/** The client's network address as the socket sees it. */
-export function clientAddress(request: Request, server: unknown): string {
-  return (server as RequestIpServer)?.requestIP(request)?.address ?? 'unknown';
+// Proxies in front of proxies are rare; a longer chain is read only this far from our side.
+const MAX_HOPS = 16;
+
+const family = (ip: string) => (isIP(ip) === 6 ? 'ipv6' : 'ipv4');
+
+/** An address as a proxy writes it (maybe with a port, or IPv6 in brackets), or undefined when it is none. */
+function hopAddress(raw: string): string | undefined {
+  let s = raw.trim().replace(/^"|"$/g, '');
+  if (s.startsWith('[')) s = s.slice(1, s.indexOf(']') === -1 ? undefined : s.indexOf(']'));
+  else if (s.indexOf(':') !== -1 && s.indexOf(':') === s.lastIndexOf(':')) s = s.slice(0, s.indexOf(':'));
+  return isIP(s) ? s : undefined;
+}
+
+/** The hops a proxy chain reports, nearest the client first: X-Forwarded-For, else RFC 7239 Forwarded's for=. */
+function forwardedHops(headers: Headers): string[] {
+  const xff = headers.get('x-forwarded-for');
+  if (xff) return xff.split(',');
+  const fwd = headers.get('forwarded');
+  if (!fwd) return [];
+  return fwd.split(',').map((element) => element.split(';').find((pair) => pair.trim().toLowerCase().startsWith('for='))?.trim().slice(4) ?? '');
+}
+
+const parsed = new WeakMap<readonly string[], BlockList>();
+
+/** TRUSTED_PROXIES as a matcher, built once per list. Entries were validated by the config. */
+function proxyList(cidrs: readonly string[]): BlockList {
+  let list = parsed.get(cidrs);
+  if (list) return list;
+  list = new BlockList();
+  for (const cidr of cidrs) {
+    const [ip, bits] = cidr.split('/') as [string, string | undefined];
+    list.addSubnet(ip, bits === undefined ? (isIP(ip) === 6 ? 128 : 32) : Number(bits), family(ip));
+  }
+  parsed.set(cidrs, list);
+  return list;
+}
+
+/**
+ * The client's network address. The socket's peer, unless that peer is a trusted proxy: then the
+ * forwarding headers are read from our side outwards, past every trusted proxy, to the first
+ * address that is not one. Headers from anyone else change nothing.
+ */
+export function clientAddress(request: Request, server: unknown, trustedProxies: readonly string[] = []): string {
+  const peer = (server as RequestIpServer)?.requestIP(request)?.address ?? 'unknown';
+  if (trustedProxies.length === 0 || !isIP(peer)) return peer;
+  const trusted = proxyList(trustedProxies);
+  if (!trusted.check(peer, family(peer))) return peer;
+  const hops = forwardedHops(request.headers);
+  let client = peer;
+  for (let i = hops.length - 1; i >= Math.max(0, hops.length - MAX_HOPS); i--) {
+    const hop = hopAddress(hops[i]!);
+    // A hop that is no address: the last trusted proxy is as far as we can tell.
+    if (!hop) return client;
+    client = hop;
+    if (!trusted.check(hop, family(hop))) return hop;
+  }
+  return client;
 }

@@ -20,7 +20,7 @@ export function keyRoutes(s: Services) {
 
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
   const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown) => {
-    const client = clientAddress(request, server);
+    const client = clientAddress(request, server, s.config.trustedProxies);
     const { headers, refusal } = admit(s.limiter, `addr:${client}`);
     if (refusal) return json(429, refusal, headers);
     try {

@@ -97,7 +97,7 @@ export function mcpRoutes(s: Services) {
         const session = sessions.get(id);
         if (!session || session.kind !== 'sse' || session.transport.isClosed) return json(404, { error: 'MCP SSE Session not found' });
         sessions.touch(session);
-        const caller: Caller = { apiKey: apiKeyOf(request.headers) ?? session.boundKey, address: clientAddress(request, server) };
+        const caller: Caller = { apiKey: apiKeyOf(request.headers) ?? session.boundKey, address: clientAddress(request, server, s.config.trustedProxies) };
         try {
           session.transport.handlePostMessage(body, {
             authInfo: authInfoFor(caller),
@@ -117,7 +117,7 @@ export function mcpRoutes(s: Services) {
       .all(MCP_HTTP_PATH, async ({ request, body, server }) => {
         const method = request.method;
         const key = apiKeyOf(request.headers);
-        const address = clientAddress(request, server);
+        const address = clientAddress(request, server, s.config.trustedProxies);
         const sid = request.headers.get('mcp-session-id');
         const parsedBody = method === 'POST' ? body : undefined;
 

@@ -156,3 +156,39 @@ describe('the deposit webhook', () => {
     expect(res.body.deposits).toEqual([{ signature: sig, wallet: agent.address, lamports: String(PRICE), outcome: 'unconfirmed' }]);
   });
 });
+
+describe('TRUSTED_PROXIES', () => {
+  // /api/keys/me without a key is a 401 that still draws from the client's rate-limit bucket.
+  const me = (gw: TestGateway, peer: string, headers: Record<string, string>) => requestFrom(peer, `${gw.url}/api/keys/me`, { headers }).then((r) => r.status);
+  const limited = { rateLimitRps: 0.001, rateLimitBurst: 2 };
+
+  test('X-Forwarded-For from an untrusted peer changes nothing: the bucket stays the socket address', async () => {
+    const { gw } = await gatewayWith({ ...limited, trustedProxies: ['127.0.0.1'] });
+    const statuses = [];
+    for (const forged of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) statuses.push(await me(gw, '127.0.0.2', { 'x-forwarded-for': forged }));
+    statuses.push(await me(gw, '127.0.0.2', { forwarded: 'for=10.0.0.4' }));
+    expect(statuses).toEqual([401, 401, 429, 429]);
+  });
+
+  test('with the default (no trusted proxies) the headers change nothing either', async () => {
+    const { gw } = await gatewayWith(limited);
+    const statuses = [];
+    for (const forged of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) statuses.push(await me(gw, '127.0.0.6', { 'x-forwarded-for': forged }));
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  test('from a trusted proxy the client address is the first untrusted hop, from X-Forwarded-For or Forwarded', async () => {
+    const { gw } = await gatewayWith({ ...limited, trustedProxies: ['127.0.0.1', '10.1.0.0/16'] });
+    const proxy = (headers: Record<string, string>) => me(gw, '127.0.0.1', headers);
+    // Two clients behind the proxy have a bucket each.
+    expect([await proxy({ 'x-forwarded-for': '203.0.113.7' }), await proxy({ 'x-forwarded-for': '203.0.113.7' }), await proxy({ 'x-forwarded-for': '203.0.113.7' })]).toEqual([401, 401, 429]);
+    expect(await proxy({ 'x-forwarded-for': '203.0.113.8' })).toBe(401);
+    // A client forging a hop in front of the proxy's own entry gets its own (spent) bucket.
+    expect(await proxy({ 'x-forwarded-for': '198.51.100.1, 203.0.113.7' })).toBe(429);
+    // A chain of trusted proxies is walked past; Forwarded works too, IPv6 with a port included.
+    expect(await proxy({ 'x-forwarded-for': '203.0.113.9, 10.1.2.3' })).toBe(401);
+    expect(await proxy({ forwarded: 'for="[2001:db8::7]:4711";proto=https' })).toBe(401);
+    expect(await proxy({ forwarded: 'for="[2001:db8::7]:4711"' })).toBe(401);
+    expect(await proxy({ forwarded: 'for="[2001:db8::7]:4711"' })).toBe(429);
+  });
+});

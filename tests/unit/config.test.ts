@@ -69,3 +69,13 @@ describe('config', () => {
     expect(secretsOf(c)).toContain('whsec-abcdef');
   });
 });
+
+describe('TRUSTED_PROXIES', () => {
+  test('takes IPs and CIDR ranges, and refuses anything else with the setting named', () => {
+    expect(loadConfig([], { TRUSTED_PROXIES: '10.0.0.0/8, ::1,192.168.1.1, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '::1', '192.168.1.1', 'fd00::/8']);
+    expect(loadConfig([], {}).trustedProxies).toEqual([]);
+    for (const bad of ['10.0.0.0/33', 'localhost', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
+      expect(() => loadConfig([], { TRUSTED_PROXIES: bad })).toThrow(/TRUSTED_PROXIES/);
+    }
+  });
+});
