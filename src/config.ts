@@ -158,6 +158,12 @@ const SETTINGS = {
     default: 'mainnet-beta' as Network,
     parse: oneOf(NETWORKS),
   },
+  depositQuorum: {
+    env: 'DEPOSIT_QUORUM',
+    help: 'RPC nodes of the payment network (its URL list) that must each show a deposit before it is credited',
+    default: 1,
+    parse: integer(1, 16),
+  },
   webhookSecret: {
     env: 'WEBHOOK_SECRET',
     help: 'expected Authorization value of the deposit webhook; unset disables the webhook',
@@ -273,6 +279,10 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       if (e instanceof ConfigError) throw new ConfigError(`${setting.env} / ${flagName(key)}: ${e.message}`);
       throw e;
     }
+  }
+  const quorumUrls = (config as Config).paymentNetwork === 'devnet' ? (config as Config).devnetRpcUrls : (config as Config).mainnetRpcUrls;
+  if ((config as Config).depositQuorum > quorumUrls.length) {
+    throw new ConfigError(`DEPOSIT_QUORUM / --deposit-quorum: ${(config as Config).depositQuorum} exceeds the ${quorumUrls.length} RPC URL(s) of the payment network`);
   }
   return config as Config;
 }

@@ -8,6 +8,7 @@ import { Ledger } from './billing/ledger.ts';
 import { createPayments } from './billing/payments.ts';
 import { RateLimiter } from './billing/rate-limit.ts';
 import { DepositWatcher } from './billing/watcher.ts';
+import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { CallDeps } from './calls/pipeline.ts';
 import { McpSessions } from './mcp/sessions.ts';
@@ -18,6 +19,7 @@ export interface Services extends CallDeps {
   ledger: Ledger;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
+  quorum?: DepositQuorum;
   mcp: McpSessions;
   startedAt: number;
   close(): Promise<void>;
@@ -30,10 +32,20 @@ export function createServices(config: Config, log: Logger): Services {
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
   const ledger = new Ledger(db);
+  const pay = config.paymentNetwork;
+  const quorum =
+    config.gatewayAddress && config.depositQuorum > 1
+      ? depositQuorum({
+          witnesses: urls[pay].map((url, i) => new Upstream({ label: `${pay} node ${i + 1}`, urls: [url], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })),
+          required: config.depositQuorum,
+          gateway: config.gatewayAddress,
+          log,
+        })
+      : undefined;
   const ctx: CapabilityContext = { rpc: (n) => upstreams[n], config, log };
   const watcher =
     config.gatewayAddress && config.depositPollSeconds > 0
-      ? new DepositWatcher({ db, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log })
+      ? new DepositWatcher({ db, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log, confirm: quorum?.confirm })
       : undefined;
   const mcp = new McpSessions({ maxSessions: config.mcpMaxSessions, idleTtlMs: config.mcpSessionTtlSeconds * 1000, log });
   return {
@@ -46,6 +58,7 @@ export function createServices(config: Config, log: Logger): Services {
     payments: createPayments(db, ledger, config),
     limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
     watcher,
+    quorum,
     mcp,
     startedAt: Date.now(),
     async close() {

@@ -29,10 +29,10 @@ export interface WatcherDeps {
   minDepositLamports: number;
   log: Logger;
   /**
-   * Confirms a transaction's transfers to the gateway before they are credited (deposit quorum);
-   * by default the transfers read from `rpc` stand.
+   * Confirms a transaction's transfers to the gateway before they are credited (deposit quorum;
+   * null: ask again later); by default the transfers read from `rpc` stand.
    */
-  confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[]>;
+  confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[] | null>;
 }
 
 const PAGE = 1000;

@@ -78,7 +78,7 @@ export interface WebhookDeps {
   minDepositLamports: number;
   log: Logger;
   /** Confirms a transaction's transfers with more upstreams (deposit quorum); by default `rpc`'s answer stands. */
-  confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[]>;
+  confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[] | null>;
 }
 
 export interface WebhookResult {
@@ -119,7 +119,7 @@ async function confirmed(deps: WebhookDeps, r: ReportedTransfer): Promise<bigint
   try {
     const tx = await deps.rpc.call('getTransaction', [r.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
     onChain = transfersTo(tx, deps.gateway);
-    if (onChain.length && deps.confirm) onChain = await deps.confirm(r.signature, onChain);
+    if (onChain.length && deps.confirm) onChain = (await deps.confirm(r.signature, onChain)) ?? [];
   } catch (e) {
     deps.log.warn('webhook deposit could not be checked on chain', { signature: r.signature, error: e instanceof Error ? e.message : String(e) });
     return undefined;

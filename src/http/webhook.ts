@@ -23,6 +23,7 @@ export function webhookRoutes(s: Services) {
             verify: config.verifyDeposits,
             minDepositLamports: config.minDepositLamports,
             log: s.log,
+            confirm: s.quorum?.confirm,
           },
           request.headers.get('authorization'),
           body,

@@ -6,7 +6,9 @@ import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
 import { requestFrom } from '../support/peer.ts';
-import { parseJson } from '../../src/json.ts';
+import { base58 } from '@scure/base';
+import { parseJson, toJson } from '../../src/json.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const PRICE = 2_200_000;
 
@@ -190,5 +192,65 @@ describe('TRUSTED_PROXIES', () => {
     expect(await proxy({ forwarded: 'for="[2001:db8::7]:4711";proto=https' })).toBe(401);
     expect(await proxy({ forwarded: 'for="[2001:db8::7]:4711"' })).toBe(401);
     expect(await proxy({ forwarded: 'for="[2001:db8::7]:4711"' })).toBe(429);
+  });
+});
+
+describe('deposit quorum', () => {
+  /**
+   * A lying RPC node (a hand-written fake: no real node lies on demand): it forwards everything to
+   * the sandbox but shows every transfer from `victim`... to the gateway as 100 times larger.
+   */
+  function lyingNode(liar: () => string | undefined) {
+    return Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const body = await req.text();
+        const upstream = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const reply = parseJson(await upstream.text()) as { result?: any };
+        const tx = reply.result;
+        if ((parseJson(body) as { method: string }).method === 'getTransaction' && tx?.transaction) {
+          const keys: string[] = tx.transaction.message.accountKeys;
+          for (const ix of tx.transaction.message.instructions) {
+            if (keys[ix.accounts[0]] !== liar()) continue;
+            const data = base58.decode(ix.data);
+            const view = new DataView(data.buffer, data.byteOffset);
+            if (view.getUint32(0, true) === 2) view.setBigUint64(4, view.getBigUint64(4, true) * 100n, true);
+            ix.data = base58.encode(data);
+          }
+        }
+        return new Response(toJson(reply), { headers: { 'content-type': 'application/json' } });
+      },
+    });
+  }
+
+  test('with DEPOSIT_QUORUM=2 one lying node cannot mint credit; deposits both nodes show are credited', async () => {
+    let cheat: string | undefined;
+    const liar = lyingNode(() => cheat);
+    try {
+      const cheater = await chain.newWallet(1_000_000_000n);
+      const honest = await chain.newWallet(1_000_000_000n);
+      cheat = cheater.address;
+      // The liar is the primary: without a quorum, its word alone is credited.
+      const alone = await gatewayWith({ mainnetRpcUrls: [`http://127.0.0.1:${liar.port}`, chain.url] });
+      await deposit(chain, cheater, alone.gatewayAddress, BigInt(PRICE));
+      await alone.gw.services.watcher!.poll();
+      expect((await alone.gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(alone.gw, cheater, 0) })).body.creditLamports).toBe(100 * PRICE);
+
+      const { gw, gatewayAddress } = await gatewayWith({ mainnetRpcUrls: [`http://127.0.0.1:${liar.port}`, chain.url], depositQuorum: 2 });
+      await deposit(chain, cheater, gatewayAddress, BigInt(PRICE));
+      await deposit(chain, honest, gatewayAddress, BigInt(2 * PRICE));
+      await gw.services.watcher!.poll();
+      expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, honest, 0) })).body.creditLamports).toBe(2 * PRICE);
+      expect((await claim(gw, cheater)).status).toBe(404);
+      expect(rows(gw, 'SELECT count(*) AS n FROM deposits').n).toBe(1);
+    } finally {
+      liar.stop(true);
+    }
+  });
+
+  test('a quorum larger than the payment network URL list is refused at startup', () => {
+    expect(() => loadConfig([], { MAINNET_RPC_URLS: 'http://127.0.0.1:1', DEPOSIT_QUORUM: '2' })).toThrow(/DEPOSIT_QUORUM/);
+    expect(loadConfig([], { MAINNET_RPC_URLS: 'http://127.0.0.1:1,http://127.0.0.1:2', DEPOSIT_QUORUM: '2' }).depositQuorum).toBe(2);
   });
 });
