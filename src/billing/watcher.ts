@@ -40,6 +40,9 @@ const PAGE = 1000;
 const PAGES_PER_POLL = 4;
 // getTransaction calls in flight at once: 100 deposits a second need more than one at a time.
 const CONCURRENCY = 16;
+// Transactions recorded per database commit (each commit is a full sync: one per transaction was
+// the watcher's bottleneck).
+const CHUNK = 250;
 
 interface Cursor {
   last?: SignatureInfo;
@@ -145,9 +148,9 @@ export class DepositWatcher {
     const { db, log, network } = this.deps;
     const min = BigInt(this.deps.minDepositLamports);
     let recorded = 0;
-    for (let i = 0; i < batch.length; i += CONCURRENCY) {
-      const chunk = batch.slice(i, i + CONCURRENCY);
-      const found = await Promise.all(chunk.map((info) => (info.err === null ? this.transfersOf(info.signature) : Promise.resolve([]))));
+    for (let i = 0; i < batch.length; i += CHUNK) {
+      const chunk = batch.slice(i, i + CHUNK);
+      const found = await this.readAll(chunk);
       // Not yet readable: stop before it, so the walk resumes there.
       const readable = found.findIndex((f) => f === null);
       const usable = readable === -1 ? chunk.length : readable;
@@ -172,6 +175,20 @@ export class DepositWatcher {
       if (usable < chunk.length) return { recorded, complete: false };
     }
     return { recorded, complete: true };
+  }
+
+  /** Transfers of each transaction (none for a failed one), CONCURRENCY reads at a time, in order. */
+  private async readAll(chunk: SignatureInfo[]): Promise<(Transfer[] | null)[]> {
+    const found: (Transfer[] | null)[] = new Array(chunk.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < chunk.length) {
+        const i = next++;
+        found[i] = chunk[i]!.err === null ? await this.transfersOf(chunk[i]!.signature) : [];
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunk.length) }, worker));
+    return found;
   }
 
   /** The transaction's transfers to the gateway, or null when the node cannot show it yet. */

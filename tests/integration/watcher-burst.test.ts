@@ -2,22 +2,11 @@
 // polls (dust costs a fraction of a cent each) must not hide a real deposit. Landing 10,500 real
 // transactions on the sandbox dominates this test's time (tens of seconds on a loaded machine).
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import {
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-  type KeyPairSigner,
-} from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claimWhenSeen, deposit } from '../support/agent.ts';
+import { burst } from '../support/burst.ts';
 
 const PRICE = 2_200_000;
 let chain: Sandbox;
@@ -31,36 +20,6 @@ afterAll(async () => {
   await chain.stop();
 });
 
-/**
- * `count` real transfers from `from` to `to`, landed as fast as the sandbox takes them: signed
- * ahead in batches within one blockhash's lifetime, sent without preflight. Amounts are 1 to 140
- * lamports (distinct within a batch, so each transaction is distinct). Returns their sum.
- */
-async function burst(from: KeyPairSigner, to: Address, count: number): Promise<number> {
-  const rpc = createSolanaRpc(chain.url);
-  let total = 0;
-  for (let sent = 0; sent < count; ) {
-    const n = Math.min(140, count - sent);
-    const lifetime = (await rpc.getLatestBlockhash().send()).value;
-    const txs = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        signTransactionMessageWithSigners(
-          pipe(
-            createTransactionMessage({ version: 0 }),
-            (m) => setTransactionMessageFeePayerSigner(from, m),
-            (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-            (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: from, destination: to, amount: BigInt(i + 1) })], m),
-          ),
-        ),
-      ),
-    );
-    for (const tx of txs) await chain.send(tx, { skipPreflight: true });
-    total += (n * (n + 1)) / 2;
-    sent += n;
-  }
-  return total;
-}
-
 test('a deposit followed within one poll by 10,500 other transactions is credited and claimable; the dust costs no row each', async () => {
   const gatewayAddress = (await generateKeyPairSigner()).address;
   gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, depositPollSeconds: 3600 });
@@ -72,7 +31,7 @@ test('a deposit followed within one poll by 10,500 other transactions is credite
   await gw.services.watcher!.poll();
 
   await deposit(chain, agent, gatewayAddress, BigInt(3 * PRICE));
-  const dust = await burst(spammer, gatewayAddress, 10_500);
+  const dust = await burst(chain, spammer, gatewayAddress, 10_500);
   gw.services.watcher!.start(3600); // one poll, then none for an hour unless it is behind
 
   const key = await claimWhenSeen(gw, agent, 180_000);
