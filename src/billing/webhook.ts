@@ -50,7 +50,9 @@ function entryTransfers(tx: unknown, gateway: string): ReportedTransfer[] | stri
     if (lamports === undefined || lamports <= 0n || lamports > MAX_LAMPORTS) return 'amount is not a positive whole number of lamports';
     const exact = typeof amount === 'bigint' || Number.isSafeInteger(amount);
     const prev = sums.get(from as string);
-    sums.set(from as string, { signature: signature as string, from: from as string, lamports: (prev?.lamports ?? 0n) + lamports, exact: exact && (prev?.exact ?? true) });
+    const sum = (prev?.lamports ?? 0n) + lamports;
+    if (sum > MAX_LAMPORTS) return 'amounts add up to more than any lamport supply';
+    sums.set(from as string, { signature: signature as string, from: from as string, lamports: sum, exact: exact && (prev?.exact ?? true) });
   }
   return [...sums.values()];
 }
