@@ -69,7 +69,7 @@ describe('an upstream answering a 400 MB body', () => {
       if (Date.now() > until) throw new Error('gateway did not start');
       await Bun.sleep(50);
     }
-  });
+  }, 20_000);
   afterAll(async () => {
     gateway.kill();
     await gateway.exited;
