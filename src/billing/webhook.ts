@@ -3,7 +3,9 @@
 // Each reported deposit is confirmed on chain before it is credited, so a leaked secret cannot
 // mint credit; what the chain does not confirm is left for the watcher or dropped.
 // One bad entry never costs the others: it is skipped and named in the answer, which is a 200
-// for any authorized JSON array.
+// for any authorized JSON array. If a node fails while confirming, the other entries are still
+// processed and the answer is then the upstream failure (5xx), so the provider delivers again;
+// deposits already credited count once.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -94,6 +96,7 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
   for (const s of skipped) deps.log.warn('webhook entry skipped', { ...s });
   const min = BigInt(deps.minDepositLamports);
   const out: WebhookResult['deposits'] = [];
+  let failure: unknown;
   for (const r of transfers) {
     const answer = (lamports: bigint, outcome: WebhookResult['deposits'][number]['outcome']) =>
       out.push({ signature: r.signature, wallet: r.from, lamports: lamports.toString(), outcome });
@@ -102,7 +105,13 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
       answer(r.lamports, 'below_minimum');
       continue;
     }
-    const lamports = deps.verify ? await confirmed(deps, r) : r.exact ? r.lamports : undefined;
+    let lamports: bigint | undefined;
+    try {
+      lamports = deps.verify ? await confirmed(deps, r) : r.exact ? r.lamports : undefined;
+    } catch (e) {
+      failure ??= e;
+      continue;
+    }
     if (lamports === undefined) {
       deps.log.warn('webhook deposit not confirmed on chain; not credited', { signature: r.signature });
       answer(r.lamports, 'unconfirmed');
@@ -112,20 +121,15 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
     if (outcome === 'credited') deps.log.info('deposit recorded', { source: 'webhook', signature: r.signature, wallet: r.from, lamports, outcome });
     answer(lamports, outcome);
   }
+  if (failure) throw failure;
   return { deposits: out, skipped };
 }
 
-/** The amount the chain shows for the reported transfer, or undefined when it does not (or cannot be asked). */
+/** The amount the chain shows for the reported transfer, or undefined when it does not. Throws when a node fails. */
 async function confirmed(deps: WebhookDeps, r: ReportedTransfer): Promise<bigint | undefined> {
-  let onChain: Transfer[];
-  try {
-    const tx = await deps.rpc.call('getTransaction', [r.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
-    onChain = transfersTo(tx, deps.gateway);
-    if (onChain.length && deps.confirm) onChain = (await deps.confirm(r.signature, onChain)) ?? [];
-  } catch (e) {
-    deps.log.warn('webhook deposit could not be checked on chain', { signature: r.signature, error: e instanceof Error ? e.message : String(e) });
-    return undefined;
-  }
+  const tx = await deps.rpc.call('getTransaction', [r.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
+  let onChain = transfersTo(tx, deps.gateway);
+  if (onChain.length && deps.confirm) onChain = (await deps.confirm(r.signature, onChain)) ?? [];
   const match = onChain.find((t) => t.from === r.from && (r.exact ? t.lamports === r.lamports : Number(t.lamports) === Number(r.lamports)));
   return match?.lamports;
 }

@@ -83,6 +83,9 @@ const WEBHOOK_RESULT = t.Object({
       outcome: t.Union(['credited', 'below_minimum', 'duplicate', 'unconfirmed'].map((o) => t.Literal(o))),
     }),
   ),
+  skipped: t.Array(t.Object({ index: t.Integer({ minimum: 0, description: 'Position in the posted array' }), error: t.String({ description: 'What is wrong with the entry' }) }), {
+    description: 'Malformed entries, skipped; the others were still processed',
+  }),
 });
 
 const HEALTH = t.Object({
@@ -224,7 +227,7 @@ function otherPaths(config: Config): Json {
       get: {
         operationId: 'getClaimChallenge',
         summary: 'Issue a claim challenge',
-        description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge for the same wallet invalidates older ones.',
+        description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge you request for the same wallet invalidates your older ones (a request by another client does not). Limited per client address (CHALLENGES_PER_MINUTE).',
         tags: ['Keys'],
         security: [],
         parameters: [{ name: 'wallet', in: 'query', required: false, description: 'Bind the challenge to this wallet (base58)', schema: { type: 'string', minLength: 32, maxLength: 44 }, example: EXAMPLE_WALLET }],
@@ -264,7 +267,7 @@ function otherPaths(config: Config): Json {
       post: {
         operationId: 'depositWebhook',
         summary: 'Deposit notification (payment provider push)',
-        description: `Helius enhanced-transaction array. The Authorization header must equal the configured secret. Each deposit is confirmed on ${config.paymentNetwork} before it is credited. 404 when the webhook is disabled.`,
+        description: `Helius enhanced-transaction array. The Authorization header must equal the configured secret. Each deposit is confirmed on ${config.paymentNetwork} before it is credited. A malformed entry is skipped and listed under skipped; the others are still processed. 404 when the webhook is disabled.`,
         tags: ['Payments'],
         security: [{ webhookSecret: [] }],
         requestBody: {

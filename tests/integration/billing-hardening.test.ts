@@ -150,15 +150,21 @@ describe('the deposit webhook', () => {
     expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, a, 0) })).body.creditLamports).toBe(PRICE);
   });
 
-  test('an upstream failure while confirming is reported per deposit, not a 5xx', async () => {
+  test('a node failing while confirming: the other entries are credited, the answer is a 5xx so the provider delivers again, and the redelivery counts once', async () => {
     const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET, rpcRetries: 0 });
-    const agent = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
-    chain.fault({ mode: 'http500' }, { methods: ['getTransaction'] });
-    const res = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, PRICE), { authorization: SECRET });
-    chain.fault(null);
-    expect(res.status).toBe(200);
-    expect(res.body.deposits).toEqual([{ signature: sig, wallet: agent.address, lamports: String(PRICE), outcome: 'unconfirmed' }]);
+    const [a, b] = [await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n)];
+    const sigA = await deposit(chain, a, gatewayAddress, BigInt(PRICE));
+    const sigB = await deposit(chain, b, gatewayAddress, BigInt(PRICE));
+    const batch = [...heliusPayload(sigA, a.address, gatewayAddress, PRICE), ...heliusPayload(sigB, b.address, gatewayAddress, PRICE)];
+    chain.fault({ mode: 'http500' }, { methods: ['getTransaction'], times: 1 });
+    const first = await gw.post('/api/payments/webhook', batch, { authorization: SECRET });
+    expect(first.status).toBe(500);
+    expect(first.body.live_status).toBe('FAILED');
+    const again = await gw.post('/api/payments/webhook', batch, { authorization: SECRET });
+    expect(again.status).toBe(200);
+    expect(again.body.deposits.map((d: { outcome: string }) => d.outcome)).toEqual(['credited', 'duplicate']);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, b, 0) })).body.creditLamports).toBe(PRICE);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, a, 0) })).body.creditLamports).toBe(PRICE);
   });
 });
 
