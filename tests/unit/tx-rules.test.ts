@@ -433,3 +433,62 @@ describe('describe output', () => {
     expect(body.error?.instructionIndex).toBeNull();
   });
 });
+
+describe('kinds from instructions, not from the programs alone', () => {
+  const LP_MINT = addr(20);
+  /** Payer puts 1 SOL and 1000 USDC into a pool and gets LP tokens, through `program` with `data`. */
+  const deposit = (program: string, data: Uint8Array, inner: Record<number, Ix[]> = {}): Spec => ({
+    instructions: [{ program, accounts: [PAYER, POOL], data }],
+    inner,
+    lamports: { [PAYER]: [5_000_000_000n, 4_000_000_000n - 5000n], [POOL_WSOL]: [RENT + 50_000_000_000n, RENT + 51_000_000_000n] },
+    tokens: [
+      { account: PAYER_USDC, mint: USDC, owner: PAYER, decimals: 6, pre: 2_000_000_000n, post: 1_000_000_000n },
+      { account: POOL_USDC, mint: USDC, owner: POOL, decimals: 6, pre: 9_000_000_000n, post: 10_000_000_000n },
+      { account: POOL_WSOL, mint: WRAPPED_SOL_MINT, owner: POOL, decimals: 9, pre: 50_000_000_000n, post: 51_000_000_000n },
+      { account: PAYER_MEME, mint: LP_MINT, owner: PAYER, decimals: 9, pre: 0n, post: 7_000_000n },
+    ],
+  });
+
+  test('a Raydium AMM v4 deposit is a liquidity deposit, not a swap, and the LP token is not "bought"', () => {
+    const body = describeSpec(deposit(RAYDIUM_V4, Uint8Array.from([3, 1, 0, 0, 0, 0, 0, 0, 0])));
+    expect([body.kind, body.category, body.categoryMatched]).toEqual(['liquidity_add', 'Transfer', false]);
+    expect(body.summary).toStartWith('Added liquidity on Raydium AMM v4 (deposit): deposited 1 SOL and 1000 USDC, received 0.007');
+    expect(body.summary).not.toContain('Swapped');
+    expect(body.programs.map((p) => p.name)).toEqual(['Raydium AMM v4']);
+  });
+
+  test("a bot's unknown program calling the deposit by CPI is still a liquidity deposit (the CPI stands for it)", () => {
+    const body = describeSpec(deposit(UNKNOWN_PROGRAM, opaque, { 0: [{ program: RAYDIUM_V4, data: Uint8Array.from([3]) }] }));
+    expect(body.kind).toBe('liquidity_add');
+    expect(body.actions).toEqual([
+      { instructionIndex: 0, inner: true, programId: RAYDIUM_V4, program: 'Raydium AMM v4', name: 'deposit', kind: 'liquidity_add' },
+    ]);
+  });
+
+  test('the same program with its swap instruction stays a Swap', () => {
+    const body = describeSpec(swapOn(RAYDIUM_V4));
+    expect(body.kind).toBe('unknown');
+    const swap = { ...swapOn(RAYDIUM_V4) };
+    swap.instructions = [{ program: RAYDIUM_V4, accounts: [PAYER, POOL], data: Uint8Array.from([9]) }];
+    const named = describeSpec(swap);
+    expect([named.kind, named.category]).toEqual(['swap', 'Swap']);
+    expect(named.actions[0]).toMatchObject({ name: 'swap_base_in', kind: 'swap' });
+  });
+
+  test('a failure in a transfer before the swap names the transfer, and says the swap did not complete', () => {
+    const spec = swapOn(JUPITER, { 1: [{ program: RAYDIUM_V4, data: opaque }] });
+    spec.instructions = [
+      { program: SYSTEM, accounts: [PAYER, ALICE], data: systemTransfer(1n) },
+      { program: JUPITER, accounts: [PAYER, POOL], data: Uint8Array.from([0xe5, 0x17, 0xcb, 0x97, 0x7a, 0xe3, 0xad, 0x2a]) },
+    ];
+    spec.err = { InstructionError: [0, { Custom: 1 }] };
+    spec.lamports = { [PAYER]: [5_000_000_000n, 5_000_000_000n - 5000n] };
+    spec.tokens = [];
+    const body = describeSpec(spec);
+    expect(body.summary).toBe(
+      'Failed: instruction 0 (System Program) transfer reverted with custom program error 0x1 (1, ResultWithNegativeLamports); ' +
+        'the swap on Jupiter v6 (route) (instruction 1) did not complete; only the 0.000005 SOL fee was charged',
+    );
+    expect(body.summary).not.toContain('Jupiter v6 swap reverted');
+  });
+});
