@@ -3,13 +3,13 @@
 // It lives beside both faces (it names REST routes and MCP endpoints) and imports neither's routes.
 import { restPath, type Capability } from './capabilities/capability.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
-import { formatUnits, SOL_DECIMALS } from './chain/format.ts';
+import { formatSol } from './chain/format.ts';
 import { NETWORKS, type Config } from './config.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
 
 export const LLMS_TXT_PATH = '/llms.txt';
 
-const sol = (lamports: number) => `${formatUnits(BigInt(lamports), SOL_DECIMALS)} SOL`;
+const sol = (lamports: number) => `${formatSol(lamports)} SOL`;
 
 function usage(cap: Capability): string {
   const fields = Object.entries(cap.params);

@@ -1,5 +1,6 @@
 // The paid guard as the call pipeline sees it: who holds this key, charge one call, refund it.
 // Capabilities never see money; a capability marked paid is charged the same way on every face.
+import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { GatewayError } from '../errors.ts';
@@ -16,8 +17,6 @@ export interface Payments {
   headers(balance: Balance | Debit): Record<string, string>;
   paymentRequired(reason: string): GatewayError;
 }
-
-const sol = (lamports: number) => (lamports / 1e9).toString();
 
 export function createPayments(db: Db, ledger: Ledger, config: Config): Payments {
   const paymentRequired = (reason: string) => {

@@ -48,6 +48,11 @@ export function percentOf(part: bigint, whole: bigint, places = 4): number | nul
   return negative ? -value : value;
 }
 
+/** Lamports as exact SOL: formatSol(2200000) === '0.0022'; formatSol(1234567890n) === '1.23456789'. */
+export function formatSol(lamports: number | bigint): string {
+  return formatUnits(BigInt(lamports), SOL_DECIMALS);
+}
+
 /** A deliberately small table of well-known mints (each address checked against a recorded fixture or a public list). */
 export const KNOWN_MINTS: Readonly<Record<string, string>> = {
   [WRAPPED_SOL_MINT]: 'wSOL', // tests/fixtures/mainnet: every swap fixture; program-ids.md

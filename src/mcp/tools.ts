@@ -18,13 +18,12 @@ import { call, type CallDeps } from '../calls/pipeline.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { toJson } from '../json.ts';
+import { formatSol as sol } from '../chain/format.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
 
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
-
-const sol = (lamports: number) => (lamports / 1e9).toString();
 
 /** What a tool description says about the price, so a model can weigh the call. */
 export function priceNote(cap: Capability, priceLamports: number): string {

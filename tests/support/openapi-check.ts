@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildApp } from '../../src/app.ts';
+import { restPath } from '../../src/capabilities/capability.ts';
+import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { defaultConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createServices } from '../../src/services.ts';
@@ -61,12 +63,18 @@ console.log('== openapi-typescript');
 const { default: openapiTS, astToString } = await import('openapi-typescript');
 const types = astToString(await openapiTS(JSON.parse(doc)));
 writeFileSync(join(dir, 'openapi.ts'), types);
-// A client's use of the types: a response body must be an object type, not `never`.
+// A client's use of the types: every capability's success body must be a real object type (a
+// property of `never` does not compile), with live_status typed as the literal it is.
+const uses = CAPABILITIES.map(
+  (cap, i) =>
+    `type B${i} = paths['${restPath(cap)}']['${cap.method.toLowerCase()}']['responses'][200]['content']['application/json'];\n` +
+    `export const s${i} = (b: B${i}): 'SUCCESS' => b.live_status;\n`,
+);
 writeFileSync(
   join(dir, 'use.ts'),
-  `import type { paths } from './openapi.ts';\n` +
-    `type Body = paths['/api/chain/balance']['get']['responses'][200]['content']['application/json'];\n` +
-    `export const lamports = (b: Body): number => b.balance_lamports;\n`,
+  `import type { paths } from './openapi.ts';\n${uses.join('')}` +
+    `type Paid = paths['/api/chain/decode-tx']['get']['responses'][402]['content']['application/json'];\n` +
+    `export const price = (b: Paid): number => b.priceLamports;\n`,
 );
 run('tsc --strict on the generated types', [bin('tsc'), '--ignoreConfig', '--strict', '--noEmit', '--target', 'esnext', '--module', 'preserve', '--moduleResolution', 'bundler', '--allowImportingTsExtensions', join(dir, 'use.ts')]);
 
