@@ -103,7 +103,7 @@ const MANIFEST = t.Object({
   capabilities: t.Object({ tools: t.Object({ description: t.String() }) }),
   mcp_sse_endpoint: t.String(),
   mcp_streamable_http_endpoint: t.String(),
-  tools: t.Array(t.Object({ name: t.String(), description: t.String(), paid: t.Boolean(), inputSchema: t.Object({}) })),
+  tools: t.Array(t.Object({ name: t.String(), description: t.String(), paid: t.Boolean(), inputSchema: t.Object({ type: t.Literal('object') }, { additionalProperties: true }) })),
 });
 
 const jsonBody = (schema: Json, description: string, extra: Json = {}) => ({ description, content: { 'application/json': { schema, ...extra } } });

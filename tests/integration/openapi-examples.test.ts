@@ -20,10 +20,10 @@ test('every capability has a recorded example, and the document shows it', async
   } finally {
     await gw.stop();
   }
-});
+}, 30_000);
 
 test('the mainnet examples are what the gateway answers today for the recorded mainnet replies (else: bun run openapi:examples)', async () => {
   const fresh = await recordExamples({ sandbox: false });
   expect(Object.keys(fresh).sort()).toEqual(Object.keys(MAINNET_REQUESTS).sort());
   for (const name of Object.keys(MAINNET_REQUESTS)) expect(fresh[name]).toEqual(EXAMPLES[name]!);
-});
+}, 60_000);
