@@ -2,7 +2,7 @@
 // OpenAPI and MCP tool listings), an example (for hints), and a parser that turns a raw query,
 // body or MCP argument into a typed value or a 400 with a hint.
 import { isBase58Of } from '../chain/base58.ts';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { inspectWireTransaction, MAX_TRANSACTION_BYTES, WireError } from '../chain/wire.ts';
 import { NETWORKS, type Network } from '../config.ts';
@@ -85,7 +85,9 @@ export function integer(description: string, opts: { min: number; max: number; d
 export function integer(description: string, opts: { min: number; max: number }): Param<number | undefined>;
 export function integer(description: string, opts: { min: number; max: number; default?: number }): Param<number | undefined> {
   return {
-    schema: t.Optional(t.Integer({ description, minimum: opts.min, maximum: opts.max, ...(opts.default === undefined ? {} : { default: opts.default }) })),
+    // TypeBox's Integer: Elysia's t.Integer also admits numeric strings, which is the parser's
+    // leniency (query strings are text), not the contract to advertise.
+    schema: t.Optional(Type.Integer({ description, minimum: opts.min, maximum: opts.max, ...(opts.default === undefined ? {} : { default: opts.default }) })),
     required: false,
     parse(raw, field) {
       const v = text(raw);

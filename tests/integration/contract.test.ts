@@ -20,7 +20,7 @@ import {
   type Address,
 } from '@solana/kit';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { successSchema } from '../../src/capabilities/capability.ts';
+import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
@@ -290,9 +290,12 @@ test('the error examples of the document are real answers', async () => {
   }
 }, SLOW);
 
-test('every output schema is strict JSON Schema 2020-12 (no unknown formats or keywords)', () => {
+test('every input and output schema is strict JSON Schema 2020-12 (no unknown formats or keywords)', () => {
   const strict = new Ajv2020({ strict: true });
-  for (const cap of CAPABILITIES) expect(() => strict.compile(JSON.parse(JSON.stringify(successSchema(cap))))).not.toThrow();
+  for (const cap of CAPABILITIES) {
+    expect(() => strict.compile(JSON.parse(JSON.stringify(successSchema(cap))))).not.toThrow();
+    expect(() => strict.compile(JSON.parse(JSON.stringify(inputSchema(cap))))).not.toThrow();
+  }
 });
 
 test('the recorded examples in the document validate against their schemas', () => {
