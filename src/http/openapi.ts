@@ -25,19 +25,19 @@ const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref
 const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase());
 
 export const resultSchemaName = (cap: Capability) => `${pascal(cap.name)}Result`;
-export const operationId = (cap: Capability) => cap.tool.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const operationId = (cap: Capability) => cap.tool.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 const ERROR = t.Object(
   {
     error: t.String({ description: 'What went wrong' }),
     hint: t.Optional(t.String({ description: 'Expected format, with an example' })),
     live_status: t.Optional(t.Literal('FAILED')),
-    code: t.Optional(t.String({ description: 'Machine-readable cause, where one applies' })),
+    code: t.Optional(t.Union([t.String(), t.Integer()], { description: 'Machine-readable cause, where one applies (e.g. the upstream error)' })),
     reason: t.Optional(t.String({ description: 'Why, where the error alone does not say' })),
     field: t.Optional(t.String({ description: 'The input field that was malformed' })),
     missing: t.Optional(t.Array(t.String(), { description: 'The required inputs that were absent' })),
   },
-  { description: 'Every error body. Some carry more fields (e.g. `missing`, `field`).' },
+  { description: 'Every error body: `error` always, the rest where they apply.' },
 );
 
 const PAYMENT_REQUIRED = t.Object(

@@ -23,6 +23,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { EXAMPLES } from '../../src/http/openapi-examples.ts';
+import { resultSchemaName } from '../../src/http/openapi.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, fundedKey, heliusPayload, signChallenge } from '../support/agent.ts';
@@ -302,7 +303,7 @@ test('the recorded examples in the document validate against their schemas', () 
   for (const cap of CAPABILITIES) {
     const example = EXAMPLES[cap.name];
     if (!example) continue;
-    const validate = ajv.getSchema(`urn:gateway:openapi#/components/schemas/${cap.name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase())}Result`)!;
+    const validate = ajv.getSchema(`urn:gateway:openapi#/components/schemas/${resultSchemaName(cap)}`)!;
     expect(validate(example.response), `${cap.name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   }
 });
