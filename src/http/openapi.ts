@@ -172,15 +172,16 @@ function capabilityOperation(cap: Capability, priceLamports: number): Json {
   const successHeaders = cap.paid
     ? { 'x-credits-remaining': ref('headers', 'CreditsRemaining'), 'x-free-calls-remaining': ref('headers', 'FreeCallsRemaining'), ...RATE_HEADERS }
     : RATE_HEADERS;
+  const query = ([name, p]: (typeof props)[number]) => {
+    const { description, ...schema } = plain(p.schema);
+    return { name, in: 'query', required: p.required, description, schema, ...(p.example ? { example: p.example } : {}) };
+  };
   const input =
     cap.method === 'GET'
-      ? {
-          parameters: props.map(([name, p]) => {
-            const { description, ...schema } = plain(p.schema);
-            return { name, in: 'query', required: p.required, description, schema, ...(p.example ? { example: p.example } : {}) };
-          }),
-        }
+      ? { parameters: props.map(query) }
       : {
+          // The pipeline reads the query string too, so `network` may also come there (DESIGN.md).
+          parameters: props.filter(([name]) => name === 'network').map(query),
           requestBody: {
             required: true,
             content: {
@@ -197,6 +198,7 @@ function capabilityOperation(cap: Capability, priceLamports: number): Json {
         };
   return {
     operationId: operationId(cap),
+    'x-mcp-tool': cap.tool,
     summary: cap.title,
     description: cap.description + price,
     tags: [cap.paid ? 'Paid' : 'Free'],

@@ -173,6 +173,8 @@ describe('capabilities: success and every documented error validate against the 
     await check(404, 'GET', `/api/chain/decode-tx?signature=${'1'.repeat(64)}`, { headers: H });
     await check(200, 'POST', '/api/chain/simulate', { headers: H, body: { transaction: transferTx(from.address, to, 1_000n) } });
     await check(200, 'POST', '/api/chain/simulate', { headers: H, body: { transaction: transferTx(to, from.address, 1_000n) } });
+    const viaQuery = await check(200, 'POST', '/api/chain/simulate?network=devnet', { headers: H, body: { transaction: transferTx(from.address, to, 1_000n) } });
+    expect(viaQuery.body.network).toBe('devnet');
     await check(413, 'POST', '/api/chain/simulate', { headers: H, body: { transaction: 'A'.repeat(70_000) } });
   }, SLOW);
 
