@@ -10,8 +10,20 @@ import type { Services } from '../services.ts';
 import { badRequest, GatewayError } from '../errors.ts';
 import { apiKeyOf, clientAddress } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage.ts';
 
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
+
+/** A whole-number query parameter in 1..max (default when absent), else 400. */
+function pageParam(raw: string | undefined, name: string, fallback: number, max: number): number {
+  if (raw === undefined || raw === '') {
+    if (fallback > 0) return fallback;
+  } else if (/^\d{1,16}$/.test(raw)) {
+    const n = Number(raw);
+    if (n >= 1 && n <= max) return n;
+  }
+  throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. Example: /api/keys/me/usage?limit=20&before=<nextCursor>`);
+}
 
 export function keyRoutes(s: Services) {
   // Each challenge is a row until it expires: issuance has its own, tighter budget per client.
@@ -29,6 +41,12 @@ export function keyRoutes(s: Services) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
     }
+  };
+
+  const ownerOf = (request: Request) => {
+    const owner = s.payments.identify(apiKeyOf(request.headers));
+    if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+    return owner;
   };
 
   return new Elysia({ name: 'keys' })
@@ -64,8 +82,7 @@ export function keyRoutes(s: Services) {
       '/api/keys/me',
       ({ request, server }) =>
         guarded(request, server, 'me', () => {
-          const owner = s.payments.identify(apiKeyOf(request.headers));
-          if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+          const owner = ownerOf(request);
           const account = s.ledger.account(owner.wallet);
           const freeCalls = account?.freeCalls ?? 0;
           const creditLamports = account?.creditLamports ?? 0n;
@@ -80,5 +97,26 @@ export function keyRoutes(s: Services) {
           };
         }),
       { detail: { summary: 'Your key, credit and free calls', tags: ['Keys'], security: [{ apiKey: [] }] } },
+    )
+    .get(
+      '/api/keys/me/usage',
+      ({ request, query, server }) =>
+        guarded(request, server, 'usage', () => {
+          const owner = ownerOf(request);
+          const limit = pageParam(query.limit, 'limit', 20, USAGE_PAGE_MAX);
+          const before = query.before === undefined ? undefined : pageParam(query.before, 'before', 0, Number.MAX_SAFE_INTEGER);
+          const page = s.usage.page(owner.wallet, limit, before);
+          return { wallet: owner.wallet, retentionDays: s.config.usageRetentionDays, calls: page.items, nextCursor: page.nextCursor };
+        }),
+      {
+        detail: {
+          summary: 'Your paid calls, newest first',
+          tags: ['Keys'],
+          security: [{ apiKey: [] }],
+          description:
+            `Each charged call (REST or MCP): time, capability, face, whether a free call or credit paid for it, the lamports taken, refund and status. ` +
+            `Pages of ?limit= (1-${USAGE_PAGE_MAX}, default 20); pass nextCursor as ?before= for older calls. Kept for USAGE_RETENTION_DAYS days.`,
+        },
+      },
     );
 }
