@@ -34,7 +34,7 @@ export function htmlPage(html: string, inlineScripts: string[]): () => Response 
 
 /** A script served under a versioned path: immutable, gzipped once on first request. */
 export function scriptAsset(source: string): (request: Request) => Response {
-  let gzipped: Uint8Array | undefined;
+  let gzipped: Uint8Array<ArrayBuffer> | undefined;
   const headers = {
     'content-type': 'text/javascript; charset=utf-8',
     'cache-control': 'public, max-age=31536000, immutable',
@@ -43,7 +43,7 @@ export function scriptAsset(source: string): (request: Request) => Response {
   };
   return (request) => {
     if (!/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) return new Response(source, { headers });
-    gzipped ??= Bun.gzipSync(new TextEncoder().encode(source));
+    gzipped ??= new Uint8Array(Bun.gzipSync(new TextEncoder().encode(source)));
     return new Response(gzipped, { headers: { ...headers, 'content-encoding': 'gzip' } });
   };
 }

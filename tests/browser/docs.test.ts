@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The API reference page in real headless Chromium: served from the binary, it renders every
 // operation of the registry without a single request leaving the machine.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
