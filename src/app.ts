@@ -11,6 +11,7 @@ import { OPENAPI_PATH, openApiRoutes } from './http/openapi.ts';
 import { restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 import { docsRoutes } from './pages/docs.ts';
+import { claimRoutes } from './pages/claim.ts';
 
 export function buildApp(s: Services) {
   const llms = llmsTxt(s.config);
@@ -43,6 +44,7 @@ export function buildApp(s: Services) {
       })
       .use(openApiRoutes(s.config))
       .get(LLMS_TXT_PATH, () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8' } }))
+      .use(claimRoutes(s.config))
       .use(docsRoutes({ specUrl: OPENAPI_PATH, title: 'Chain Intelligence Gateway' }))
       .use(metaRoutes(s))
       .use(restRoutes(s))

@@ -8,3 +8,9 @@ declare module '*/api-reference/dist/browser/standalone.js' {
   const source: string;
   export default source;
 }
+
+/** A page script bundled by `bun run build:pages`, imported as text to serve from the binary. */
+declare module '*.bundle.js' {
+  const source: string;
+  export default source;
+}

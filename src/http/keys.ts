@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia';
 import { issueChallenge } from '../billing/challenges.ts';
 import { claimKey } from '../billing/claims.ts';
+import { depositStatus } from '../billing/deposits.ts';
 import { admit, RateLimiter } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
@@ -31,12 +32,12 @@ export function keyRoutes(s: Services) {
   const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
 
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown) => {
+  const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
     const client = clientAddress(request, server, s.config.trustedProxies);
     const { headers, refusal } = admit(s.limiter, `addr:${client}`);
     if (refusal) return json(429, refusal, headers);
     try {
-      return json(200, fn(client), headers);
+      return json(200, fn(client), { ...headers, ...extra });
     } catch (e) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
@@ -69,13 +70,34 @@ export function keyRoutes(s: Services) {
         }),
       { detail: { summary: 'Issue a claim challenge', tags: ['Keys'], description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge you request for the same wallet invalidates your older ones (a request by another client does not).' } },
     )
+    .get(
+      '/api/keys/deposit',
+      ({ request, query, server }) =>
+        guarded(request, server, 'deposit', () => {
+          let wallet: string;
+          try {
+            wallet = walletParam.parse(query.wallet, 'wallet');
+          } catch {
+            throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/deposit?wallet=${EXAMPLE_WALLET}`);
+          }
+          return { wallet, status: depositStatus(s.db, wallet), minDepositLamports: s.config.minDepositLamports };
+        }),
+      {
+        detail: {
+          summary: 'Has a deposit from this wallet been seen?',
+          tags: ['Keys'],
+          description:
+            'status: "claimable" (a deposit is waiting: sign a challenge and claim), "below_minimum" (the latest deposit was under minDepositLamports and was not credited) or "none".',
+        },
+      },
+    )
     .post(
       '/api/keys/claim',
       ({ request, body, server }) =>
         guarded(request, server, 'claim', () => {
           const { apiKey } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
           return { apiKey };
-        }),
+        }, { 'cache-control': 'no-store' }),
       { detail: { summary: 'Claim an API key', tags: ['Keys'], description: 'Send {wallet, signature, challenge}: the base58 Ed25519 signature of the challenge string by the wallet that deposited. Returns the key once; earlier keys of the wallet are revoked and its credit moves to the new key.' } },
     )
     .get(
