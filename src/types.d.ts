@@ -3,10 +3,10 @@ declare module '*.sql' {
   export default text;
 }
 
-/** The Scalar API reference's prebuilt browser bundle, imported as text to serve from the binary. */
+/** The Scalar API reference's prebuilt browser bundle, embedded as a file (its path) to serve from the binary. */
 declare module '*/api-reference/dist/browser/standalone.js' {
-  const source: string;
-  export default source;
+  const path: string;
+  export default path;
 }
 
 /** A page script bundled by `bun run build:pages`, imported as text to serve from the binary. */

@@ -2,7 +2,8 @@
 // served from the binary, reading this gateway's OpenAPI document. Nothing is fetched from elsewhere:
 // Scalar's default fonts, proxy and telemetry are turned off and the page's CSP forbids other hosts.
 import { Elysia } from 'elysia';
-import scalarSource from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'text' };
+// Embedded as a file, not a string: a string would be stored twice in a --bytecode binary.
+import scalarFile from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' };
 import scalarPackage from '../../node_modules/@scalar/api-reference/package.json' with { type: 'json' };
 import { escapeHtml, htmlPage, scriptAsset } from './static.ts';
 
@@ -38,7 +39,7 @@ export function docsRoutes(opts: { specUrl: string; title: string }) {
 </body>
 </html>`;
   const page = htmlPage(html, [init]);
-  const asset = scriptAsset(scalarSource);
+  const asset = scriptAsset(Bun.file(scalarFile));
   const app = new Elysia({ name: 'docs' }).get(SCALAR_ASSET_PATH, ({ request }) => asset(request), { detail: { hide: true } });
   for (const path of DOCS_PATHS) app.get(path, page, { detail: { hide: true } });
   return app;

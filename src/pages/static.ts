@@ -32,8 +32,9 @@ export function htmlPage(html: string, inlineScripts: string[]): () => Response 
   return () => new Response(html, { headers });
 }
 
-/** A script served under a versioned path: immutable, gzipped once on first request. */
-export function scriptAsset(source: string): (request: Request) => Response {
+/** A script (text, or a file embedded in the binary) under a versioned path: immutable, gzipped once. */
+export function scriptAsset(source: string | Blob): (request: Request) => Promise<Response> {
+  let plain: Uint8Array<ArrayBuffer> | undefined;
   let gzipped: Uint8Array<ArrayBuffer> | undefined;
   const headers = {
     'content-type': 'text/javascript; charset=utf-8',
@@ -41,9 +42,10 @@ export function scriptAsset(source: string): (request: Request) => Response {
     'x-content-type-options': 'nosniff',
     vary: 'accept-encoding',
   };
-  return (request) => {
-    if (!/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) return new Response(source, { headers });
-    gzipped ??= new Uint8Array(Bun.gzipSync(new TextEncoder().encode(source)));
+  return async (request) => {
+    plain ??= typeof source === 'string' ? new TextEncoder().encode(source) : new Uint8Array(await source.arrayBuffer());
+    if (!/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) return new Response(plain, { headers });
+    gzipped ??= new Uint8Array(Bun.gzipSync(plain));
     return new Response(gzipped, { headers: { ...headers, 'content-encoding': 'gzip' } });
   };
 }
