@@ -56,7 +56,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, freeCalls: 2, depositPollSeconds: 0.1 });
     gw.services.watcher!.start(0.1);
     chromium = await launchBrowser();
-  });
+  }, 60_000);
   afterAll(async () => {
     await chromium?.close();
     await gw?.stop();

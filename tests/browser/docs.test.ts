@@ -16,7 +16,7 @@ describe.skipIf(!run)('docs page (/swagger, /docs)', () => {
   beforeAll(async () => {
     gw = await startGateway();
     chromium = await launchBrowser();
-  });
+  }, 60_000);
   afterAll(async () => {
     await chromium?.close();
     await gw?.stop();
@@ -27,12 +27,12 @@ describe.skipIf(!run)('docs page (/swagger, /docs)', () => {
       const page = await chromium.newPage();
       await page.setViewport({ width: 1280, height: 900 });
       const blockedBefore = chromium.blocked.length;
-      const res = await page.goto(gw.url + path, { waitUntil: 'networkidle0' });
+      const res = await page.goto(gw.url + path, { waitUntil: 'networkidle0', timeout: 60_000 });
       expect(res?.status()).toBe(200);
       expect(res?.headers()['content-security-policy']).toContain("default-src 'self'");
       const paths = CAPABILITIES.map((c) => restPath(c));
       expect(paths).toHaveLength(9);
-      await page.waitForFunction((want: string[]) => want.every((p) => document.body.innerText.includes(p)), { timeout: 20_000 }, paths);
+      await page.waitForFunction((want: string[]) => want.every((p) => document.body.innerText.includes(p)), { timeout: 60_000 }, paths);
       const text = await page.evaluate(() => document.body.innerText);
       for (const p of paths) expect(text).toContain(p);
       // The viewer read the gateway's own document, not an example.
@@ -41,7 +41,7 @@ describe.skipIf(!run)('docs page (/swagger, /docs)', () => {
       expect(chromium.blocked.slice(blockedBefore)).toEqual([]);
       expect(chromium.errors).toEqual([]);
       await page.close();
-    }, 40_000);
+    }, 90_000);
   }
 
   test('the viewer script is pinned, versioned and served from the gateway itself', async () => {
