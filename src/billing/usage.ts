@@ -1,13 +1,14 @@
 // Usage history for the key holder: one row per charged call (time, capability, face, what paid
 // for it, refund, status). Rows ride along with the ledger's group commit, so recording costs the
 // paid path no extra sync, and they are kept for a bounded number of days.
+import { Type as t, type Static } from '@sinclair/typebox';
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { usageEvents } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit, Ledger } from './ledger.ts';
 
-export type Face = (typeof usageEvents.face.enumValues)[number];
+export type Face = UsageItem['face'];
 
 export interface UsageCall {
   capability: string;
@@ -18,19 +19,19 @@ export interface UsageCall {
   refunded: boolean;
 }
 
-/** One call as the key holder sees it. */
-export interface UsageItem {
-  id: number;
-  /** Unix seconds. */
-  time: number;
-  capability: string;
-  face: Face;
-  paidWith: 'free_call' | 'credit';
-  /** Taken from credit; 0 when a free call paid. */
-  lamports: bigint;
-  refunded: boolean;
-  status: number;
-}
+/** One call as the key holder sees it (the OpenAPI document serves this schema as is). */
+export const USAGE_ITEM = t.Object({
+  id: t.Integer({ minimum: 1, description: 'Increases with each recorded call' }),
+  time: t.Integer({ description: 'When the call arrived, Unix seconds' }),
+  capability: t.String({ description: 'The capability, e.g. token-accounts' }),
+  face: t.Union([t.Literal('rest'), t.Literal('mcp')], { description: 'REST or MCP' }),
+  paidWith: t.Union([t.Literal('free_call'), t.Literal('credit')], { description: 'A free call, or the price taken from credit' }),
+  // bigint in code, a JSON integer on the wire (written exactly by toJson).
+  lamports: t.Unsafe<bigint>({ type: 'integer', minimum: 0, description: 'Taken from credit; 0 when a free call paid' }),
+  refunded: t.Boolean({ description: 'The call did not succeed and what it took was given back' }),
+  status: t.Integer({ description: 'HTTP status of the answer (MCP calls: the same status)' }),
+});
+export type UsageItem = Static<typeof USAGE_ITEM>;
 
 export interface UsagePage {
   items: UsageItem[];

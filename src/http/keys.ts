@@ -82,14 +82,6 @@ export function keyRoutes(s: Services) {
           }
           return { wallet, status: depositStatus(s.db, wallet), minDepositLamports: s.config.minDepositLamports };
         }),
-      {
-        detail: {
-          summary: 'Has a deposit from this wallet been seen?',
-          tags: ['Keys'],
-          description:
-            'status: "claimable" (a deposit is waiting: sign a challenge and claim), "below_minimum" (the latest deposit was under minDepositLamports and was not credited) or "none".',
-        },
-      },
     )
     .post(
       '/api/keys/claim',
@@ -130,15 +122,5 @@ export function keyRoutes(s: Services) {
           const page = s.usage.page(owner.wallet, limit, before);
           return { wallet: owner.wallet, retentionDays: s.config.usageRetentionDays, calls: page.items, nextCursor: page.nextCursor };
         }),
-      {
-        detail: {
-          summary: 'Your paid calls, newest first',
-          tags: ['Keys'],
-          security: [{ apiKey: [] }],
-          description:
-            `Each charged call (REST or MCP): time, capability, face, whether a free call or credit paid for it, the lamports taken, refund and status. ` +
-            `Pages of ?limit= (1-${USAGE_PAGE_MAX}, default 20); pass nextCursor as ?before= for older calls. Kept for USAGE_RETENTION_DAYS days.`,
-        },
-      },
     );
 }

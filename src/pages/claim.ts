@@ -24,8 +24,8 @@ export function claimRoutes(config: Config) {
   const page = htmlPage(claimHtml(scriptJson(facts)), []);
   const asset = scriptAsset(clientSource);
   return new Elysia({ name: 'claim' })
-    .get(CLAIM_PATH, page, { detail: { hide: true } })
-    .get(scriptPath, ({ request }) => asset(request), { detail: { hide: true } });
+    .get(CLAIM_PATH, page)
+    .get(scriptPath, ({ request }) => asset(request));
 }
 
 function claimHtml(factsJson: string): string {

@@ -15,6 +15,8 @@ export function docsRoutes(opts: { specUrl: string; title: string }) {
   const config = {
     url: opts.specUrl,
     withDefaultFonts: false,
+    // Eleven operations in five tags: list them all in the sidebar rather than behind a click each.
+    defaultOpenAllTags: true,
     telemetry: false,
     proxyUrl: '',
     showDeveloperTools: 'never',
@@ -40,7 +42,7 @@ export function docsRoutes(opts: { specUrl: string; title: string }) {
 </html>`;
   const page = htmlPage(html, [init]);
   const asset = scriptAsset(Bun.file(scalarFile));
-  const app = new Elysia({ name: 'docs' }).get(SCALAR_ASSET_PATH, ({ request }) => asset(request), { detail: { hide: true } });
-  for (const path of DOCS_PATHS) app.get(path, page, { detail: { hide: true } });
+  const app = new Elysia({ name: 'docs' }).get(SCALAR_ASSET_PATH, ({ request }) => asset(request));
+  for (const path of DOCS_PATHS) app.get(path, page);
   return app;
 }

@@ -12,6 +12,9 @@ import { browserAvailable, launchBrowser, type TestBrowser } from '../support/br
 
 const run = browserAvailable();
 const PRICE = 2_200_000;
+/** Generous: a busy machine slows Chromium, and a timed-out test makes bun kill the browser. */
+const STEP_MS = 60_000;
+const TEST_MS = 180_000;
 
 /** Page-side Wallet Standard wallet: reports `address`, asks the test process to sign as `signer`. */
 function registerWalletScript(name: string, address: string, signer: string) {
@@ -56,12 +59,12 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, freeCalls: 2, depositPollSeconds: 0.1 });
     gw.services.watcher!.start(0.1);
     chromium = await launchBrowser();
-  }, 60_000);
+  }, TEST_MS);
   afterAll(async () => {
     await chromium?.close();
     await gw?.stop();
     await chain?.stop();
-  });
+  }, TEST_MS);
 
   /** A page with the given wallets registered: [shown name, reported wallet, wallet that really signs]. */
   async function openClaimPage(wallets: [name: string, reports: KeyPairSigner, signs: KeyPairSigner][], base = gw.url): Promise<Page> {
@@ -76,14 +79,14 @@ describe.skipIf(!run)('claim page (/claim)', () => {
       signers.set(signs.address, signs);
       await page.evaluateOnNewDocument(registerWalletScript(name, reports.address, signs.address));
     }
-    const res = await page.goto(base + '/claim', { waitUntil: 'networkidle0' });
+    const res = await page.goto(base + '/claim', { waitUntil: 'networkidle0', timeout: STEP_MS });
     expect(res?.status()).toBe(200);
     return page;
   }
 
   const text = (page: Page, id: string) => page.$eval(`#${id}`, (e) => (e as HTMLElement).innerText);
   const visible = (page: Page, id: string) => page.$eval(`#${id}`, (e) => !(e as HTMLElement).hidden);
-  const waitForText = (page: Page, id: string, needle: string, timeout = 15_000) =>
+  const waitForText = (page: Page, id: string, needle: string, timeout = STEP_MS) =>
     page.waitForFunction((i: string, n: string) => document.getElementById(i)?.innerText.includes(n), { timeout }, id, needle);
   const clickWallet = (page: Page, name: string) =>
     page.evaluate((n: string) => [...document.querySelectorAll<HTMLButtonElement>('#wallets button')].find((b) => b.innerText.includes(n))!.click(), name);
@@ -95,7 +98,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     expect(await text(page, 'min-deposit')).toContain('0.0022 SOL');
     expect(await text(page, 'wallets-msg')).toContain('No browser wallet found');
     await page.close();
-  });
+  }, TEST_MS);
 
   test('a wallet with no deposit gets a clear message and cannot claim', async () => {
     const nobody = await chain.newWallet(100_000_000n);
@@ -107,7 +110,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     expect(await page.$eval('#sign-claim', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
     await page.screenshot({ path: '/tmp/cig-claim-nodeposit.png' });
     await page.close();
-  });
+  }, TEST_MS);
 
   test('deposit -> connect -> sign -> a working key, shown once and kept nowhere', async () => {
     const agent = await chain.newWallet(1_000_000_000n);
@@ -116,9 +119,9 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await waitForText(page, 'deposit-msg', 'No deposit from');
     // The deposit lands while the page is open; the page notices on its own.
     await deposit(chain, agent, gw.config.gatewayAddress as never, BigInt(3 * PRICE));
-    await waitForText(page, 'deposit-msg', 'is waiting', 20_000);
+    await waitForText(page, 'deposit-msg', 'is waiting');
     await page.click('#sign-claim');
-    await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: 15_000 });
+    await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
     const key = await page.$eval('#api-key', (e) => (e as HTMLInputElement).value);
     expect(key).toMatch(/^cig_[1-9A-HJ-NP-Za-km-z]{40,}$/);
     await page.screenshot({ path: '/tmp/cig-claim-key.png' });
@@ -137,14 +140,14 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     expect(gw.logs.join('\n')).not.toContain(key);
 
     // A reload does not show it again, and the deposit is spent.
-    await page.reload({ waitUntil: 'networkidle0' });
+    await page.reload({ waitUntil: 'networkidle0', timeout: STEP_MS });
     expect(await visible(page, 'result')).toBe(false);
     expect(await page.$eval('#api-key', (e) => (e as HTMLInputElement).value)).toBe('');
     expect(await page.content()).not.toContain(key);
     await clickWallet(page, 'Test Wallet');
     await waitForText(page, 'deposit-msg', 'No deposit from');
     await page.close();
-  }, 60_000);
+  }, TEST_MS);
 
   test('a wallet that signs with another key is told so, and the deposit stays claimable', async () => {
     const owner = await chain.newWallet(1_000_000_000n);
@@ -152,14 +155,14 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await deposit(chain, owner, gw.config.gatewayAddress as never, BigInt(PRICE));
     const page = await openClaimPage([['Odd Wallet', owner, impostor]]);
     await clickWallet(page, 'Odd Wallet');
-    await waitForText(page, 'deposit-msg', 'is waiting', 20_000);
+    await waitForText(page, 'deposit-msg', 'is waiting');
     await page.click('#sign-claim');
     await waitForText(page, 'claim-msg', 'was not made by wallet');
     expect(await text(page, 'claim-msg')).toContain(owner.address);
     expect(await visible(page, 'result')).toBe(false);
     expect((await gw.get(`/api/keys/deposit?wallet=${owner.address}`)).body.status).toBe('claimable');
     await page.close();
-  }, 40_000);
+  }, TEST_MS);
 
   test('without an extension: the exact challenge text, signed elsewhere and pasted, claims the key', async () => {
     const agent = await chain.newWallet(1_000_000_000n);
@@ -168,7 +171,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await page.click('#manual summary');
     await page.type('#manual-wallet', agent.address);
     await page.click('#manual-challenge');
-    await page.waitForFunction(() => !document.getElementById('manual-step2')!.hidden, { timeout: 10_000 });
+    await page.waitForFunction(() => !document.getElementById('manual-step2')!.hidden, { timeout: STEP_MS });
     const challenge = await text(page, 'manual-text');
     expect(challenge).toMatch(/^[0-9a-f]{64}$/);
     // A signature by another wallet over the right text is refused with a clear message.
@@ -178,11 +181,11 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await page.$eval('#manual-signature', (e) => ((e as HTMLInputElement).value = ''));
     await page.type('#manual-signature', await signChallenge(agent, challenge));
     await page.click('#manual-claim');
-    await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: 15_000 });
+    await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
     const key = await page.$eval('#api-key', (e) => (e as HTMLInputElement).value);
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.wallet).toBe(agent.address);
     await page.close();
-  }, 40_000);
+  }, TEST_MS);
 
   test('an expired challenge is named as such', async () => {
     const shortLived = await startGateway({ mainnetRpcUrls: [chain.url], gatewayAddress: gw.config.gatewayAddress, challengeTtlSeconds: 1 });
@@ -191,7 +194,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await page.click('#manual summary');
     await page.type('#manual-wallet', agent.address);
     await page.click('#manual-challenge');
-    await page.waitForFunction(() => !document.getElementById('manual-step2')!.hidden, { timeout: 10_000 });
+    await page.waitForFunction(() => !document.getElementById('manual-step2')!.hidden, { timeout: STEP_MS });
     const challenge = await text(page, 'manual-text');
     await page.type('#manual-signature', await signChallenge(agent, challenge));
     await Bun.sleep(2100); // a user who took too long
@@ -199,7 +202,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await waitForText(page, 'claim-msg', 'challenge expired');
     await page.close();
     await shortLived.stop();
-  }, 40_000);
+  }, TEST_MS);
 
   test('no request left the machine', () => {
     expect(chromium.blocked).toEqual([]);
