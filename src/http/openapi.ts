@@ -79,7 +79,7 @@ const ACCOUNT = t.Object({
 const DEPOSIT_STATUS = t.Object({
   wallet: t.String(),
   status: t.Union(DEPOSIT_STATUSES.map((s) => t.Literal(s)), {
-    description: 'claimable: a deposit waits for the claim; below_minimum: the latest deposit was under the minimum and not credited; none: nothing waiting',
+    description: 'claimable: a deposit waits for the claim; below_minimum: transfers seen so far add up to less than the minimum (they keep adding up); none: nothing waiting',
   }),
   minDepositLamports: t.Integer({ minimum: 0 }),
 });

@@ -5,13 +5,14 @@ import { createHash } from 'node:crypto';
 import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
 import clientSource from './claim/client.bundle.js' with { type: 'text' };
+import { toJson } from '../json.ts';
 import { htmlPage, scriptAsset } from './static.ts';
 
 export const CLAIM_PATH = '/claim';
 const scriptPath = `/claim/assets/claim-${createHash('sha256').update(clientSource).digest('hex').slice(0, 12)}.js`;
 
 /** JSON inside a <script> element: `<` escaped so no value can close the element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+const scriptJson = (value: unknown) => toJson(value).replace(/</g, '\\u003c');
 
 export function claimRoutes(config: Config) {
   const facts = {

@@ -131,7 +131,7 @@ async function checkDeposit() {
   (el('sign-claim') as HTMLButtonElement).disabled = !ready;
   if (ready) return say('deposit-msg', `A deposit from ${address} is waiting. Sign the challenge to get your API key.`, 'ok');
   if (status === 200 && body.status === 'below_minimum') {
-    say('deposit-msg', `The latest deposit from ${address} was below the minimum of ${sol(config.minDepositLamports)} and was not credited. Send at least ${sol(config.minDepositLamports)} to the gateway address.`, 'error');
+    say('deposit-msg', `Transfers from ${address} seen so far add up to less than the minimum of ${sol(config.minDepositLamports)}. Send more to the gateway address: small transfers add up until they reach it.`, 'error');
   } else if (status === 200) {
     say('deposit-msg', `No deposit from ${address} seen yet. Send at least ${sol(config.minDepositLamports)} to the gateway address on ${config.network} from this wallet; this page checks again every few seconds.`, 'info');
   } else {
