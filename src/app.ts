@@ -7,9 +7,11 @@ import { MalformedBody, MAX_BODY_BYTES, parseJsonBody, PayloadTooLarge } from '.
 import { jsonResponse as json } from './json.ts';
 import { LLMS_TXT_PATH, llmsTxt } from './llms.ts';
 import { mcpRoutes } from './mcp/routes.ts';
-import { openApiRoutes } from './http/openapi.ts';
+import { OPENAPI_PATH, openApiRoutes } from './http/openapi.ts';
 import { restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
+import { docsRoutes } from './pages/docs.ts';
+import { claimRoutes } from './pages/claim.ts';
 
 export function buildApp(s: Services) {
   const llms = llmsTxt(s.config);
@@ -42,6 +44,8 @@ export function buildApp(s: Services) {
       })
       .use(openApiRoutes(s.config))
       .get(LLMS_TXT_PATH, () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8' } }))
+      .use(claimRoutes(s.config))
+      .use(docsRoutes({ specUrl: OPENAPI_PATH, title: 'Chain Intelligence Gateway' }))
       .use(metaRoutes(s))
       .use(restRoutes(s))
       .use(keyRoutes(s))

@@ -204,6 +204,12 @@ const SETTINGS = {
     default: 10,
     parse: integer(0, 1e6),
   },
+  usageRetentionDays: {
+    env: 'USAGE_RETENTION_DAYS',
+    help: 'days a key holder\'s usage history (GET /api/keys/me/usage) is kept',
+    default: 90,
+    parse: integer(1, 36_500),
+  },
   rateLimitRps: {
     env: 'RATE_LIMIT_RPS',
     help: 'sustained requests per second per API key (or per client address without a key); 0 disables',

@@ -7,6 +7,7 @@ import type { Logger } from './log.ts';
 import { Ledger } from './billing/ledger.ts';
 import { createPayments } from './billing/payments.ts';
 import { RateLimiter } from './billing/rate-limit.ts';
+import { UsageLog } from './billing/usage.ts';
 import { DepositWatcher } from './billing/watcher.ts';
 import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
@@ -56,6 +57,7 @@ export function createServices(config: Config, log: Logger): Services {
     upstreams,
     ctx,
     payments: createPayments(db, ledger, config),
+    usage: new UsageLog(db, ledger, config.usageRetentionDays, log),
     limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
     watcher,
     quorum,
@@ -64,6 +66,7 @@ export function createServices(config: Config, log: Logger): Services {
     async close() {
       await mcp.closeAll();
       await watcher?.stop();
+      ledger.settle();
       db.$client.close();
     },
   };

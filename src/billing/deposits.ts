@@ -128,3 +128,17 @@ function addToPendingClaim(db: Db, wallet: string, lamports: bigint, now: number
     })
     .run();
 }
+
+export const DEPOSIT_STATUSES = ['claimable', 'below_minimum', 'none'] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+/**
+ * All anyone may learn about a wallet (for the claim page): whether credit waits for its claim, or
+ * its transfers so far add up to less than the minimum (dust, summed until it reaches it). No
+ * amounts; the transfers themselves are public on chain.
+ */
+export function depositStatus(db: Db, wallet: string): DepositStatus {
+  if (db.select({ wallet: pendingClaims.wallet }).from(pendingClaims).where(eq(pendingClaims.wallet, wallet)).get()) return 'claimable';
+  if (db.select({ wallet: dustTotals.wallet }).from(dustTotals).where(eq(dustTotals.wallet, wallet)).get()) return 'below_minimum';
+  return 'none';
+}

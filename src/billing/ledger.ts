@@ -33,6 +33,8 @@ const wallet = sql.placeholder('wallet');
 const price = sql.placeholder('price');
 const now = sql`${sql.placeholder('now')}`;
 
+const DEFERRED_MS = 200;
+
 interface Pending {
   apply(): unknown;
   resolve(value: unknown): void;
@@ -47,6 +49,7 @@ export class Ledger {
   private readonly giveCredit;
   private queue: Pending[] = [];
   private flushScheduled = false;
+  private lazyFlush: ReturnType<typeof setTimeout> | undefined;
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
 
@@ -126,6 +129,20 @@ export class Ledger {
       .get();
   }
 
+  /**
+   * A write nobody waits for (usage history): it rides along with the next group commit, so a paid
+   * call costs no extra sync; when no debit comes it commits alone within DEFERRED_MS.
+   */
+  defer(apply: () => unknown, onError: (e: unknown) => void): void {
+    this.queue.push({ apply, resolve: () => {}, reject: onError });
+    if (!this.flushScheduled && !this.lazyFlush) this.lazyFlush = setTimeout(() => this.flush(), DEFERRED_MS);
+  }
+
+  /** Commits whatever is queued now, so a read that follows sees it. */
+  settle(): void {
+    if (this.queue.length > 0) this.flush();
+  }
+
   private enqueue<T>(apply: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ apply, resolve: resolve as (v: unknown) => void, reject });
@@ -139,7 +156,10 @@ export class Ledger {
   /** Applies the queued operations in order in one transaction; answers them only after COMMIT. */
   private flush(): void {
     this.flushScheduled = false;
+    clearTimeout(this.lazyFlush);
+    this.lazyFlush = undefined;
     const batch = this.queue;
+    if (batch.length === 0) return;
     this.queue = [];
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {

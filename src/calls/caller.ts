@@ -1,11 +1,12 @@
-// Who is calling, as both faces see it: the API key sent on this very request, and the client's
+// Who is calling, as both faces see it: the API key sent on this very request, the client's
 // network address (the rate-limit bucket for calls without a usable key, the requester of a
-// challenge).
+// challenge) and the face it came in on (recorded in the key holder's usage history).
 import { BlockList, isIP } from 'node:net';
 
 export interface Caller {
   apiKey?: string;
   address: string;
+  face: 'rest' | 'mcp';
 }
 
 export function apiKeyOf(headers: Headers): string | undefined {

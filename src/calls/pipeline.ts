@@ -3,6 +3,7 @@
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
 import { admit, type RateLimiter } from '../billing/rate-limit.ts';
 import type { Payments } from '../billing/payments.ts';
+import type { UsageLog } from '../billing/usage.ts';
 import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import type { Caller } from './caller.ts';
@@ -12,6 +13,7 @@ export interface CallDeps {
   ctx: CapabilityContext;
   limiter: RateLimiter;
   payments: Payments;
+  usage: UsageLog;
   log: Logger;
 }
 
@@ -20,18 +22,25 @@ export async function call(cap: Capability, raw: Record<string, unknown>, caller
   const { headers, refusal } = admit(deps.limiter, owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
   if (refusal) return { status: 429, headers, body: refusal };
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
+  const at = Date.now();
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
     if (cap.paid) receipt = await deps.payments.charge(owner);
     const result = await cap.run(deps.ctx, input);
-    if (receipt) Object.assign(headers, deps.payments.headers(receipt));
+    if (receipt) {
+      Object.assign(headers, deps.payments.headers(receipt));
+      deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
+    }
     const body: Record<string, unknown> = { ...result };
     if ('network' in cap.params) body.network = input.network;
     body.live_status = 'SUCCESS';
     return { status: 200, body, headers };
   } catch (e) {
-    if (receipt) Object.assign(headers, deps.payments.headers(await deps.payments.refund(receipt)));
     const failure = errorOutcome(e, deps.log, cap.name);
+    if (receipt) {
+      Object.assign(headers, deps.payments.headers(await deps.payments.refund(receipt)));
+      deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: failure.status, refunded: true });
+    }
     return { ...failure, headers: { ...headers, ...failure.headers } };
   }
 }

@@ -133,3 +133,23 @@ export const dustTotals = sqliteTable(
   },
   (t) => [integral('dust_totals_lamports_integer', t.lamports)],
 );
+
+/**
+ * The key holder's usage history: one row per charged call, written by the call pipeline and kept
+ * for USAGE_RETENTION_DAYS. `lamports` is what was taken from credit (0 when a free call paid).
+ */
+export const usageEvents = sqliteTable(
+  'usage_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    wallet: text('wallet').notNull(),
+    at: integer('at').notNull(),
+    capability: text('capability').notNull(),
+    face: text('face', { enum: ['rest', 'mcp'] }).notNull(),
+    paidWith: text('paid_with', { enum: ['free_call', 'credit'] }).notNull(),
+    lamports: lamports('lamports').notNull(),
+    refunded: integer('refunded', { mode: 'boolean' }).notNull(),
+    status: integer('status').notNull(),
+  },
+  (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id), index('usage_events_at_idx').on(t.at)],
+);

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia';
 import { issueChallenge } from '../billing/challenges.ts';
 import { claimKey } from '../billing/claims.ts';
+import { depositStatus } from '../billing/deposits.ts';
 import { admit, RateLimiter } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
@@ -10,8 +11,20 @@ import type { Services } from '../services.ts';
 import { badRequest, GatewayError } from '../errors.ts';
 import { apiKeyOf, clientAddress } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage.ts';
 
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
+
+/** A whole-number query parameter in 1..max (default when absent), else 400. */
+function pageParam(raw: string | undefined, name: string, fallback: number, max: number): number {
+  if (raw === undefined || raw === '') {
+    if (fallback > 0) return fallback;
+  } else if (/^\d{1,16}$/.test(raw)) {
+    const n = Number(raw);
+    if (n >= 1 && n <= max) return n;
+  }
+  throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. Example: /api/keys/me/usage?limit=20&before=<nextCursor>`);
+}
 
 export function keyRoutes(s: Services) {
   // Each challenge is a row until it expires: issuance has its own, tighter budget per client.
@@ -19,16 +32,22 @@ export function keyRoutes(s: Services) {
   const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
 
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown) => {
+  const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
     const client = clientAddress(request, server, s.config.trustedProxies);
     const { headers, refusal } = admit(s.limiter, `addr:${client}`);
     if (refusal) return json(429, refusal, headers);
     try {
-      return json(200, fn(client), headers);
+      return json(200, fn(client), { ...headers, ...extra });
     } catch (e) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
     }
+  };
+
+  const ownerOf = (request: Request) => {
+    const owner = s.payments.identify(apiKeyOf(request.headers));
+    if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+    return owner;
   };
 
   return new Elysia({ name: 'keys' })
@@ -51,21 +70,33 @@ export function keyRoutes(s: Services) {
         }),
       { detail: { summary: 'Issue a claim challenge', tags: ['Keys'], description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge you request for the same wallet invalidates your older ones (a request by another client does not).' } },
     )
+    .get(
+      '/api/keys/deposit',
+      ({ request, query, server }) =>
+        guarded(request, server, 'deposit', () => {
+          let wallet: string;
+          try {
+            wallet = walletParam.parse(query.wallet, 'wallet');
+          } catch {
+            throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/deposit?wallet=${EXAMPLE_WALLET}`);
+          }
+          return { wallet, status: depositStatus(s.db, wallet), minDepositLamports: s.config.minDepositLamports };
+        }),
+    )
     .post(
       '/api/keys/claim',
       ({ request, body, server }) =>
         guarded(request, server, 'claim', () => {
           const { apiKey } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
           return { apiKey };
-        }),
+        }, { 'cache-control': 'no-store' }),
       { detail: { summary: 'Claim an API key', tags: ['Keys'], description: 'Send {wallet, signature, challenge}: the base58 Ed25519 signature of the challenge string by the wallet that deposited. Returns the key once; earlier keys of the wallet are revoked and its credit moves to the new key.' } },
     )
     .get(
       '/api/keys/me',
       ({ request, server }) =>
         guarded(request, server, 'me', () => {
-          const owner = s.payments.identify(apiKeyOf(request.headers));
-          if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+          const owner = ownerOf(request);
           const account = s.ledger.account(owner.wallet);
           const freeCalls = account?.freeCalls ?? 0;
           const creditLamports = account?.creditLamports ?? 0n;
@@ -80,5 +111,16 @@ export function keyRoutes(s: Services) {
           };
         }),
       { detail: { summary: 'Your key, credit and free calls', tags: ['Keys'], security: [{ apiKey: [] }] } },
+    )
+    .get(
+      '/api/keys/me/usage',
+      ({ request, query, server }) =>
+        guarded(request, server, 'usage', () => {
+          const owner = ownerOf(request);
+          const limit = pageParam(query.limit, 'limit', 20, USAGE_PAGE_MAX);
+          const before = query.before === undefined ? undefined : pageParam(query.before, 'before', 0, Number.MAX_SAFE_INTEGER);
+          const page = s.usage.page(owner.wallet, limit, before);
+          return { wallet: owner.wallet, retentionDays: s.config.usageRetentionDays, calls: page.items, nextCursor: page.nextCursor };
+        }),
     );
 }

@@ -11,6 +11,8 @@ import { jsonResponse as json } from '../json.ts';
 import { VERSION } from '../version.ts';
 import { MAX_BODY_BYTES } from './body.ts';
 import { EXAMPLES } from './openapi-examples.ts';
+import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
+import { USAGE_ITEM, USAGE_PAGE_MAX } from '../billing/usage.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 /** Where @elysiajs/swagger served the document; kept for clients that learned that address. */
@@ -74,6 +76,21 @@ const ACCOUNT = t.Object({
   paidCallsAvailable: t.Integer({ minimum: 0 }),
 });
 
+const DEPOSIT_STATUS = t.Object({
+  wallet: t.String(),
+  status: t.Union(DEPOSIT_STATUSES.map((s) => t.Literal(s)), {
+    description: 'claimable: a deposit waits for the claim; below_minimum: transfers seen so far add up to less than the minimum (they keep adding up); none: nothing waiting',
+  }),
+  minDepositLamports: t.Integer({ minimum: 0 }),
+});
+
+const USAGE = t.Object({
+  wallet: t.String(),
+  retentionDays: t.Integer({ minimum: 1, description: 'How long calls are kept (USAGE_RETENTION_DAYS)' }),
+  calls: t.Array(USAGE_ITEM, { description: 'Newest first' }),
+  nextCursor: t.Union([t.String({ pattern: '^[0-9]+$' }), t.Null()], { description: 'Pass as ?before= for older calls; null on the last page' }),
+});
+
 const WEBHOOK_RESULT = t.Object({
   deposits: t.Array(
     t.Object({
@@ -129,6 +146,8 @@ function components(): Json {
       ClaimRequest: plain(CLAIM_REQUEST),
       Claim: plain(CLAIM),
       Account: plain(ACCOUNT),
+      DepositStatus: plain(DEPOSIT_STATUS),
+      Usage: plain(USAGE),
       WebhookResult: plain(WEBHOOK_RESULT),
       Health: plain(HEALTH),
       McpManifest: plain(MANIFEST),
@@ -263,6 +282,38 @@ function otherPaths(config: Config): Json {
         tags: ['Keys'],
         security: [{ apiKey: [] }, { bearer: [] }],
         responses: { '200': { ...ok('Account', 'The account'), headers: RATE_HEADERS }, '401': error('Missing or invalid API key'), '429': ref('responses', 'TooManyRequests') },
+      },
+    },
+    '/api/keys/deposit': {
+      get: {
+        operationId: 'getDepositStatus',
+        summary: 'Has a deposit from this wallet been seen?',
+        description: 'Free; what the /claim page asks. Says only whether credit waits for the wallet\'s claim, never an amount.',
+        tags: ['Keys'],
+        security: [],
+        parameters: [{ name: 'wallet', in: 'query', required: true, description: 'The depositing wallet (base58)', schema: { type: 'string', minLength: 32, maxLength: 44 }, example: EXAMPLE_WALLET }],
+        responses: { '200': { ...ok('DepositStatus', 'What is known of the wallet\'s deposits'), headers: RATE_HEADERS }, '400': ref('responses', 'BadRequest'), '429': ref('responses', 'TooManyRequests') },
+      },
+    },
+    '/api/keys/me/usage': {
+      get: {
+        operationId: 'getMyUsage',
+        summary: 'Your paid calls, newest first',
+        description:
+          'Free. Each charged call over REST or MCP: when, which capability, which face, whether a free call or credit paid, the lamports taken, refund and status. ' +
+          `Kept ${config.usageRetentionDays} days.`,
+        tags: ['Keys'],
+        security: [{ apiKey: [] }, { bearer: [] }],
+        parameters: [
+          { name: 'limit', in: 'query', required: false, description: `Calls per page (1-${USAGE_PAGE_MAX})`, schema: { type: 'integer', minimum: 1, maximum: USAGE_PAGE_MAX, default: 20 } },
+          { name: 'before', in: 'query', required: false, description: 'The nextCursor of the previous page', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        ],
+        responses: {
+          '200': { ...ok('Usage', 'A page of calls'), headers: RATE_HEADERS },
+          '400': ref('responses', 'BadRequest'),
+          '401': error('Missing or invalid API key'),
+          '429': ref('responses', 'TooManyRequests'),
+        },
       },
     },
     '/api/payments/webhook': {

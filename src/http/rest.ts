@@ -29,7 +29,7 @@ export function restRoutes(deps: CallDeps) {
             }
             raw = { ...raw, ...body };
           }
-          const outcome = await call(cap, raw, { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, deps.ctx.config.trustedProxies) }, deps);
+          const outcome = await call(cap, raw, { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, deps.ctx.config.trustedProxies), face: 'rest' }, deps);
           return json(outcome.status, outcome.body, outcome.headers);
         },
       );

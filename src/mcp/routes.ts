@@ -97,7 +97,7 @@ export function mcpRoutes(s: Services) {
         const session = sessions.get(id);
         if (!session || session.kind !== 'sse' || session.transport.isClosed) return json(404, { error: 'MCP SSE Session not found' });
         sessions.touch(session);
-        const caller: Caller = { apiKey: apiKeyOf(request.headers) ?? session.boundKey, address: clientAddress(request, server, s.config.trustedProxies) };
+        const caller: Caller = { apiKey: apiKeyOf(request.headers) ?? session.boundKey, address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
         try {
           session.transport.handlePostMessage(body, {
             authInfo: authInfoFor(caller),
@@ -126,7 +126,7 @@ export function mcpRoutes(s: Services) {
           if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
           sessions.touch(session);
           if (method === 'GET') holdOpen(request, server);
-          const authInfo = authInfoFor({ apiKey: key ?? session.boundKey, address });
+          const authInfo = authInfoFor({ apiKey: key ?? session.boundKey, address, face: 'mcp' });
           const res = await session.transport.handleRequest(request, { authInfo, parsedBody });
           if (method === 'GET' && res.status === 200) attachStream(sessions, session, request.signal);
           return res;
@@ -156,7 +156,7 @@ export function mcpRoutes(s: Services) {
         transport.onclose = () => sessions.remove(session); // DELETE, sweep or shutdown
         transport.onerror = onTransportError(session);
         await session.server.connect(transport);
-        const res = await transport.handleRequest(request, { authInfo: authInfoFor({ apiKey: key, address }), parsedBody });
+        const res = await transport.handleRequest(request, { authInfo: authInfoFor({ apiKey: key, address, face: 'mcp' }), parsedBody });
         // The transport refused the initialize (e.g. 406 for a wrong Accept header): no session.
         if (transport.sessionId === undefined) await transport.close();
         return res;

@@ -50,7 +50,7 @@ export function authInfoFor(caller: Caller): AuthInfo {
 
 function callerOf(authInfo: AuthInfo | undefined): Caller {
   const caller = authInfo?.extra?.caller as Caller | undefined;
-  return caller ?? { address: 'unknown' };
+  return caller ?? { address: 'unknown', face: 'mcp' };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 } from '@solana/kit';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
+import { EXAMPLE_WALLET } from '../../src/capabilities/examples.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { resultSchemaName } from '../../src/http/openapi.ts';
@@ -215,12 +216,22 @@ describe('keys, webhook and meta routes', () => {
     await check(400, 'POST', '/api/keys/claim', { body: { wallet: wallet.address } });
     await check(401, 'POST', '/api/keys/claim', { body: { wallet: wallet.address, signature: '1'.repeat(88), challenge: 'ab'.repeat(32) } });
     await check(413, 'POST', '/api/keys/claim', { body: { wallet: 'x'.repeat(70_000) } });
+    expect((await check(200, 'GET', `/api/keys/deposit?wallet=${wallet.address}`)).body.status).toBe('none');
+    await check(400, 'GET', '/api/keys/deposit?wallet=bad');
     const sig = await chain.transferSol(wallet, gw.config.gatewayAddress as Address, BigInt(PRICE));
     await check(200, 'POST', '/api/payments/webhook', { body: heliusPayload(sig, wallet.address, gw.config.gatewayAddress!, PRICE), headers: { authorization: SECRET } });
+    expect((await check(200, 'GET', `/api/keys/deposit?wallet=${wallet.address}`)).body.status).toBe('claimable');
     const claimed = await claim({ get: (p) => check(200, 'GET', p), post: (p, b) => check(200, 'POST', p, { body: b }) }, wallet);
     await check(200, 'GET', '/api/keys/me', { headers: { 'x-api-key': claimed.body.apiKey } });
     await check(200, 'GET', '/api/keys/me', { headers: { authorization: `Bearer ${claimed.body.apiKey}` } });
     await check(401, 'GET', '/api/keys/me');
+    // Usage: one paid call, then its history, validated like every other answer.
+    const key = { 'x-api-key': claimed.body.apiKey };
+    expect((await fetch(`${gw.url}/api/chain/transactions?wallet=${wallet.address}`, { headers: key })).status).toBe(200);
+    const usage = await check(200, 'GET', '/api/keys/me/usage?limit=5', { headers: key });
+    expect(usage.body.calls).toHaveLength(1);
+    await check(400, 'GET', '/api/keys/me/usage?limit=0', { headers: key });
+    await check(401, 'GET', '/api/keys/me/usage');
   }, SLOW);
 
   test('webhook: 400, 401, 413, 500 and 404 when disabled', async () => {
@@ -266,6 +277,8 @@ describe('keys, webhook and meta routes', () => {
       await check(429, 'GET', '/api/keys/challenge', { base: tight.url });
       await check(429, 'POST', '/api/keys/claim', { base: tight.url, body: {} });
       await check(429, 'GET', '/api/keys/me', { base: tight.url });
+      await check(429, 'GET', `/api/keys/deposit?wallet=${EXAMPLE_WALLET}`, { base: tight.url });
+      await check(429, 'GET', '/api/keys/me/usage', { base: tight.url });
     } finally {
       await tight.stop();
     }
@@ -312,8 +325,8 @@ test('the recorded examples in the document validate against their schemas', () 
 
 test('every route the app serves is in the document, save the alias, MCP and HTML pages', () => {
   // Left out on purpose: /api/solana/* (an alias of /api/chain/*), the MCP transports (JSON-RPC,
-  // described in /llms.txt and the manifest), /swagger/json (the same document) and HTML pages.
-  const undocumented = /^(\/api\/solana\/|\/mcp(\/|$)|\/swagger\/json$|\/swagger$|\/docs$|\/claim$)/;
+  // described in /llms.txt and the manifest), /swagger/json (the same document), HTML pages and their scripts.
+  const undocumented = /^(\/api\/solana\/|\/mcp(\/|$)|\/swagger\/json$|\/swagger$|\/docs$|\/claim$|\/(docs|claim)\/assets\/)/;
   const served = gw.app.routes.filter((r) => !undocumented.test(r.path)).map((r) => `${r.method} ${r.path}`);
   const missing = served.filter((route) => {
     const [method, path] = route.split(' ') as [string, string];

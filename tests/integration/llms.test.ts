@@ -38,10 +38,11 @@ test('every capability line names a route the OpenAPI document serves with that 
 test('the MCP endpoints are the manifest ones, and the key routes are documented', () => {
   expect(text).toContain(`Streamable HTTP: \`${manifest.mcp_streamable_http_endpoint}\``);
   expect(text).toContain(`\`GET ${manifest.mcp_sse_endpoint}\``);
-  for (const route of ['/api/keys/challenge', '/api/keys/claim', '/api/keys/me']) {
+  for (const route of ['/api/keys/challenge', '/api/keys/claim', '/api/keys/me', '/api/keys/me/usage', '/api/keys/deposit']) {
     expect(text).toContain(route);
     expect(openapi.paths[route]).toBeDefined();
   }
+  for (const page of ['/claim', '/docs']) expect(text).toContain(`](${page})`);
 });
 
 test('prices, free calls and the deposit address come from the settings, in exact SOL', () => {

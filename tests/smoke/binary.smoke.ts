@@ -74,3 +74,14 @@ test("a balance call returns the sandbox chain's real balance", async () => {
   expect(body.balance_lamports).toBe(2_718_281_828);
   expect(body.live_status).toBe('SUCCESS');
 });
+
+test('the lone binary serves the docs and claim pages with their scripts embedded', async () => {
+  for (const page of ['/docs', '/claim']) {
+    const html = await (await fetch(url + page)).text();
+    const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length, page).toBe(1);
+    const js = await fetch(url + scripts[0]);
+    expect(js.status, page).toBe(200);
+    expect((await js.text()).length, page).toBeGreaterThan(5000);
+  }
+});

@@ -91,3 +91,25 @@ test('a credit that would overflow 64 bits is refused, not rounded', () => {
   expect(() => ledger.credit('w', 2n ** 62n, 0)).toThrow();
   expect(ledger.account('w')!.creditLamports).toBe(2n ** 62n);
 });
+
+test('a deferred write rides along with the debits of the same turn: no extra commit; alone it still commits soon', async () => {
+  ledger.credit('w', BigInt(10 * PRICE), 0);
+  db.$client.run('CREATE TABLE notes (n INTEGER)');
+  const note = db.$client.prepare('INSERT INTO notes VALUES (?)');
+  const count = () => (db.$client.query('SELECT count(*) AS n FROM notes').get() as { n: number }).n;
+  const failures: unknown[] = [];
+  const before = ledger.commits;
+  const debits = Promise.all([ledger.debit('w', PRICE), ledger.debit('w', PRICE)]);
+  ledger.defer(() => note.run(1), (e) => failures.push(e));
+  await debits;
+  expect(ledger.commits - before).toBe(1);
+  expect(count()).toBe(1);
+
+  ledger.defer(() => note.run(2), (e) => failures.push(e));
+  ledger.defer(() => { throw new Error('bad row'); }, (e) => failures.push(e));
+  expect(count()).toBe(1);
+  await Bun.sleep(400);
+  expect(count()).toBe(2);
+  expect(ledger.commits - before).toBe(2);
+  expect(failures.map((e) => (e as Error).message)).toEqual(['bad row']);
+});

@@ -1,0 +1,130 @@
+// Usage history for the key holder: one row per charged call (time, capability, face, what paid
+// for it, refund, status). Rows ride along with the ledger's group commit, so recording costs the
+// paid path no extra sync, and they are kept for a bounded number of days.
+import { Type as t, type Static } from '@sinclair/typebox';
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { usageEvents } from '../db/schema.ts';
+import type { Logger } from '../log.ts';
+import type { Debit, Ledger } from './ledger.ts';
+
+export type Face = UsageItem['face'];
+
+export interface UsageCall {
+  capability: string;
+  face: Face;
+  /** When the call arrived (Unix ms). */
+  at: number;
+  status: number;
+  refunded: boolean;
+}
+
+/** One call as the key holder sees it (the OpenAPI document serves this schema as is). */
+export const USAGE_ITEM = t.Object({
+  id: t.Integer({ minimum: 1, description: 'Increases with each recorded call' }),
+  time: t.Integer({ description: 'When the call arrived, Unix seconds' }),
+  capability: t.String({ description: 'The capability, e.g. token-accounts' }),
+  face: t.Union([t.Literal('rest'), t.Literal('mcp')], { description: 'REST or MCP' }),
+  paidWith: t.Union([t.Literal('free_call'), t.Literal('credit')], { description: 'A free call, or the price taken from credit' }),
+  // bigint in code, a JSON integer on the wire (written exactly by toJson).
+  lamports: t.Unsafe<bigint>({ type: 'integer', minimum: 0, description: 'Taken from credit; 0 when a free call paid' }),
+  refunded: t.Boolean({ description: 'The call did not succeed and what it took was given back' }),
+  status: t.Integer({ description: 'HTTP status of the answer (MCP calls: the same status)' }),
+});
+export type UsageItem = Static<typeof USAGE_ITEM>;
+
+export interface UsagePage {
+  items: UsageItem[];
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export const USAGE_PAGE_MAX = 100;
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+export class UsageLog {
+  private readonly insert;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ledger: Ledger,
+    private readonly retentionDays: number,
+    private readonly log: Logger,
+  ) {
+    this.insert = db
+      .insert(usageEvents)
+      .values({
+        wallet: sql.placeholder('wallet'),
+        at: sql.placeholder('at'),
+        capability: sql.placeholder('capability'),
+        face: sql.placeholder('face'),
+        paidWith: sql.placeholder('paidWith'),
+        lamports: sql.placeholder('lamports'),
+        refunded: sql.placeholder('refunded'),
+        status: sql.placeholder('status'),
+      })
+      .prepare();
+  }
+
+  /** Records one charged call; returns at once, the row commits with the next ledger batch. */
+  record(debit: Debit, call: UsageCall): void {
+    const row = {
+      wallet: debit.wallet,
+      at: call.at,
+      capability: call.capability,
+      face: call.face,
+      paidWith: debit.kind === 'free' ? 'free_call' : 'credit',
+      lamports: debit.kind === 'free' ? 0n : BigInt(debit.price),
+      refunded: call.refunded ? 1 : 0,
+      status: call.status,
+    };
+    const fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
+    this.ledger.defer(() => this.insert.run(row), fail);
+    if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = call.at;
+      this.ledger.defer(() => this.prune(call.at), fail);
+    }
+  }
+
+  /** The wallet's calls, newest first, `limit` at a time, older than the cursor `before`. */
+  page(wallet: string, limit: number, before?: number, now = Date.now()): UsagePage {
+    this.ledger.settle();
+    const rows = this.db
+      .select()
+      .from(usageEvents)
+      .where(
+        and(
+          eq(usageEvents.wallet, wallet),
+          gte(usageEvents.at, this.cutoff(now)),
+          before === undefined ? undefined : lt(usageEvents.id, before),
+        ),
+      )
+      .orderBy(desc(usageEvents.id))
+      .limit(limit + 1)
+      .all();
+    const items = rows.slice(0, limit).map(
+      (r): UsageItem => ({
+        id: r.id,
+        time: Math.floor(r.at / 1000),
+        capability: r.capability,
+        face: r.face,
+        paidWith: r.paidWith,
+        lamports: r.lamports,
+        refunded: r.refunded,
+        status: r.status,
+      }),
+    );
+    return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.id) : null };
+  }
+
+  /** Deletes rows past the retention period. */
+  prune(now = Date.now()): void {
+    this.db.delete(usageEvents).where(lt(usageEvents.at, this.cutoff(now))).run();
+  }
+
+  private cutoff(now: number): number {
+    return now - this.retentionDays * DAY_MS;
+  }
+}
