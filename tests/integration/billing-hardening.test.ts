@@ -62,6 +62,21 @@ describe('exact amounts', () => {
 
 const rows = (gw: TestGateway, sql: string) => gw.services.db.$client.query(sql).get() as Record<string, number>;
 
+describe('exact amounts through the webhook', () => {
+  test('a reported amount past 2^53 (a rounded JSON number) is credited at the exact amount the chain shows', async () => {
+    const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: 'whsec_exact', freeCalls: 0 });
+    const amount = 2n ** 60n + 12_345n;
+    const agent = await whale(amount + 1_000_000_000n);
+    const sig = await deposit(chain, agent, gatewayAddress, amount);
+    const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, amount), { authorization: 'whsec_exact' });
+    expect(hook.status).toBe(200);
+    expect(hook.body.deposits).toEqual([{ signature: sig, wallet: agent.address, lamports: amount.toString(), outcome: 'credited' }]);
+    const key = await claimWhenSeen(gw, agent, 0);
+    const me = parseJson(await (await fetch(`${gw.url}/api/keys/me`, { headers: { 'x-api-key': key } })).text()) as Record<string, unknown>;
+    expect(me.creditLamports).toBe(amount);
+  });
+});
+
 describe('the deposit watcher', () => {
   test('small transfers from one wallet add up: once their sum reaches the minimum it is claimable', async () => {
     const { gw, gatewayAddress } = await gatewayWith();
