@@ -33,6 +33,7 @@ export interface WatcherDeps {
    * null: ask again later); by default the transfers read from `rpc` stand.
    */
   confirm?: (signature: string, transfers: Transfer[]) => Promise<Transfer[] | null>;
+  now?: () => number;
 }
 
 const PAGE = 1000;
@@ -40,6 +41,9 @@ const PAGE = 1000;
 const PAGES_PER_POLL = 4;
 // getTransaction calls in flight at once: 100 deposits a second need more than one at a time.
 const CONCURRENCY = 16;
+// A listed transaction the node still cannot show after this long was dropped (a confirmed block
+// that did not finalize): the walk goes past it instead of stopping there for ever.
+const UNREADABLE_GRACE_MS = 10 * 60_000;
 // Transactions recorded per database commit (each commit is a full sync: one per transaction was
 // the watcher's bottleneck).
 const CHUNK = 250;
@@ -55,6 +59,8 @@ export class DepositWatcher {
   private stopped = false;
   /** The last poll ran out of budget before reaching the cursor. */
   private behind = false;
+  /** Listed transactions the node could not show yet, by when that was first seen. */
+  private readonly unreadable = new Map<string, number>();
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -194,7 +200,18 @@ export class DepositWatcher {
   /** The transaction's transfers to the gateway, or null when the node cannot show it yet. */
   private async transfersOf(signature: string): Promise<Transfer[] | null> {
     const tx = await this.deps.rpc.call('getTransaction', [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
-    if (tx === null) return null;
+    if (tx === null) {
+      const now = (this.deps.now ?? Date.now)();
+      const since = this.unreadable.get(signature) ?? now;
+      if (now - since < UNREADABLE_GRACE_MS) {
+        this.unreadable.set(signature, since);
+        return null;
+      }
+      this.unreadable.delete(signature);
+      this.deps.log.warn('listed transaction still unreadable; the watcher moves past it', { signature });
+      return [];
+    }
+    this.unreadable.delete(signature);
     const transfers = transfersTo(tx, this.deps.gateway);
     return transfers.length && this.deps.confirm ? this.deps.confirm(signature, transfers) : transfers;
   }

@@ -9,6 +9,8 @@ import { requestFrom } from '../support/peer.ts';
 import { base58 } from '@scure/base';
 import { parseJson, toJson } from '../../src/json.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DepositWatcher } from '../../src/billing/watcher.ts';
+import { Upstream } from '../../src/chain/upstream.ts';
 
 const PRICE = 2_200_000;
 // Several real transactions and claims per test: generous on a loaded machine.
@@ -78,6 +80,38 @@ describe('exact amounts through the webhook', () => {
 });
 
 describe('the deposit watcher', () => {
+  test('a listed transaction the node never shows stops the walk for a while, not for ever', async () => {
+    const { gw, gatewayAddress } = await gatewayWith();
+    const [a, b, c] = [await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n)];
+    await deposit(chain, a, gatewayAddress, BigInt(PRICE));
+    const dropped = await deposit(chain, b, gatewayAddress, BigInt(PRICE));
+    await deposit(chain, c, gatewayAddress, BigInt(PRICE));
+    // A node that lists `dropped` but answers null for it (a hand-written fault: a confirmed block
+    // that never finalizes cannot be made on the sandbox).
+    const forgetful = (async (url: string, init: RequestInit) => {
+      const req = JSON.parse(String(init.body));
+      if (req.method === 'getTransaction' && req.params[0] === dropped) return new Response(JSON.stringify({ jsonrpc: '2.0', id: req.id, result: null }));
+      return fetch(url, init);
+    }) as unknown as typeof fetch;
+    let clock = 0;
+    const watcher = new DepositWatcher({
+      db: gw.services.db,
+      rpc: new Upstream({ label: 'test', urls: [chain.url], timeoutMs: 2000, retries: 0, log: gw.services.log, fetch: forgetful }),
+      network: 'mainnet-beta',
+      gateway: gatewayAddress,
+      minDepositLamports: PRICE,
+      log: gw.services.log,
+      now: () => clock,
+    });
+    await watcher.poll();
+    expect((await claim(gw, c)).status).toBe(200);
+    expect((await claim(gw, a)).status).toBe(404);
+    clock = 11 * 60_000;
+    await watcher.poll();
+    expect((await claim(gw, a)).status).toBe(200);
+    expect((await claim(gw, b)).status).toBe(404);
+  });
+
   test('small transfers from one wallet add up: once their sum reaches the minimum it is claimable', async () => {
     const { gw, gatewayAddress } = await gatewayWith();
     const agent = await chain.newWallet(1_000_000_000n);
