@@ -145,7 +145,7 @@ const RAYDIUM_CLMM = anchor({
   liquidity_remove: ['decrease_liquidity', 'decrease_liquidity_v2'],
   swap: ['swap', 'swap_v2', 'swap_router_base_in'],
   fee_claim: ['collect_remaining_rewards', 'collect_protocol_fee', 'collect_fund_fee'],
-  account_management: ['close_position'],
+  account_management: ['close_position', 'update_reward_infos'],
 });
 
 const RAYDIUM_LAUNCHLAB = anchor({
@@ -159,7 +159,7 @@ const ORCA_WHIRLPOOL = anchor({
   liquidity_add: ['increase_liquidity', 'increase_liquidity_v2', 'increase_liquidity_by_token_amounts_v2'],
   liquidity_remove: ['decrease_liquidity', 'decrease_liquidity_v2'],
   swap: ['swap', 'swap_v2', 'two_hop_swap', 'two_hop_swap_v2'],
-  fee_claim: ['collect_fees', 'collect_fees_v2', 'collect_reward', 'collect_reward_v2'],
+  fee_claim: ['collect_fees', 'collect_fees_v2', 'collect_reward', 'collect_reward_v2', 'collect_protocol_fees', 'collect_protocol_fees_v2'],
   account_management: [
     'open_position',
     'open_position_with_metadata',
@@ -167,6 +167,13 @@ const ORCA_WHIRLPOOL = anchor({
     'close_position',
     'close_position_with_token_extensions',
     'initialize_tick_array',
+    'initialize_position_bundle',
+    'initialize_position_bundle_with_metadata',
+    'open_bundled_position',
+    'close_bundled_position',
+    'delete_position_bundle',
+    // accrues a position's fees and rewards into the position account; moves no tokens
+    'update_fees_and_rewards',
   ],
 });
 
@@ -200,6 +207,10 @@ const METEORA_DLMM = anchor({
     'close_position2',
     'close_position_if_empty',
     'initialize_bin_array',
+    'initialize_bin_array_bitmap_extension',
+    'update_fees_and_rewards',
+    'migrate_position',
+    'migrate_bin_array',
   ],
 });
 
