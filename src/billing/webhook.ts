@@ -9,7 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import type { Upstream } from '../chain/upstream.ts';
+import { UpstreamError, type Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
@@ -129,7 +129,12 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
 async function confirmed(deps: WebhookDeps, r: ReportedTransfer): Promise<bigint | undefined> {
   const tx = await deps.rpc.call('getTransaction', [r.signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
   let onChain = transfersTo(tx, deps.gateway);
-  if (onChain.length && deps.confirm) onChain = (await deps.confirm(r.signature, onChain)) ?? [];
+  if (onChain.length && deps.confirm) {
+    const agreed = await deps.confirm(r.signature, onChain);
+    // The quorum cannot answer yet (a node is down or behind): a 5xx, so the provider delivers again.
+    if (!agreed) throw new UpstreamError('the deposit quorum could not be reached yet', 'unreachable');
+    onChain = agreed;
+  }
   const match = onChain.find((t) => t.from === r.from && (r.exact ? t.lamports === r.lamports : Number(t.lamports) === Number(r.lamports)));
   return match?.lamports;
 }
