@@ -100,6 +100,18 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await page.close();
   }, TEST_MS);
 
+  test('a gateway without a deposit address says plainly that it sells no keys', async () => {
+    const bare = await startGateway({ mainnetRpcUrls: [chain.url] });
+    try {
+      const page = await openClaimPage([], bare.url);
+      expect(await text(page, 'gateway-address')).toBe('not configured');
+      expect(await text(page, 'gateway-msg')).toContain('does not sell keys');
+      await page.close();
+    } finally {
+      await bare.stop();
+    }
+  }, TEST_MS);
+
   test('a wallet with no deposit gets a clear message and cannot claim', async () => {
     const nobody = await chain.newWallet(100_000_000n);
     const page = await openClaimPage([['Empty Wallet', nobody, nobody]]);
