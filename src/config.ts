@@ -96,6 +96,19 @@ const cidrList = (raw: string) => {
   }
   return entries;
 };
+/** Hostnames, given bare or as origins (`https://app.example.com` -> `app.example.com`). */
+const hostList = (raw: string) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        const host = new URL(entry.includes('://') ? entry : `http://${entry}`).hostname;
+        if (host) return host.toLowerCase();
+      } catch {}
+      return fail(`expected hostnames or origins such as https://app.example.com, got "${entry}"`);
+    });
 
 const optional =
   <T>(parse: (raw: string) => T) =>
@@ -223,10 +236,35 @@ const SETTINGS = {
     parse: integer(1, 1e9),
   },
   mcpMaxSessions: { env: 'MCP_MAX_SESSIONS', help: 'cap on open MCP sessions (503 beyond it)', default: 1000, parse: integer(1, 1e6) },
+  mcpMaxSessionsPerAddress: {
+    env: 'MCP_MAX_SESSIONS_PER_ADDRESS',
+    help: 'cap on open MCP sessions opened without a valid API key from one client address (429 beyond it)',
+    default: 20,
+    parse: integer(1, 1e6),
+  },
+  mcpMaxSessionsPerKey: {
+    env: 'MCP_MAX_SESSIONS_PER_KEY',
+    help: "cap on open MCP sessions of one API key's wallet (429 beyond it)",
+    default: 20,
+    parse: integer(1, 1e6),
+  },
+  mcpMaxBatch: {
+    env: 'MCP_MAX_BATCH',
+    help: 'most JSON-RPC messages in one MCP batch (a JSON-RPC error beyond it)',
+    default: 20,
+    parse: integer(1, 1000),
+  },
+  mcpAllowedOrigins: {
+    env: 'MCP_ALLOWED_ORIGINS',
+    help: 'comma-separated hostnames (or origins) a browser may reach the MCP endpoints from; the listen address and localhost are always allowed',
+    default: [] as string[],
+    shownDefault: 'the listen address and localhost',
+    parse: hostList,
+  },
   mcpSessionTtlSeconds: {
     env: 'MCP_SESSION_TTL_SECONDS',
     help: 'a Streamable HTTP session with no open stream is closed after this long without a request',
-    default: 1800,
+    default: 300,
     parse: positiveNumber,
   },
   mcpKeepAliveSeconds: {

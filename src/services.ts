@@ -48,7 +48,13 @@ export function createServices(config: Config, log: Logger): Services {
     config.gatewayAddress && config.depositPollSeconds > 0
       ? new DepositWatcher({ db, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log, confirm: quorum?.confirm })
       : undefined;
-  const mcp = new McpSessions({ maxSessions: config.mcpMaxSessions, idleTtlMs: config.mcpSessionTtlSeconds * 1000, log });
+  const mcp = new McpSessions({
+    maxSessions: config.mcpMaxSessions,
+    maxPerAddress: config.mcpMaxSessionsPerAddress,
+    maxPerKey: config.mcpMaxSessionsPerKey,
+    idleTtlMs: config.mcpSessionTtlSeconds * 1000,
+    log,
+  });
   return {
     config,
     log,

@@ -17,6 +17,17 @@ export interface CallDeps {
   log: Logger;
 }
 
+/** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
+export function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): string {
+  const owner = deps.payments.identify(caller.apiKey);
+  return owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`;
+}
+
+/** One request that is not a capability call (e.g. an MCP message) against the caller's bucket. */
+export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
+  return admit(deps.limiter, bucketOf(caller, deps));
+}
+
 export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
   const owner = deps.payments.identify(caller.apiKey);
   const { headers, refusal } = admit(deps.limiter, owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);

@@ -1,32 +1,52 @@
 // MCP routes: the legacy HTTP+SSE transport exactly as SPEC.md (GET /mcp/sse, POST
 // /mcp/messages?sessionId=...) and Streamable HTTP at /mcp (POST/GET/DELETE), one SDK Server per
-// session, all sessions in one table with one cap (503 beyond it).
+// session, all sessions in one table with one cap (503 beyond it) and a smaller one per owner.
 //
-// Keys: x-api-key or Authorization: Bearer on the SSE GET (or on the Streamable HTTP initialize
-// request) binds that key to the session; a key on an individual POST/request is used for that
-// call and wins over the bound one. Every tool call runs through the call pipeline, like REST.
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+// Every request passes, in this order: the Origin/Host check (403), the session lookup (404), the
+// owner check (403: a session id is not a credential), the batch cap, then the rate limit: every
+// message but a tools/call draws one token from the caller's REST bucket (a tools/call draws its
+// own in the call pipeline, like the REST call it is). A tool call is charged only to the key sent
+// on that very request.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Elysia } from 'elysia';
 import { apiKeyOf, clientAddress, type Caller } from '../calls/caller.ts';
+import { admitCaller, bucketOf } from '../calls/pipeline.ts';
 import { jsonResponse as json } from '../json.ts';
 import type { Services } from '../services.ts';
-import type { AddResult, HttpSession, McpSession, McpSessions, SseSession } from './sessions.ts';
-import { InvalidMessage, WebSseServerTransport } from './sse-transport.ts';
 import { manifest } from './manifest.ts';
+import { originGuard } from './origin.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './paths.ts';
+import { sameOwner, type AddResult, type HttpSession, type McpSession, type McpSessions, type SessionOwner, type SseSession } from './sessions.ts';
+import { InvalidMessage, parseMessages, WebSseServerTransport } from './sse-transport.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
 
-
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
+
+const isToolCall = (m: unknown) => typeof m === 'object' && m !== null && 'id' in m && (m as { method?: unknown }).method === 'tools/call';
+const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } => 'method' in m && 'id' in m;
 
 export function mcpRoutes(s: Services) {
   const sessions = s.mcp;
   const newServer = toolServerFactory(s);
   const keepAliveMs = Math.round(s.config.mcpKeepAliveSeconds * 1000);
+  const foreign = originGuard(s.config);
+  const maxBatch = s.config.mcpMaxBatch;
 
-  const unavailable = (why: Exclude<AddResult, 'added'>) =>
-    json(
+  const unavailable = (why: Exclude<AddResult, 'added'>, owner?: SessionOwner) => {
+    if (why === 'owner-full') {
+      const who = owner?.bucket.startsWith('wallet:') ? 'one API key' : 'one client address without a valid API key';
+      return json(
+        429,
+        {
+          error: 'Too many MCP sessions for this client',
+          hint: `${who[0]!.toUpperCase()}${who.slice(1)} may hold at most ${sessions.capOf(owner?.bucket ?? '')} open MCP sessions. Close sessions you no longer use (disconnect the SSE stream, or DELETE ${MCP_HTTP_PATH}) or retry later.`,
+          live_status: 'FAILED',
+        },
+        { 'retry-after': '5' },
+      );
+    }
+    return json(
       503,
       why === 'closing'
         ? { error: 'MCP is shutting down', hint: 'The gateway is stopping; reconnect in a moment.', live_status: 'FAILED' }
@@ -37,8 +57,39 @@ export function mcpRoutes(s: Services) {
           },
       { 'retry-after': '5' },
     );
+  };
 
-  const refusal = () => (sessions.isClosing ? unavailable('closing') : sessions.accepting ? undefined : unavailable('full'));
+  /** Why a new session for `owner` cannot be opened right now, if it cannot. */
+  const refusal = (owner: SessionOwner) =>
+    sessions.isClosing
+      ? unavailable('closing')
+      : !sessions.accepting
+        ? unavailable('full')
+        : !sessions.ownerHasRoom(owner.bucket)
+          ? unavailable('owner-full', owner)
+          : undefined;
+
+  const notYours = () =>
+    json(403, {
+      error: 'This MCP session was opened with other credentials',
+      hint: 'Send the same API key (x-api-key or Authorization: Bearer) on every request of a session as on the request that opened it; a session opened without a key takes requests only from the address that opened it. Otherwise open a new session.',
+      live_status: 'FAILED',
+    });
+
+  const batchTooLarge = (n: number) =>
+    json(400, { jsonrpc: '2.0', error: { code: -32600, message: `Batch of ${n} messages refused: at most ${maxBatch} messages per batch.` }, id: null });
+
+  /** Draws one rate-limit token per message that is not a tools/call; the 429 when the bucket is empty. */
+  const spend = (caller: Caller, messages: number): Response | undefined => {
+    for (let i = 0; i < messages; i++) {
+      const { headers, refusal } = admitCaller(caller, s);
+      if (refusal) return json(429, refusal, headers);
+    }
+    return undefined;
+  };
+  const chargeable = (body: unknown) => (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length;
+
+  const ownerOf = (caller: Caller): SessionOwner => ({ key: caller.apiKey, address: caller.address, bucket: bucketOf(caller, s) });
 
   /**
    * Event streams must outlive Bun's idle timeout. Keep-alive comments alone do not do it: Bun
@@ -48,44 +99,47 @@ export function mcpRoutes(s: Services) {
    */
   const holdOpen = (request: Request, server: unknown) => (server as ElysiaServer)?.timeout(request, 0);
 
-  const onTransportError = (session: McpSession) => (error: Error) =>
-    s.log.debug('mcp transport error', { session: session.id, transport: session.kind, error: error.message });
+  const onTransportError = (session: McpSession) => (error: Error) => s.log.debug('mcp transport error', { transport: session.kind, error: error.message });
 
   return (
     new Elysia({ name: 'mcp' })
       .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)), { detail: { summary: 'MCP discovery manifest', tags: ['MCP'] } })
       // ---- legacy HTTP+SSE ----------------------------------------------------------------
-      .get(
-        MCP_SSE_PATH,
-        async ({ request, server }) => {
-          const refused = refusal();
-          if (refused) return refused;
-          holdOpen(request, server);
-          const transport = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs);
-          if (transport.isClosed) return transport.response; // the client is already gone
-          const now = Date.now();
-          const session: SseSession = {
-            id: transport.sessionId,
-            kind: 'sse',
-            boundKey: apiKeyOf(request.headers),
-            server: newServer(),
-            transport,
-            openedAt: now,
-            lastActivity: now,
-            streams: 1,
-          };
-          const added = sessions.add(session);
-          if (added !== 'added') {
-            await transport.close();
-            return unavailable(added);
-          }
-          transport.onclose = () => sessions.remove(session); // the Server chains its own close onto this
-          transport.onerror = onTransportError(session);
-          await session.server.connect(transport); // start(): queues the `endpoint` event
-          return transport.response;
-        },
-      )
+      .get(MCP_SSE_PATH, async ({ request, server }) => {
+        const refused = foreign(request);
+        if (refused) return refused;
+        const caller: Caller = { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
+        const owner = ownerOf(caller);
+        const full = refusal(owner) ?? spend(caller, 1);
+        if (full) return full;
+        holdOpen(request, server);
+        const transport = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs);
+        if (transport.isClosed) return transport.response; // the client is already gone
+        const now = Date.now();
+        const session: SseSession = {
+          id: transport.sessionId,
+          kind: 'sse',
+          owner,
+          server: newServer(),
+          transport,
+          openedAt: now,
+          lastActivity: now,
+          streams: 1,
+          initialized: false,
+        };
+        const added = sessions.add(session);
+        if (added !== 'added') {
+          await transport.close();
+          return unavailable(added, owner);
+        }
+        transport.onclose = () => sessions.remove(session); // the Server chains its own close onto this
+        transport.onerror = onTransportError(session);
+        await session.server.connect(transport); // start(): queues the `endpoint` event
+        return transport.response;
+      })
       .post(MCP_MESSAGES_PATH, ({ request, query, body, server }) => {
+        const refused = foreign(request);
+        if (refused) return refused;
         const id = query.sessionId;
         if (!id) {
           return json(400, {
@@ -96,13 +150,12 @@ export function mcpRoutes(s: Services) {
         }
         const session = sessions.get(id);
         if (!session || session.kind !== 'sse' || session.transport.isClosed) return json(404, { error: 'MCP SSE Session not found' });
-        sessions.touch(session);
-        const caller: Caller = { apiKey: apiKeyOf(request.headers) ?? session.boundKey, address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
+        const caller: Caller = { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
+        if (!sameOwner(session.owner, caller.apiKey, caller.address)) return notYours();
+        if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
+        let messages: JSONRPCMessage[];
         try {
-          session.transport.handlePostMessage(body, {
-            authInfo: authInfoFor(caller),
-            requestInfo: { headers: Object.fromEntries(request.headers), url: new URL(request.url) },
-          });
+          messages = parseMessages(body);
         } catch (e) {
           if (!(e instanceof InvalidMessage)) throw e;
           return json(400, {
@@ -111,23 +164,41 @@ export function mcpRoutes(s: Services) {
             live_status: 'FAILED',
           });
         }
+        if (!session.initialized) {
+          const early = messages.find((m) => isRequest(m) && m.method !== 'initialize' && m.method !== 'ping');
+          if (early) {
+            return json(400, { jsonrpc: '2.0', error: { code: -32600, message: 'Session not initialized: send initialize first.' }, id: isRequest(early) ? early.id : null });
+          }
+        }
+        const limited = spend(caller, chargeable(messages));
+        if (limited) return limited;
+        if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
+        sessions.touch(session);
+        session.transport.deliver(messages, {
+          authInfo: authInfoFor(caller),
+          requestInfo: { headers: Object.fromEntries(request.headers), url: new URL(request.url) },
+        });
         return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });
       })
       // ---- Streamable HTTP --------------------------------------------------------------------
       .all(MCP_HTTP_PATH, async ({ request, body, server }) => {
+        const refused = foreign(request);
+        if (refused) return refused;
         const method = request.method;
-        const key = apiKeyOf(request.headers);
-        const address = clientAddress(request, server, s.config.trustedProxies);
+        const caller: Caller = { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
         const sid = request.headers.get('mcp-session-id');
         const parsedBody = method === 'POST' ? body : undefined;
+        if (Array.isArray(parsedBody) && parsedBody.length > maxBatch) return batchTooLarge(parsedBody.length);
 
         if (sid) {
           const session = sessions.get(sid);
           if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
+          if (!sameOwner(session.owner, caller.apiKey, caller.address)) return notYours();
+          const limited = method === 'POST' ? spend(caller, chargeable(parsedBody)) : method === 'GET' ? spend(caller, 1) : undefined;
+          if (limited) return limited;
           sessions.touch(session);
           if (method === 'GET') holdOpen(request, server);
-          const authInfo = authInfoFor({ apiKey: key ?? session.boundKey, address, face: 'mcp' });
-          const res = await session.transport.handleRequest(request, { authInfo, parsedBody });
+          const res = await session.transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
           if (method === 'GET' && res.status === 200) attachStream(sessions, session, request.signal);
           return res;
         }
@@ -135,28 +206,29 @@ export function mcpRoutes(s: Services) {
         if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
           return rpcError(400, -32000, `Bad Request: send Mcp-Session-Id, or start a session with an initialize request (POST ${MCP_HTTP_PATH})`);
         }
-        const refused = refusal();
-        if (refused) return refused;
+        const owner = ownerOf(caller);
+        const full = refusal(owner) ?? spend(caller, 1);
+        if (full) return full;
         const id = crypto.randomUUID();
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 });
         const now = Date.now();
         const session: HttpSession = {
           id,
           kind: 'streamable-http',
-          boundKey: key,
+          owner,
           server: newServer(),
           transport,
           openedAt: now,
           lastActivity: now,
           streams: 0,
         };
-        // Registered before the first await, so concurrent initializes cannot overshoot the cap.
+        // Registered before the first await, so concurrent initializes cannot overshoot the caps.
         const added = sessions.add(session);
-        if (added !== 'added') return unavailable(added);
+        if (added !== 'added') return unavailable(added, owner);
         transport.onclose = () => sessions.remove(session); // DELETE, sweep or shutdown
         transport.onerror = onTransportError(session);
         await session.server.connect(transport);
-        const res = await transport.handleRequest(request, { authInfo: authInfoFor({ apiKey: key, address, face: 'mcp' }), parsedBody });
+        const res = await transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
         // The transport refused the initialize (e.g. 406 for a wrong Accept header): no session.
         if (transport.sessionId === undefined) await transport.close();
         return res;

@@ -1,6 +1,11 @@
 // The table of open MCP sessions, across both transports: one cap on their number, an idle sweep
 // for sessions nobody holds any more, and a way to close them all at shutdown.
 //
+// A session is not a credential: each one remembers who opened it (the API key sent then, or for
+// a keyless session the client address) and the routes refuse any message that does not carry
+// the same. Each owner holds at most a few sessions (per key's wallet, else per address), so one
+// client cannot take the whole table. Session ids never reach the log.
+//
 // A legacy SSE session lives exactly as long as its event stream: it is removed when the client
 // disconnects. A Streamable HTTP session has no such anchor (a client may never open the GET
 // stream and may never send DELETE), so it is closed after `idleTtlMs` without a request while no
@@ -10,10 +15,28 @@ import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprot
 import type { Logger } from '../log.ts';
 import type { WebSseServerTransport } from './sse-transport.ts';
 
+/** Who opened a session. */
+export interface SessionOwner {
+  /** The API key sent when the session was opened; every message must send the same one. */
+  readonly key?: string;
+  /** The client address it was opened from; a keyless session's messages must come from it. */
+  readonly address: string;
+  /** What the per-owner cap counts: `wallet:<w>` for a valid key, else `addr:<address>`. */
+  readonly bucket: string;
+}
+
+/**
+ * Whether a request from `key`/`address` may use a session opened by `owner`: a session opened
+ * with a key takes only requests with that key; a keyless one only requests from its address
+ * (which may send a key of their own: a tool call is charged to the key on its request).
+ */
+export function sameOwner(owner: SessionOwner, key: string | undefined, address: string): boolean {
+  return owner.key !== undefined ? key === owner.key : address === owner.address;
+}
+
 interface SessionBase {
   readonly id: string;
-  /** Key sent when the session was opened (SSE GET / initialize POST); a key on a request wins. */
-  readonly boundKey?: string;
+  readonly owner: SessionOwner;
   readonly server: Server;
   readonly openedAt: number;
   lastActivity: number;
@@ -24,6 +47,8 @@ interface SessionBase {
 export interface SseSession extends SessionBase {
   readonly kind: 'sse';
   readonly transport: WebSseServerTransport;
+  /** Set once the client has sent `initialize`; other requests are refused until then. */
+  initialized: boolean;
 }
 
 export interface HttpSession extends SessionBase {
@@ -35,6 +60,10 @@ export type McpSession = SseSession | HttpSession;
 
 export interface McpSessionsOptions {
   maxSessions: number;
+  /** Sessions one client address may hold without a valid key. Default: no cap of its own. */
+  maxPerAddress?: number;
+  /** Sessions one key's wallet may hold. Default: no cap of its own. */
+  maxPerKey?: number;
   /** Idle time after which a session without an attached stream is closed. Default 30 min. */
   idleTtlMs?: number;
   /** How often the sweep runs. Default: a quarter of the TTL, at most one minute. */
@@ -42,21 +71,27 @@ export interface McpSessionsOptions {
   log?: Logger;
 }
 
-export type AddResult = 'added' | 'full' | 'closing';
+export type AddResult = 'added' | 'full' | 'owner-full' | 'closing';
 
-export const DEFAULT_IDLE_TTL_MS = 30 * 60_000;
+export const DEFAULT_IDLE_TTL_MS = 5 * 60_000;
 
 export class McpSessions {
   readonly maxSessions: number;
+  readonly maxPerAddress: number;
+  readonly maxPerKey: number;
   readonly idleTtlMs: number;
   private readonly sweepEveryMs: number;
   private readonly sessions = new Map<string, McpSession>();
+  /** Open sessions per owner bucket. */
+  private readonly perOwner = new Map<string, number>();
   private sweeper?: ReturnType<typeof setInterval>;
   private closing = false;
   private readonly log?: Logger;
 
   constructor(opts: McpSessionsOptions) {
     this.maxSessions = opts.maxSessions;
+    this.maxPerAddress = opts.maxPerAddress ?? opts.maxSessions;
+    this.maxPerKey = opts.maxPerKey ?? opts.maxSessions;
     this.idleTtlMs = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
     this.sweepEveryMs = opts.sweepEveryMs ?? Math.max(10, Math.min(60_000, Math.floor(this.idleTtlMs / 4)));
     this.log = opts.log;
@@ -77,6 +112,16 @@ export class McpSessions {
     return !this.closing && this.sessions.size < this.maxSessions;
   }
 
+  /** The cap that applies to an owner bucket. */
+  capOf(bucket: string): number {
+    return bucket.startsWith('wallet:') ? this.maxPerKey : this.maxPerAddress;
+  }
+
+  /** Whether the owner bucket has room for one more session. */
+  ownerHasRoom(bucket: string): boolean {
+    return (this.perOwner.get(bucket) ?? 0) < this.capOf(bucket);
+  }
+
   get isClosing(): boolean {
     return this.closing;
   }
@@ -94,9 +139,11 @@ export class McpSessions {
   add(session: McpSession): AddResult {
     if (this.closing) return 'closing';
     if (this.sessions.size >= this.maxSessions) return 'full';
+    if (!this.ownerHasRoom(session.owner.bucket)) return 'owner-full';
     this.sessions.set(session.id, session);
+    this.perOwner.set(session.owner.bucket, (this.perOwner.get(session.owner.bucket) ?? 0) + 1);
     if (session.kind === 'streamable-http') this.startSweeper();
-    this.log?.debug('mcp session opened', { session: session.id, transport: session.kind, open: this.sessions.size });
+    this.log?.debug('mcp session opened', { transport: session.kind, open: this.sessions.size });
     return 'added';
   }
 
@@ -104,7 +151,10 @@ export class McpSessions {
   remove(session: McpSession): void {
     if (this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
-    this.log?.debug('mcp session closed', { session: session.id, transport: session.kind, open: this.sessions.size });
+    const left = (this.perOwner.get(session.owner.bucket) ?? 1) - 1;
+    if (left > 0) this.perOwner.set(session.owner.bucket, left);
+    else this.perOwner.delete(session.owner.bucket);
+    this.log?.debug('mcp session closed', { transport: session.kind, open: this.sessions.size });
   }
 
   touch(session: McpSession, now = Date.now()): void {
@@ -115,7 +165,7 @@ export class McpSessions {
   sweep(now = Date.now()): number {
     const stale = [...this.sessions.values()].filter((s) => s.streams <= 0 && now - s.lastActivity >= this.idleTtlMs);
     for (const s of stale) {
-      this.log?.debug('mcp session idle, closing', { session: s.id, transport: s.kind, idleMs: now - s.lastActivity });
+      this.log?.debug('mcp session idle, closing', { transport: s.kind, idleMs: now - s.lastActivity });
       void closeSession(s).finally(() => this.remove(s));
     }
     return stale.length;

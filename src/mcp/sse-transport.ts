@@ -21,6 +21,17 @@ const HEADERS = {
 
 export class InvalidMessage extends Error {}
 
+/** A POSTed JSON-RPC message or batch as a list; throws InvalidMessage when it is not JSON-RPC. */
+export function parseMessages(body: unknown): JSONRPCMessage[] {
+  const raw = Array.isArray(body) ? body : [body];
+  if (raw.length === 0) throw new InvalidMessage('empty batch');
+  return raw.map((m) => {
+    const parsed = JSONRPCMessageSchema.safeParse(m);
+    if (!parsed.success) throw new InvalidMessage('not a JSON-RPC 2.0 message');
+    return parsed.data;
+  });
+}
+
 export class WebSseServerTransport implements Transport {
   readonly sessionId: string;
   onclose?: () => void;
@@ -76,19 +87,8 @@ export class WebSseServerTransport implements Transport {
     this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
-  /**
-   * Hands a POSTed JSON-RPC message (or batch) to the server. Throws InvalidMessage, before
-   * anything is delivered, when the body is not JSON-RPC: the route answers 400.
-   */
-  handlePostMessage(body: unknown, extra?: MessageExtraInfo): void {
-    const raw = Array.isArray(body) ? body : [body];
-    if (raw.length === 0) throw new InvalidMessage('empty batch');
-    const messages: JSONRPCMessage[] = [];
-    for (const m of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(m);
-      if (!parsed.success) throw new InvalidMessage('not a JSON-RPC 2.0 message');
-      messages.push(parsed.data);
-    }
+  /** Hands already-parsed JSON-RPC messages (see parseMessages) to the server. */
+  deliver(messages: readonly JSONRPCMessage[], extra?: MessageExtraInfo): void {
     for (const m of messages) this.onmessage?.(m, extra);
   }
 

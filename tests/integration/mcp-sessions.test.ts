@@ -25,7 +25,8 @@ afterAll(async () => {
 });
 
 async function gateway(overrides: Parameters<typeof startGateway>[0] = {}) {
-  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], ...overrides });
+  // These tests open many sessions from one loopback address: the per-address cap has its own tests.
+  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], mcpMaxSessionsPerAddress: 10_000, ...overrides });
   gateways.push(gw);
   return gw;
 }
@@ -207,7 +208,7 @@ describe('many sessions', () => {
       await Promise.all(clients.map((c) => c.close()));
     }
     expect(await eventually(() => gw.services.mcp.size() === 0)).toBe(true);
-  });
+  }, 20_000);
 
   test('Streamable HTTP sessions: DELETE removes one, and its id is then unknown', async () => {
     const gw = await gateway();

@@ -1,4 +1,6 @@
 // MCP test support: official SDK clients over both transports and a raw SSE reader.
+import http from 'node:http';
+import { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -111,11 +113,16 @@ export async function openRawSse(url: string, headers: Record<string, string> = 
       if (e) return Promise.resolve(e);
       if (ended) return Promise.resolve(null);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no SSE event within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push((x) => {
+        const waiter = (x: SseEvent | null) => {
           clearTimeout(t);
           resolve(x);
-        });
+        };
+        // A timed-out wait must not swallow the next event.
+        const t = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(new Error(`no SSE event within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.push(waiter);
       });
     },
     /** The next real event, skipping comments. */
@@ -137,4 +144,30 @@ export async function eventually(cond: () => boolean, timeoutMs = 3000): Promise
     await Bun.sleep(10);
   }
   return true;
+}
+
+/**
+ * A fetch whose connections come from another loopback address (127.0.0.2, ...), so one test
+ * process can be several clients as the gateway's per-address rules see them. Bun's fetch cannot
+ * pick its source address; node:http can.
+ */
+export function fetchFrom(localAddress: string): FetchLike {
+  return async (url, init) => {
+    const target = new URL(url);
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const body = init?.body == null ? undefined : typeof init.body === 'string' ? init.body : await new Response(init.body).text();
+    return new Promise<Response>((resolve, reject) => {
+      const req = http.request(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, method: init?.method ?? 'GET', headers, localAddress, signal: init?.signal ?? undefined },
+        (res) => {
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+          const stream = res.statusCode === 204 || res.statusCode === 304 ? null : (Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>);
+          resolve(new Response(stream, { status: res.statusCode, headers: out }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
 }
