@@ -1,14 +1,17 @@
 // MCP routes: the legacy HTTP+SSE transport exactly as SPEC.md (GET /mcp/sse, POST
-// /mcp/messages?sessionId=...) and Streamable HTTP at /mcp (POST/GET/DELETE), one SDK Server per
-// session, all sessions in one table with one cap (503 beyond it) and a smaller one per owner.
+// /mcp/messages?sessionId=...) and Streamable HTTP at /mcp. On /mcp each request is routed by
+// protocol revision as the spec says (the SDK's own classifier): 2026-07-28 requests (a
+// per-request `_meta` envelope, `server/discover` instead of initialize) are served statelessly
+// by the SDK's handler; 2025-era requests (2025-11-25, 2025-06-18, 2025-03-26) by sessions
+// (POST/GET/DELETE). One SDK Server per session; all sessions in one table with one cap (503
+// beyond it) and a smaller one per owner.
 //
 // Every request passes, in this order: the Origin/Host check (403), the session lookup (404), the
 // owner check (403: a session id is not a credential), the batch cap, then the rate limit: every
 // message but a tools/call draws one token from the caller's REST bucket (a tools/call draws its
 // own in the call pipeline, like the REST call it is). A tool call is charged only to the key sent
 // on that very request.
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Elysia } from 'elysia';
 import { apiKeyOf, clientAddress, type Caller } from '../calls/caller.ts';
 import { admitCaller, bucketOf } from '../calls/pipeline.ts';
@@ -31,6 +34,8 @@ export function mcpRoutes(s: Services) {
   const newServer = toolServerFactory(s);
   const keepAliveMs = Math.round(s.config.mcpKeepAliveSeconds * 1000);
   const foreign = originGuard(s.config);
+  // 2026-07-28: stateless, one Server per request from the same factory; 2025-era traffic never reaches it.
+  const modern = createMcpHandler(() => newServer(), { legacy: 'reject', keepAliveMs, onerror: (e) => s.log.debug('mcp request refused', { error: e.message }) });
   const maxBatch = s.config.mcpMaxBatch;
 
   const unavailable = (why: Exclude<AddResult, 'added'>, owner?: SessionOwner) => {
@@ -176,7 +181,7 @@ export function mcpRoutes(s: Services) {
         sessions.touch(session);
         session.transport.deliver(messages, {
           authInfo: authInfoFor(caller),
-          requestInfo: { headers: Object.fromEntries(request.headers), url: new URL(request.url) },
+          request,
         });
         return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });
       })
@@ -190,6 +195,12 @@ export function mcpRoutes(s: Services) {
         const parsedBody = method === 'POST' ? body : undefined;
         if (Array.isArray(parsedBody) && parsedBody.length > maxBatch) return batchTooLarge(parsedBody.length);
 
+        if (!sid && !(await (method === 'POST' ? isLegacyRequest(request, parsedBody) : isLegacyRequest(request)))) {
+          const limited = spend(caller, chargeable(parsedBody));
+          if (limited) return limited;
+          return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
+        }
+
         if (sid) {
           const session = sessions.get(sid);
           if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
@@ -197,10 +208,14 @@ export function mcpRoutes(s: Services) {
           const limited = method === 'POST' ? spend(caller, chargeable(parsedBody)) : method === 'GET' ? spend(caller, 1) : undefined;
           if (limited) return limited;
           sessions.touch(session);
-          if (method === 'GET') holdOpen(request, server);
-          const res = await session.transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
-          if (method === 'GET' && res.status === 200) attachStream(sessions, session, request.signal);
-          return res;
+          if (method !== 'GET') return session.transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
+          holdOpen(request, server);
+          // One standalone stream per session: a new GET replaces the old one (a client that
+          // reconnects must not meet a 409 from its own stale stream).
+          session.transport.closeStandaloneSSEStream();
+          const res = await session.transport.handleRequest(request, { authInfo: authInfoFor(caller) });
+          if (res.status !== 200) return res;
+          return flushedAtOnce(res, attachStream(sessions, session, request.signal));
         }
 
         if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
@@ -236,8 +251,11 @@ export function mcpRoutes(s: Services) {
   );
 }
 
-/** Counts an open GET stream of a Streamable HTTP session until its client goes away. */
-function attachStream(sessions: McpSessions, session: McpSession, signal: AbortSignal): void {
+/**
+ * Counts an open GET stream of a Streamable HTTP session until its client goes away or the
+ * server ends it; returns the detach to call when the stream ends.
+ */
+function attachStream(sessions: McpSessions, session: McpSession, signal: AbortSignal): () => void {
   session.streams++;
   let attached = true;
   const detach = () => {
@@ -248,6 +266,26 @@ function attachStream(sessions: McpSessions, session: McpSession, signal: AbortS
   };
   if (signal.aborted) detach();
   else signal.addEventListener('abort', detach, { once: true });
+  return detach;
+}
+
+/**
+ * An event stream whose headers go out now: Bun sends a streaming response's headers only with
+ * its first chunk, and the SDK writes none until the first keep-alive (15 s), long enough for
+ * clients to give up. A comment line is a no-op for every SSE parser.
+ */
+function flushedAtOnce(res: Response, onEnd: () => void): Response {
+  if (!res.body) return res;
+  const opened = new TextEncoder().encode(': stream open\n\n');
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        controller.enqueue(opened);
+      },
+      flush: onEnd,
+    }),
+  );
+  return new Response(body, { status: res.status, headers: res.headers });
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -10,8 +10,7 @@
 // disconnects. A Streamable HTTP session has no such anchor (a client may never open the GET
 // stream and may never send DELETE), so it is closed after `idleTtlMs` without a request while no
 // event stream of its is attached.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.ts';
 import type { WebSseServerTransport } from './sse-transport.ts';
 

@@ -6,8 +6,14 @@
 // `event: endpoint` with the messages URL; every JSON-RPC message after it is `event: message`;
 // a `: keep-alive` comment goes out at a fixed interval so that idle timeouts of the server and
 // of proxies in between never see a silent stream.
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResponse,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type Transport,
+} from '@modelcontextprotocol/server';
 
 /** Bytes queued for a client that does not read; beyond this the session is dropped. */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
@@ -26,9 +32,8 @@ export function parseMessages(body: unknown): JSONRPCMessage[] {
   const raw = Array.isArray(body) ? body : [body];
   if (raw.length === 0) throw new InvalidMessage('empty batch');
   return raw.map((m) => {
-    const parsed = JSONRPCMessageSchema.safeParse(m);
-    if (!parsed.success) throw new InvalidMessage('not a JSON-RPC 2.0 message');
-    return parsed.data;
+    if (!isJSONRPCRequest(m) && !isJSONRPCNotification(m) && !isJSONRPCResponse(m)) throw new InvalidMessage('not a JSON-RPC 2.0 message');
+    return m as JSONRPCMessage;
   });
 }
 

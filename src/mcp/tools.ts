@@ -1,26 +1,32 @@
 // MCP face of the registry: one tool per capability, named cap.tool, with the capability's own JSON
-// Schema as its input schema (served as is, no second schema). Every call goes through the call pipeline,
-// like REST, so validation (400), the paid guard (402), refunds and rate limits (429) are the REST
-// ones, and a tool's result text is exactly the JSON body the REST call would have answered.
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+// Schema as its input schema and its response schema (when it declares one) as the output schema,
+// served as is, no second schema. Every call goes through the call pipeline, like REST, so the
+// paid guard (402), refunds and rate limits (429) are the REST ones, and a tool's result text is
+// exactly the JSON body the REST call would have answered.
+//
+// Errors as the MCP spec puts them: an unknown tool or invalid arguments (extra ones included) is
+// a JSON-RPC -32602 with one clear message and the REST 400 body as data; what the call itself
+// answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
+// headers under this gateway's own `_meta` key, payment details under another.
+import type { TSchema } from '@sinclair/typebox';
+import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, type Capability } from '../capabilities/capability.ts';
 import type { Caller } from '../calls/caller.ts';
-import { call, type CallDeps } from '../calls/pipeline.ts';
+import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
+import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { toJson } from '../json.ts';
 import { formatSol as sol } from '../chain/format.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
+
+/** Reverse-DNS prefix of this gateway's `_meta` keys (the spec reserves unprefixed names). */
+export const META_PREFIX = 'io.github.chain-intelligence-gateway';
+/** `_meta` key of a tool result's HTTP view: `{ status, headers }` as REST would have answered. */
+export const META_HTTP = `${META_PREFIX}/http`;
+/** `_meta` key of a 402 result's machine-readable payment details. */
+export const META_PAYMENT = `${META_PREFIX}/payment`;
 
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
@@ -32,15 +38,26 @@ export function priceNote(cap: Capability, priceLamports: number): string {
     : 'Free: no API key needed.';
 }
 
+/** The JSON Schema of a capability's REST response, when the capability declares one. */
+export function outputSchemaOf(cap: Capability): TSchema | undefined {
+  return 'output' in cap ? (cap.output as TSchema | undefined) : undefined;
+}
+
+const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
+
 /** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. */
 export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
-  return capabilities.map((cap) => ({
-    name: cap.tool,
-    title: cap.title,
-    description: `${cap.description} ${priceNote(cap, priceLamports)}`,
-    inputSchema: JSON.parse(JSON.stringify(inputSchema(cap))) as Tool['inputSchema'],
-    annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
-  }));
+  return capabilities.map((cap) => {
+    const output = outputSchemaOf(cap);
+    return {
+      name: cap.tool,
+      title: cap.title,
+      description: `${cap.description} ${priceNote(cap, priceLamports)}`,
+      inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
+      ...(output ? { outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(output) } : {}),
+      annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
+    };
+  });
 }
 
 /** The caller of one MCP message travels to the tool handler as the SDK's AuthInfo. */
@@ -70,35 +87,56 @@ function jsonSafe(value: unknown): Record<string, unknown> {
   return walk(value) as Record<string, unknown>;
 }
 
+/** A tool result from a pipeline outcome; a 400 (bad arguments) is the caller's -32602 instead. */
+export function toolResult(cap: Capability, outcome: Outcome): CallToolResult {
+  if (outcome.status === 400) {
+    const { error, hint } = outcome.body as { error?: string; hint?: string };
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${cap.tool}: ${error}${hint ? `. ${hint}` : ''}`, outcome.body);
+  }
+  const headers = Object.fromEntries(Object.entries(outcome.headers).filter(([k]) => META_HEADERS.test(k)));
+  const meta: Record<string, unknown> = { [META_HTTP]: { status: outcome.status, headers } };
+  if (outcome.status === 402) {
+    const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
+    meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
+  }
+  return { content: [{ type: 'text', text: toJson(outcome.body) }], structuredContent: jsonSafe(outcome.body), isError: outcome.status >= 400, _meta: meta };
+}
+
 export interface ToolServerFactory {
-  /** A new Server for one session (an SDK Server serves exactly one transport). */
+  /** A new Server for one session or one stateless request (an SDK Server serves one transport). */
   (): Server;
   readonly tools: Tool[];
 }
 
+const INSTRUCTIONS =
+  'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
+  'bought with a SOL deposit (see the payment instructions a paid tool returns without one). Every result is JSON text, the same body as the REST API.';
+
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
   const tools = toolList(deps.ctx.config.priceLamports, capabilities);
+  const listing = { tools };
   const byTool = new Map(capabilities.map((c) => [c.tool, c]));
-  const instructions =
-    'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
-    'bought with a SOL deposit (see the payment instructions a paid tool returns without one). Every result is JSON text, the same body as the REST API.';
+  const names = [...byTool.keys()].join(', ');
+
+  /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
+  const refuse = (caller: Caller, message: string): never => {
+    admitCaller(caller, deps);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+  };
 
   const factory = () => {
-    const server = new Server({ name: SERVER_NAME, version: VERSION }, { capabilities: { tools: { listChanged: false } }, instructions });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const cap = byTool.get(request.params.name);
-      if (!cap) {
-        throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; tools: ${[...byTool.keys()].join(', ')}`);
+    const server = new Server({ name: SERVER_NAME, version: VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    server.setRequestHandler('tools/list', () => listing);
+    server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+      const caller = callerOf(ctx.http?.authInfo);
+      const { name, arguments: args = {} } = request.params;
+      const cap = byTool.get(name);
+      if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
+      const extra = Object.keys(args).filter((k) => !Object.hasOwn(cap.params, k));
+      if (extra.length > 0) {
+        return refuse(caller, `Invalid arguments for tool ${name}: unknown ${extra.length === 1 ? 'argument' : 'arguments'} ${extra.join(', ')}. It takes: ${Object.keys(cap.params).join(', ')}`);
       }
-      const outcome = await call(cap, { ...(request.params.arguments ?? {}) }, callerOf(extra.authInfo), deps);
-      const headers = Object.fromEntries(Object.entries(outcome.headers).filter(([k]) => META_HEADERS.test(k)));
-      return {
-        content: [{ type: 'text', text: toJson(outcome.body) }],
-        structuredContent: jsonSafe(outcome.body),
-        isError: outcome.status >= 400,
-        _meta: { httpStatus: outcome.status, ...(Object.keys(headers).length ? { httpHeaders: headers } : {}) },
-      };
+      return toolResult(cap, await call(cap, { ...args }, caller, deps));
     });
     return server;
   };

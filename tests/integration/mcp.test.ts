@@ -1,14 +1,29 @@
 // The MCP face through the real server, a real SQLite file and the sandbox chain, driven by the
-// official SDK client over both transports (legacy HTTP+SSE and Streamable HTTP).
+// official clients: the v1 SDK client over both transports (legacy HTTP+SSE and Streamable HTTP
+// at a 2025 revision), and the v2 client pinned to 2026-07-28 and negotiating on its own.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import {
+  appendTransactionMessageInstruction,
+  blockhash as toBlockhash,
+  compileTransaction,
+  createNoopSigner,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+} from '@solana/kit';
 import { inputSchema } from '../../src/capabilities/capability.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { VERSION } from '../../src/version.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
-import { connectMcp, keyOnPosts, TRANSPORTS } from '../support/mcp.ts';
+import { CLIENTS, connectMcp, hasSessions, keyOnPosts } from '../support/mcp.ts';
+import { META_HTTP, META_PAYMENT, outputSchemaOf } from '../../src/mcp/tools.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'whsec_mcp_test';
@@ -41,13 +56,25 @@ async function rest(path: string, key?: string) {
   return { status: res.status, text, body: JSON.parse(text) };
 }
 
+/** An unsigned SOL transfer, as an agent would send to simulate. */
+function transferTx(from: Address, to: Address, lamports: bigint) {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(from, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash('H3asooJct4u6fQmtgTGEKrBhhuSnaHJoYJuB4N1eNG4z'), lastValidBlockHeight: 1n }, m),
+    (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: createNoopSigner(from), destination: to, amount: lamports }), m),
+  );
+  return getBase64EncodedWireTransaction(compileTransaction(message));
+}
+
 const credit = async (key: string) => (await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports as number;
 
-for (const kind of TRANSPORTS) {
-  describe(`MCP over ${kind}`, () => {
-    test('initialize: server name, version and the tools capability', async () => {
+for (const kind of CLIENTS) {
+  describe(`MCP, official client ${kind}`, () => {
+    test('initialize (or server/discover): server name, version, the tools capability, the protocol revision', async () => {
       const c = await connectMcp(gw.url, kind);
       try {
+        expect(c.protocolVersion()).toBe(kind === 'sse' ? undefined : hasSessions(kind) ? '2025-11-25' : '2026-07-28');
         expect(c.client.getServerVersion()).toEqual({ name: 'chain-intelligence-gateway', version: VERSION });
         expect(c.client.getServerCapabilities()?.tools).toBeDefined();
         expect(c.client.getInstructions()).toContain('Solana');
@@ -64,6 +91,8 @@ for (const kind of TRANSPORTS) {
         for (const cap of CAPABILITIES) {
           const tool = tools.find((t) => t.name === cap.tool)!;
           expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(inputSchema(cap))));
+          const output = outputSchemaOf(cap);
+          expect(tool.outputSchema).toEqual(output ? JSON.parse(JSON.stringify(output)) : undefined);
           expect(tool.description).toStartWith(cap.description);
           if (cap.paid) expect(tool.description).toContain(`Paid: ${PRICE} lamports`);
           else expect(tool.description).toContain('Free');
@@ -106,6 +135,36 @@ for (const kind of TRANSPORTS) {
       }
     });
 
+    test('every one of the nine tools answers SUCCESS, its structuredContent the same JSON as its text', async () => {
+      const { key, wallet } = await fundedKey(gw, chain, 20 * PRICE);
+      const other = await chain.newWallet(5_000_000_000n);
+      const signature = await chain.transferSol(other, chain.payer.address, 1_000_000n);
+      const transaction = transferTx(other.address, chain.payer.address, 1000n);
+      const args: Record<string, Record<string, unknown>> = {
+        get_chain_balance: { wallet },
+        get_chain_blockhash: {},
+        get_token_accounts: { wallet },
+        get_recent_transactions: { wallet: other.address, limit: 2 },
+        find_ata: { wallet, mint },
+        token_profile: { mint },
+        optimal_fee: {},
+        decode_tx: { signature },
+        simulate_chain_transaction: { transaction },
+      };
+      expect(Object.keys(args).sort()).toEqual(CAPABILITIES.map((c) => c.tool).sort());
+      const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
+      try {
+        await c.client.listTools(); // clients validate structuredContent against the listed output schemas
+        for (const [name, a] of Object.entries(args)) {
+          const r = await c.call(name, a);
+          expect({ name, isError: r.isError, status: r.body?.live_status }).toEqual({ name, isError: false, status: 'SUCCESS' });
+          expect(r.result.structuredContent).toEqual(JSON.parse(r.text));
+        }
+      } finally {
+        await c.close();
+      }
+    });
+
     test('a paid tool with the key bound when the session opened: charged once, same JSON as REST', async () => {
       const { key, wallet } = await fundedKey(gw, chain, 3 * PRICE);
       const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
@@ -113,7 +172,8 @@ for (const kind of TRANSPORTS) {
         const r = await c.call('find_ata', { wallet, mint });
         expect(r.isError).toBe(false);
         expect(r.body).toMatchObject({ wallet, mint, exists: false, live_status: 'SUCCESS' });
-        expect(r.result._meta).toMatchObject({ httpStatus: 200, httpHeaders: { 'x-credits-remaining': String(2 * PRICE) } });
+        expect(r.result._meta[META_HTTP]).toMatchObject({ status: 200, headers: { 'x-credits-remaining': String(2 * PRICE) } });
+        expect(Object.keys(r.result._meta).filter((k) => !k.includes('/'))).toEqual([]); // no unprefixed keys
         expect(await credit(key)).toBe(2 * PRICE);
         expect(r.text).toBe((await rest(`/api/chain/find-ata?wallet=${wallet}&mint=${mint}`, key)).text);
       } finally {
@@ -145,7 +205,7 @@ for (const kind of TRANSPORTS) {
       }
     });
 
-    test('a session opened with a key takes no other key: refused, nothing charged to either', async () => {
+    test.if(hasSessions(kind))('a session opened with a key takes no other key: refused, nothing charged to either', async () => {
       const good = await fundedKey(gw, chain, 2 * PRICE);
       let perPost: string | undefined = good.key;
       const d = await connectMcp(gw.url, kind, { headers: { 'x-api-key': good.key }, fetch: keyOnPosts(() => perPost) });
@@ -170,7 +230,8 @@ for (const kind of TRANSPORTS) {
         expect(r.isError).toBe(true);
         expect(r.text).toBe(viaRest.text);
         expect(r.body).toMatchObject({ error: 'Payment required', priceLamports: PRICE, payTo: gw.config.gatewayAddress });
-        expect(r.result._meta.httpStatus).toBe(402);
+        expect(r.result._meta[META_HTTP].status).toBe(402);
+        expect(r.result._meta[META_PAYMENT]).toMatchObject({ priceLamports: PRICE, payTo: gw.config.gatewayAddress, keyHeader: 'x-api-key' });
       } finally {
         await c.close();
       }
@@ -191,31 +252,44 @@ for (const kind of TRANSPORTS) {
       }
     });
 
-    test('a bad argument gives the REST 400 JSON as isError and costs nothing', async () => {
+    test('invalid arguments are -32602 with one clear message and the REST 400 body as data; they cost nothing', async () => {
       const { key, wallet } = await fundedKey(gw, chain, PRICE);
       const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
       try {
-        const bad = await c.call('find_ata', { wallet: 'not-a-wallet', mint });
-        expect(bad.isError).toBe(true);
-        expect(bad.body).toMatchObject({ error: 'Invalid wallet', live_status: 'FAILED' });
-        expect(bad.body.hint).toBeString();
-        expect(bad.text).toBe((await rest(`/api/chain/find-ata?wallet=not-a-wallet&mint=${mint}`, key)).text);
-        const missing = await c.call('find_ata', { wallet });
-        expect(missing.isError).toBe(true);
-        expect(missing.body).toMatchObject({ error: 'Missing parameters', live_status: 'FAILED' });
-        const network = await c.call('get_chain_balance', { wallet, network: 'testnet' });
-        expect(network.isError).toBe(true);
-        expect(network.result._meta.httpStatus).toBe(400);
+        const rejected = async (name: string, args: Record<string, unknown>) => {
+          const e = (await c.client.callTool({ name, arguments: args }).then(
+            () => null,
+            (err: unknown) => err,
+          )) as { code?: number; message: string; data?: any } | null;
+          expect(e).not.toBeNull();
+          expect(e!.code).toBe(-32602);
+          expect(e!.message.match(/-32602/g)?.length ?? 0).toBeLessThanOrEqual(1); // never "MCP error -32602: MCP error -32602"
+          expect(e!.message).not.toMatch(/ZodError|at .*\.ts|stack|\[\s*\{/); // no internals
+          return e!;
+        };
+        const bad = await rejected('find_ata', { wallet: 'not-a-wallet', mint });
+        expect(bad.message).toContain('Invalid arguments for tool find_ata: Invalid wallet');
+        expect(bad.data).toMatchObject({ error: 'Invalid wallet', live_status: 'FAILED' });
+        const viaRest = await rest(`/api/chain/find-ata?wallet=not-a-wallet&mint=${mint}`, key);
+        expect(viaRest.status).toBe(400);
+        expect(bad.data).toEqual(viaRest.body);
+        expect((await rejected('find_ata', { wallet })).message).toContain('Missing parameters');
+        expect((await rejected('get_chain_balance', { wallet, network: 'testnet' })).message).toContain('Invalid network');
+        const extra = await rejected('find_ata', { wallet, mint, bogus: 1 });
+        expect(extra.message).toContain('unknown argument bogus');
         expect(await credit(key)).toBe(PRICE);
       } finally {
         await c.close();
       }
     });
 
-    test('an unknown tool is a JSON-RPC error naming the tools', async () => {
+    test('an unknown tool is -32602 naming the tools, its prefix not doubled', async () => {
       const c = await connectMcp(gw.url, kind);
       try {
-        await expect(c.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/no_such_tool not found.*get_chain_balance/);
+        const e = (await c.client.callTool({ name: 'no_such_tool', arguments: {} }).catch((err: unknown) => err)) as { code?: number; message: string };
+        expect(e.code).toBe(-32602);
+        expect(e.message).toMatch(/Unknown tool no_such_tool\. Tools: get_chain_balance, /);
+        expect(e.message).not.toMatch(/-32602.*-32602/);
       } finally {
         await c.close();
       }
@@ -225,11 +299,12 @@ for (const kind of TRANSPORTS) {
 
 describe('rate limits', () => {
   test('MCP and REST draw from the same bucket; over it a tool answers the REST 429 JSON as isError', async () => {
-    const limited = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], rateLimitRps: 0.01, rateLimitBurst: 12 });
-    const clients = await Promise.all(TRANSPORTS.map((k) => connectMcp(limited.url, k)));
+    const limited = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], rateLimitRps: 0.01, rateLimitBurst: 16 });
+    const clients = await Promise.all(['sse', 'streamable-http', 'v2-2026-07-28'].map((k) => connectMcp(limited.url, k as 'sse')));
     try {
       expect((await clients[0]!.call('get_chain_blockhash')).isError).toBe(false);
       expect((await clients[1]!.call('get_chain_blockhash')).isError).toBe(false);
+      expect((await clients[2]!.call('get_chain_blockhash')).isError).toBe(false);
       // Drain what is left of the bucket over REST.
       let viaRest = await limited.get('/api/chain/blockhash');
       for (let i = 0; i < 12 && viaRest.status === 200; i++) viaRest = await limited.get('/api/chain/blockhash');
@@ -238,7 +313,7 @@ describe('rate limits', () => {
         const r = await c.call('get_chain_blockhash');
         expect(r.isError).toBe(true);
         expect(r.body).toEqual(viaRest.body);
-        expect(r.result._meta).toMatchObject({ httpStatus: 429, httpHeaders: { 'retry-after': expect.any(String) } });
+        expect(r.result._meta[META_HTTP]).toMatchObject({ status: 429, headers: { 'retry-after': expect.any(String) } });
       }
     } finally {
       await Promise.all(clients.map((c) => c.close()));

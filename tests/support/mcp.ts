@@ -5,9 +5,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client as Client2, StreamableHTTPClientTransport as StreamableHTTP2 } from '@modelcontextprotocol/client';
 
 export type McpTransportKind = 'sse' | 'streamable-http';
 export const TRANSPORTS: McpTransportKind[] = ['sse', 'streamable-http'];
+/** Official clients: the v1 SDK on both transports; the v2 client pinned to 2026-07-28 or negotiating. */
+export type McpClientKind = McpTransportKind | 'v2-2026-07-28' | 'v2-auto';
+export const CLIENTS: McpClientKind[] = ['sse', 'streamable-http', 'v2-2026-07-28', 'v2-auto'];
+export const hasSessions = (kind: McpClientKind): kind is McpTransportKind => (TRANSPORTS as string[]).includes(kind);
 
 export interface ConnectOptions {
   /** Sent on every request of the transport (the SSE GET included): binds the key. */
@@ -15,23 +20,37 @@ export interface ConnectOptions {
   fetch?: FetchLike;
 }
 
+type AnyClient = Client | Client2;
+
 export interface McpTestClient {
-  client: Client;
-  transport: SSEClientTransport | StreamableHTTPClientTransport;
+  client: AnyClient;
+  transport: SSEClientTransport | StreamableHTTPClientTransport | StreamableHTTP2;
+  /** The protocol revision the client ended up speaking. */
+  protocolVersion(): string | undefined;
   /** Text and parsed JSON of a tool call's first content item. */
   call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; text: string; body: any; result: any }>;
   close(): Promise<void>;
 }
 
-export async function connectMcp(baseUrl: string, kind: McpTransportKind, opts: ConnectOptions = {}): Promise<McpTestClient> {
-  const client = new Client({ name: 'cig-test', version: '1.0.0' });
+export async function connectMcp(baseUrl: string, kind: McpClientKind, opts: ConnectOptions = {}): Promise<McpTestClient> {
   const init = { requestInit: opts.headers ? { headers: opts.headers } : undefined, fetch: opts.fetch };
-  const transport =
-    kind === 'sse' ? new SSEClientTransport(new URL('/mcp/sse', baseUrl), init) : new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), init);
-  await client.connect(transport);
+  let client: AnyClient;
+  let transport: McpTestClient['transport'];
+  if (hasSessions(kind)) {
+    const c = new Client({ name: 'cig-test', version: '1.0.0' });
+    transport = kind === 'sse' ? new SSEClientTransport(new URL('/mcp/sse', baseUrl), init) : new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), init);
+    await c.connect(transport);
+    client = c;
+  } else {
+    const c = new Client2({ name: 'cig-test', version: '1.0.0' }, { versionNegotiation: { mode: kind === 'v2-auto' ? 'auto' : { pin: '2026-07-28' } } });
+    transport = new StreamableHTTP2(new URL('/mcp', baseUrl), init as ConstructorParameters<typeof StreamableHTTP2>[1]);
+    await c.connect(transport);
+    client = c;
+  }
   return {
     client,
     transport,
+    protocolVersion: () => (transport as { protocolVersion?: string }).protocolVersion,
     async call(name, args = {}) {
       const result = (await client.callTool({ name, arguments: args })) as any;
       const text = result.content?.[0]?.text as string;

@@ -1,0 +1,121 @@
+// MCP protocol details over raw HTTP, where official clients would hide them: malformed requests,
+// the standalone GET stream of a Streamable HTTP session, and 2026-07-28 stateless requests.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+
+const HTTP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+let chain: Sandbox;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  chain = await startSandbox();
+  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], mcpKeepAliveSeconds: 15 });
+});
+afterAll(async () => {
+  await gw.stop();
+  await chain.stop();
+});
+
+/** JSON-RPC answers of a POST, whether it answered JSON or an event stream. */
+async function answers(res: Response): Promise<any[]> {
+  const text = await res.text();
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return [JSON.parse(text)];
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).trim())
+    .filter(Boolean)
+    .map((d) => JSON.parse(d));
+}
+
+async function session() {
+  const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: HTTP_HEADERS, body: JSON.stringify(INIT) });
+  expect(res.status).toBe(200);
+  await res.text();
+  const id = res.headers.get('mcp-session-id')!;
+  const headers = { ...HTTP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+  await fetch(`${gw.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const post = async (body: unknown) => answers(await fetch(`${gw.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) }));
+  return { id, headers, post };
+}
+
+describe('malformed tools/call', () => {
+  test.each([
+    ['arguments that are not an object', { name: 'get_chain_balance', arguments: 'wallet=abc' }],
+    ['a name that is not a string', { name: 42, arguments: {} }],
+    ['no params at all', undefined],
+  ])('%s: -32602 with a short message, no internals', async (_what, params) => {
+    const { post } = await session();
+    const [answer] = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', ...(params === undefined ? {} : { params }) });
+    expect(answer.id).toBe(7);
+    expect(answer.error.code).toBe(-32602);
+    expect(answer.error.message.length).toBeLessThan(300);
+    expect(JSON.stringify(answer.error)).not.toMatch(/"path"|"expected"|ZodError|\n\s+at /);
+  });
+});
+
+describe('the standalone GET stream', () => {
+  test('GET /mcp sends its headers at once, not at the first keep-alive', async () => {
+    const { headers } = await session();
+    const started = performance.now();
+    const abort = new AbortController();
+    const res = await fetch(`${gw.url}/mcp`, { headers: { ...headers, accept: 'text/event-stream' }, signal: abort.signal });
+    expect(res.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(res.headers.get('content-type')).toStartWith('text/event-stream');
+    abort.abort();
+  });
+
+  test('a second GET replaces the first instead of a 409; the session keeps one stream', async () => {
+    const { id, headers } = await session();
+    const first = new AbortController();
+    const a = await fetch(`${gw.url}/mcp`, { headers: { ...headers, accept: 'text/event-stream' }, signal: first.signal });
+    const b = await fetch(`${gw.url}/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    const s = gw.services.mcp.get(id)!;
+    // The first stream was ended by the server.
+    const reader = a.body!.getReader();
+    let ended = false;
+    for (let i = 0; i < 5 && !ended; i++) ended = (await reader.read()).done;
+    expect(ended).toBe(true);
+    expect(s.streams).toBe(1);
+    await b.body!.cancel();
+  });
+});
+
+describe('2026-07-28: stateless requests', () => {
+  test('server/discover names the revisions and the tools capability; no session is created', async () => {
+    const before = gw.services.mcp.size();
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { ...HTTP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: { _meta: MODERN_META } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const [answer] = await answers(res);
+    expect(answer.result.supportedVersions).toContain('2026-07-28');
+    expect(answer.result.capabilities.tools).toBeDefined();
+    expect(gw.services.mcp.size()).toBe(before);
+  });
+
+  test('tools/call without any handshake answers at once', async () => {
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { ...HTTP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_chain_blockhash' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_chain_blockhash', arguments: {}, _meta: MODERN_META } }),
+    });
+    expect(res.status).toBe(200);
+    const [answer] = await answers(res);
+    expect(JSON.parse(answer.result.content[0].text)).toMatchObject({ live_status: 'SUCCESS' });
+  });
+});
