@@ -261,6 +261,18 @@ const SETTINGS = {
     shownDefault: 'the listen address and localhost',
     parse: hostList,
   },
+  mcpStreamBufferBytes: {
+    env: 'MCP_STREAM_BUFFER_BYTES',
+    help: 'output an MCP event stream may hold for a client that does not read; beyond it the session is closed and its undelivered paid calls refunded',
+    default: 256 * 1024,
+    parse: integer(16 * 1024, 64 * 1024 * 1024),
+  },
+  mcpStreamIdleSeconds: {
+    env: 'MCP_STREAM_IDLE_SECONDS',
+    help: 'an MCP session whose stream carried nothing but keep-alives (and got no request) this long is closed',
+    default: 900,
+    parse: positiveNumber,
+  },
   mcpSessionTtlSeconds: {
     env: 'MCP_SESSION_TTL_SECONDS',
     help: 'a Streamable HTTP session with no open stream is closed after this long without a request',

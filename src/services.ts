@@ -53,6 +53,7 @@ export function createServices(config: Config, log: Logger): Services {
     maxPerAddress: config.mcpMaxSessionsPerAddress,
     maxPerKey: config.mcpMaxSessionsPerKey,
     idleTtlMs: config.mcpSessionTtlSeconds * 1000,
+    streamIdleMs: config.mcpStreamIdleSeconds * 1000,
     log,
   });
   return {

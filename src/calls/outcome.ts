@@ -8,6 +8,12 @@ export interface Outcome {
   status: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;
+  /**
+   * Set on a charged success: gives the charge back. For a face that learns only after the call
+   * that its answer never reached the caller (an MCP event stream closed before delivering it).
+   * Call it at most once.
+   */
+  refund?: () => Promise<void>;
 }
 
 /** Maps anything thrown below the faces to a status and SPEC.md error body; never leaks internals. */

@@ -45,7 +45,8 @@ export async function call(cap: Capability, raw: Record<string, unknown>, caller
     const body: Record<string, unknown> = { ...result };
     if ('network' in cap.params) body.network = input.network;
     body.live_status = 'SUCCESS';
-    return { status: 200, body, headers };
+    const charged = receipt;
+    return charged ? { status: 200, body, headers, refund: async () => void (await deps.payments.refund(charged)) } : { status: 200, body, headers };
   } catch (e) {
     const failure = errorOutcome(e, deps.log, cap.name);
     if (receipt) {

@@ -118,7 +118,7 @@ export function mcpRoutes(s: Services) {
         const full = refusal(owner) ?? spend(caller, 1);
         if (full) return full;
         holdOpen(request, server);
-        const transport = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs);
+        const transport = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
         if (transport.isClosed) return transport.response; // the client is already gone
         const now = Date.now();
         const session: SseSession = {
@@ -180,7 +180,7 @@ export function mcpRoutes(s: Services) {
         if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
         sessions.touch(session);
         session.transport.deliver(messages, {
-          authInfo: authInfoFor(caller),
+          authInfo: authInfoFor(caller, (id, refund) => session.transport.onCharged(id, refund)),
           request,
         });
         return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });

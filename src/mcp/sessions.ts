@@ -9,7 +9,8 @@
 // A legacy SSE session lives exactly as long as its event stream: it is removed when the client
 // disconnects. A Streamable HTTP session has no such anchor (a client may never open the GET
 // stream and may never send DELETE), so it is closed after `idleTtlMs` without a request while no
-// event stream of its is attached.
+// event stream of its is attached. A session whose stream stays open but carries nothing but
+// keep-alives, with no request, is closed after `streamIdleMs`.
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.ts';
 import type { WebSseServerTransport } from './sse-transport.ts';
@@ -65,7 +66,9 @@ export interface McpSessionsOptions {
   maxPerKey?: number;
   /** Idle time after which a session without an attached stream is closed. Default 30 min. */
   idleTtlMs?: number;
-  /** How often the sweep runs. Default: a quarter of the TTL, at most one minute. */
+  /** A session with a stream that carried only keep-alives and got no request this long is closed. Default 15 min. */
+  streamIdleMs?: number;
+  /** How often the sweep runs. Default: a quarter of the shorter idle time, at most one minute. */
   sweepEveryMs?: number;
   log?: Logger;
 }
@@ -79,6 +82,7 @@ export class McpSessions {
   readonly maxPerAddress: number;
   readonly maxPerKey: number;
   readonly idleTtlMs: number;
+  readonly streamIdleMs: number;
   private readonly sweepEveryMs: number;
   private readonly sessions = new Map<string, McpSession>();
   /** Open sessions per owner bucket. */
@@ -92,7 +96,8 @@ export class McpSessions {
     this.maxPerAddress = opts.maxPerAddress ?? opts.maxSessions;
     this.maxPerKey = opts.maxPerKey ?? opts.maxSessions;
     this.idleTtlMs = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
-    this.sweepEveryMs = opts.sweepEveryMs ?? Math.max(10, Math.min(60_000, Math.floor(this.idleTtlMs / 4)));
+    this.streamIdleMs = opts.streamIdleMs ?? 15 * 60_000;
+    this.sweepEveryMs = opts.sweepEveryMs ?? Math.max(10, Math.min(60_000, Math.floor(Math.min(this.idleTtlMs, this.streamIdleMs) / 4)));
     this.log = opts.log;
   }
 
@@ -141,7 +146,7 @@ export class McpSessions {
     if (!this.ownerHasRoom(session.owner.bucket)) return 'owner-full';
     this.sessions.set(session.id, session);
     this.perOwner.set(session.owner.bucket, (this.perOwner.get(session.owner.bucket) ?? 0) + 1);
-    if (session.kind === 'streamable-http') this.startSweeper();
+    this.startSweeper();
     this.log?.debug('mcp session opened', { transport: session.kind, open: this.sessions.size });
     return 'added';
   }
@@ -160,9 +165,12 @@ export class McpSessions {
     session.lastActivity = now;
   }
 
-  /** Closes sessions idle longer than the TTL with no stream attached. Returns how many. */
+  /**
+   * Closes sessions idle longer than the TTL with no stream attached, and those whose streams have
+   * carried nothing but keep-alives for streamIdleMs. Returns how many.
+   */
   sweep(now = Date.now()): number {
-    const stale = [...this.sessions.values()].filter((s) => s.streams <= 0 && now - s.lastActivity >= this.idleTtlMs);
+    const stale = [...this.sessions.values()].filter((s) => now - s.lastActivity >= (s.streams <= 0 ? this.idleTtlMs : this.streamIdleMs));
     for (const s of stale) {
       this.log?.debug('mcp session idle, closing', { transport: s.kind, idleMs: now - s.lastActivity });
       void closeSession(s).finally(() => this.remove(s));

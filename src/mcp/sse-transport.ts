@@ -15,8 +15,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 
-/** Bytes queued for a client that does not read; beyond this the session is dropped. */
-const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** Output held for a client that does not read, by default; beyond it the session is closed. */
+export const DEFAULT_OUTPUT_BUDGET = 256 * 1024;
 
 const HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -37,6 +37,15 @@ export function parseMessages(body: unknown): JSONRPCMessage[] {
   });
 }
 
+/** A charged call's answer and how to give its charge back if the answer is never delivered. */
+type Chunk = { bytes: Uint8Array; refund?: () => Promise<void> };
+
+/**
+ * Output is held in our own queue and handed to the HTTP layer only when it pulls (the stream has
+ * no buffer of its own): what a client has not taken is exactly what is in the queue. The queue
+ * is bounded by `outputBudget` bytes; a session over it is closed, and every charged answer still
+ * in it is refunded, as are those of a session that closes for any other reason before delivery.
+ */
 export class WebSseServerTransport implements Transport {
   readonly sessionId: string;
   onclose?: () => void;
@@ -44,12 +53,20 @@ export class WebSseServerTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** The event stream; return it from the GET handler. */
   readonly response: Response;
+  /** When something other than a keep-alive last went out (or was asked for). */
+  lastMessageAt = Date.now();
 
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private readonly encoder = new TextEncoder();
   private keepAlive?: ReturnType<typeof setInterval>;
   private started = false;
   private closed = false;
+  private readonly queue: Chunk[] = [];
+  private queuedBytes = 0;
+  /** The HTTP layer asked for data and none was there: the next write goes straight out. */
+  private wanted = false;
+  /** Refunds of charged calls whose answers have not been sent yet, by JSON-RPC request id. */
+  private readonly charged = new Map<string | number, () => Promise<void>>();
 
   /**
    * @param endpoint path the client POSTs to; `?sessionId=<id>` is appended.
@@ -59,6 +76,7 @@ export class WebSseServerTransport implements Transport {
     private readonly endpoint: string,
     signal: AbortSignal,
     private readonly keepAliveMs: number,
+    private readonly outputBudget: number = DEFAULT_OUTPUT_BUDGET,
     sessionId: string = crypto.randomUUID(),
   ) {
     this.sessionId = sessionId;
@@ -67,9 +85,10 @@ export class WebSseServerTransport implements Transport {
         start: (c) => {
           this.controller = c;
         },
+        pull: () => this.pump(),
         cancel: () => this.finish(),
       },
-      { highWaterMark: 64 * 1024, size: (chunk) => chunk?.byteLength ?? 0 },
+      { highWaterMark: 0 },
     );
     this.response = new Response(stream, { headers: HEADERS });
     if (signal.aborted) this.finish();
@@ -80,6 +99,11 @@ export class WebSseServerTransport implements Transport {
     return this.closed;
   }
 
+  /** Bytes waiting for the client to read them. */
+  get pendingBytes(): number {
+    return this.queuedBytes;
+  }
+
   async start(): Promise<void> {
     if (this.started) throw new Error('WebSseServerTransport already started');
     this.started = true;
@@ -87,13 +111,27 @@ export class WebSseServerTransport implements Transport {
     if (this.keepAliveMs > 0) this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), this.keepAliveMs);
   }
 
+  /** Registers how to refund the charged call `id` if its answer is never delivered. */
+  onCharged(id: string | number, refund: () => Promise<void>): void {
+    if (this.closed) void refund();
+    else this.charged.set(id, refund);
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) throw new Error('Not connected');
-    this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    const refund = id === undefined ? undefined : this.charged.get(id);
+    if (refund) this.charged.delete(id!);
+    if (this.closed) {
+      if (refund) void refund();
+      throw new Error('Not connected');
+    }
+    this.lastMessageAt = Date.now();
+    this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`, refund);
   }
 
   /** Hands already-parsed JSON-RPC messages (see parseMessages) to the server. */
   deliver(messages: readonly JSONRPCMessage[], extra?: MessageExtraInfo): void {
+    this.lastMessageAt = Date.now();
     for (const m of messages) this.onmessage?.(m, extra);
   }
 
@@ -107,25 +145,51 @@ export class WebSseServerTransport implements Transport {
     this.finish();
   }
 
-  private write(text: string): void {
-    if (this.closed) return;
-    try {
-      this.controller.enqueue(this.encoder.encode(text));
-    } catch {
-      this.finish();
+  private write(text: string, refund?: () => Promise<void>): void {
+    if (this.closed) {
+      if (refund) void refund();
       return;
     }
-    // A client that stopped reading (but kept the socket open) must not grow our memory forever.
-    if ((this.controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) {
-      this.onerror?.(new Error('SSE client is not reading; closing the session'));
-      void this.close();
+    const bytes = this.encoder.encode(text);
+    if (this.wanted && this.queue.length === 0) {
+      this.wanted = false;
+      this.controller.enqueue(bytes);
+      return;
     }
+    this.queue.push({ bytes, refund });
+    this.queuedBytes += bytes.byteLength;
+    // A client that stopped reading (but kept the socket open) must not grow our memory.
+    if (this.queuedBytes > this.outputBudget) {
+      const why = new Error('SSE client is not reading; closing the session');
+      this.onerror?.(why);
+      // Errored, not closed: the connection is dropped instead of waiting to drain what the kernel holds.
+      try {
+        this.controller.error(why);
+      } catch {}
+      this.finish();
+    }
+  }
+
+  private pump(): void {
+    const next = this.queue.shift();
+    if (!next) {
+      this.wanted = true;
+      return;
+    }
+    this.queuedBytes -= next.bytes.byteLength;
+    this.controller.enqueue(next.bytes);
   }
 
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
     if (this.keepAlive) clearInterval(this.keepAlive);
+    // Answers that never left: their charges go back.
+    for (const c of this.queue) if (c.refund) void c.refund();
+    for (const refund of this.charged.values()) void refund();
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    this.charged.clear();
     this.onclose?.();
   }
 }

@@ -60,9 +60,12 @@ export function toolList(priceLamports: number, capabilities: readonly Capabilit
   });
 }
 
-/** The caller of one MCP message travels to the tool handler as the SDK's AuthInfo. */
-export function authInfoFor(caller: Caller): AuthInfo {
-  return { token: caller.apiKey ?? '', clientId: caller.address, scopes: [], extra: { caller } };
+/** Told of each charged call's refund, for a transport that may fail to deliver its answer. */
+export type OnCharged = (requestId: string | number, refund: () => Promise<void>) => void;
+
+/** The caller of one MCP message (and the transport's OnCharged) travel to the tool handler as the SDK's AuthInfo. */
+export function authInfoFor(caller: Caller, onCharged?: OnCharged): AuthInfo {
+  return { token: caller.apiKey ?? '', clientId: caller.address, scopes: [], extra: { caller, onCharged } };
 }
 
 function callerOf(authInfo: AuthInfo | undefined): Caller {
@@ -136,7 +139,9 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
       if (extra.length > 0) {
         return refuse(caller, `Invalid arguments for tool ${name}: unknown ${extra.length === 1 ? 'argument' : 'arguments'} ${extra.join(', ')}. It takes: ${Object.keys(cap.params).join(', ')}`);
       }
-      return toolResult(cap, await call(cap, { ...args }, caller, deps));
+      const outcome = await call(cap, { ...args }, caller, deps);
+      if (outcome.refund) (ctx.http?.authInfo?.extra?.onCharged as OnCharged | undefined)?.(ctx.mcpReq.id, outcome.refund);
+      return toolResult(cap, outcome);
     });
     return server;
   };

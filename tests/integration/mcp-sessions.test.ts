@@ -207,8 +207,8 @@ describe('many sessions', () => {
     } finally {
       await Promise.all(clients.map((c) => c.close()));
     }
-    expect(await eventually(() => gw.services.mcp.size() === 0)).toBe(true);
-  }, 20_000);
+    expect(await eventually(() => gw.services.mcp.size() === 0, 10_000)).toBe(true);
+  }, 30_000);
 
   test('Streamable HTTP sessions: DELETE removes one, and its id is then unknown', async () => {
     const gw = await gateway();
@@ -307,6 +307,18 @@ describe('Streamable HTTP idle sweep', () => {
       await held.close();
     }
     expect(await eventually(() => gw.services.mcp.size() === 0, 2000)).toBe(true);
+  });
+});
+
+describe('streams that carry only keep-alives', () => {
+  test('an SSE session that gets no request for mcpStreamIdleSeconds is closed, keep-alives or not', async () => {
+    const gw = await gateway({ mcpStreamIdleSeconds: 0.4, mcpKeepAliveSeconds: 0.1 });
+    const sse = await openRawSse(`${gw.url}/mcp/sse`);
+    expect((await sse.next())?.event).toBe('endpoint');
+    let end: unknown;
+    for (let i = 0; i < 50 && end !== null; i++) end = await sse.next(2000);
+    expect(end).toBeNull(); // the server ended the stream
+    expect(await eventually(() => gw.services.mcp.size() === 0)).toBe(true);
   });
 });
 
