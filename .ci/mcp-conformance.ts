@@ -16,6 +16,8 @@ export const SCENARIOS = [
   'server-sse-multiple-streams',
   'server-sse-polling',
   'dns-rebinding-protection',
+  'resources-list',
+  'prompts-list',
 ];
 
 /** Scenarios that test the reference server's own demo surface, or features this gateway does not offer. */

@@ -18,6 +18,7 @@ import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { toJson } from '../json.ts';
 import { formatSol as sol } from '../chain/format.ts';
+import { guides } from './guides.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
 
@@ -120,6 +121,9 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const listing = { tools };
   const byTool = new Map(capabilities.map((c) => [c.tool, c]));
   const names = [...byTool.keys()].join(', ');
+  const guide = guides(deps, capabilities);
+  const resourceList = { resources: guide.resources };
+  const promptList = { prompts: guide.prompts };
 
   /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
   const refuse = (caller: Caller, message: string): never => {
@@ -128,8 +132,15 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   };
 
   const factory = () => {
-    const server = new Server({ name: SERVER_NAME, version: VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: SERVER_NAME, version: VERSION },
+      { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
     server.setRequestHandler('tools/list', () => listing);
+    server.setRequestHandler('resources/list', () => resourceList);
+    server.setRequestHandler('resources/read', (request) => guide.read(request.params.uri));
+    server.setRequestHandler('prompts/list', () => promptList);
+    server.setRequestHandler('prompts/get', (request) => guide.get(request.params.name, request.params.arguments));
     server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
       const caller = callerOf(ctx.http?.authInfo);
       const { name, arguments: args = {} } = request.params;

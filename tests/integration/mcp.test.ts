@@ -252,6 +252,33 @@ for (const kind of CLIENTS) {
       }
     });
 
+    test('resources: the price and how to pay, and each tool documented; prompts built on the tools', async () => {
+      const c = await connectMcp(gw.url, kind);
+      try {
+        const { resources } = await c.client.listResources();
+        expect(resources.map((r) => r.uri).sort()).toEqual(['gateway://pricing', ...CAPABILITIES.map((cap) => `gateway://tools/${cap.tool}`)].sort());
+        const pricing = (await c.client.readResource({ uri: 'gateway://pricing' })).contents[0] as { text: string };
+        expect(pricing.text).toContain(`${PRICE} lamports`);
+        expect(pricing.text).toContain(gw.config.gatewayAddress!);
+        expect(pricing.text).toContain('/api/keys/claim');
+        const doc = (await c.client.readResource({ uri: 'gateway://tools/find_ata' })).contents[0] as { text: string };
+        expect(doc.text).toContain('`wallet` (required)');
+        expect(doc.text).toContain('/api/chain/find-ata');
+        await expect(c.client.readResource({ uri: 'gateway://nothing' })).rejects.toThrow(/not found/);
+
+        const { prompts } = await c.client.listPrompts();
+        expect(prompts.map((p) => p.name).sort()).toEqual(['assess_token_risk', 'explain_transaction', 'wallet_overview']);
+        const risk = await c.client.getPrompt({ name: 'assess_token_risk', arguments: { mint } });
+        const text = (risk.messages[0]!.content as { text: string }).text;
+        expect(text).toContain(mint);
+        expect(text).toContain('token_profile');
+        const missing = (await c.client.getPrompt({ name: 'explain_transaction', arguments: {} }).catch((e: unknown) => e)) as { code?: number };
+        expect(missing.code).toBe(-32602);
+      } finally {
+        await c.close();
+      }
+    });
+
     test('invalid arguments are -32602 with one clear message and the REST 400 body as data; they cost nothing', async () => {
       const { key, wallet } = await fundedKey(gw, chain, PRICE);
       const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
