@@ -94,6 +94,9 @@ export function mcpRoutes(s: Services) {
   };
   const chargeable = (body: unknown) => (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length;
 
+  /** Who sends this very request: its own key and address, never the session's. */
+  const callerOf = (request: Request, server: unknown): Caller => ({ apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' });
+
   const ownerOf = (caller: Caller): SessionOwner => ({ key: caller.apiKey, address: caller.address, bucket: bucketOf(caller, s) });
 
   /**
@@ -113,7 +116,7 @@ export function mcpRoutes(s: Services) {
       .get(MCP_SSE_PATH, async ({ request, server }) => {
         const refused = foreign(request);
         if (refused) return refused;
-        const caller: Caller = { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
+        const caller = callerOf(request, server);
         const owner = ownerOf(caller);
         const full = refusal(owner) ?? spend(caller, 1);
         if (full) return full;
@@ -155,7 +158,7 @@ export function mcpRoutes(s: Services) {
         }
         const session = sessions.get(id);
         if (!session || session.kind !== 'sse' || session.transport.isClosed) return json(404, { error: 'MCP SSE Session not found' });
-        const caller: Caller = { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
+        const caller = callerOf(request, server);
         if (!sameOwner(session.owner, caller.apiKey, caller.address)) return notYours();
         if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
         let messages: JSONRPCMessage[];
@@ -190,7 +193,7 @@ export function mcpRoutes(s: Services) {
         const refused = foreign(request);
         if (refused) return refused;
         const method = request.method;
-        const caller: Caller = { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' };
+        const caller = callerOf(request, server);
         const sid = request.headers.get('mcp-session-id');
         const parsedBody = method === 'POST' ? body : undefined;
         if (Array.isArray(parsedBody) && parsedBody.length > maxBatch) return batchTooLarge(parsedBody.length);
