@@ -1,6 +1,6 @@
 // MCP face of the registry: one tool per capability, named cap.tool, with the capability's own JSON
-// Schema as its input schema and its response schema (when it declares one) as the output schema,
-// served as is, no second schema. Every call goes through the call pipeline, like REST, so the
+// Schema as its input schema and its success body's schema (the one OpenAPI documents) as the
+// output schema, served as is, no second schema. Every call goes through the call pipeline, like REST, so the
 // paid guard (402), refunds and rate limits (429) are the REST ones, and a tool's result text is
 // exactly the JSON body the REST call would have answered.
 //
@@ -8,9 +8,8 @@
 // a JSON-RPC -32602 with one clear message and the REST 400 body as data; what the call itself
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
-import type { TSchema } from '@sinclair/typebox';
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { inputSchema, type Capability } from '../capabilities/capability.ts';
+import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import type { Caller } from '../calls/caller.ts';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
 import type { Outcome } from '../calls/outcome.ts';
@@ -39,23 +38,17 @@ export function priceNote(cap: Capability, priceLamports: number): string {
     : 'Free: no API key needed.';
 }
 
-/** The JSON Schema of a capability's REST response, when the capability declares one. */
-export function outputSchemaOf(cap: Capability): TSchema | undefined {
-  return 'output' in cap ? (cap.output as TSchema | undefined) : undefined;
-}
-
 const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
 
 /** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. */
 export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
   return capabilities.map((cap) => {
-    const output = outputSchemaOf(cap);
     return {
       name: cap.tool,
       title: cap.title,
       description: `${cap.description} ${priceNote(cap, priceLamports)}`,
       inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
-      ...(output ? { outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(output) } : {}),
+      outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
     };
   });

@@ -16,14 +16,14 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Address,
 } from '@solana/kit';
-import { inputSchema } from '../../src/capabilities/capability.ts';
+import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { VERSION } from '../../src/version.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { CLIENTS, connectMcp, hasSessions, keyOnPosts } from '../support/mcp.ts';
-import { META_HTTP, META_PAYMENT, outputSchemaOf } from '../../src/mcp/tools.ts';
+import { META_HTTP, META_PAYMENT } from '../../src/mcp/tools.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'whsec_mcp_test';
@@ -83,7 +83,7 @@ for (const kind of CLIENTS) {
       }
     });
 
-    test('tools/list is exactly the registry: names, input schemas, price in the description', async () => {
+    test('tools/list is exactly the registry: names, input and output schemas, price in the description', async () => {
       const c = await connectMcp(gw.url, kind);
       try {
         const { tools } = await c.client.listTools();
@@ -91,8 +91,7 @@ for (const kind of CLIENTS) {
         for (const cap of CAPABILITIES) {
           const tool = tools.find((t) => t.name === cap.tool)!;
           expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(inputSchema(cap))));
-          const output = outputSchemaOf(cap);
-          expect(tool.outputSchema).toEqual(output ? JSON.parse(JSON.stringify(output)) : undefined);
+          expect(tool.outputSchema).toEqual(JSON.parse(JSON.stringify(successSchema(cap))));
           expect(tool.description).toStartWith(cap.description);
           if (cap.paid) expect(tool.description).toContain(`Paid: ${PRICE} lamports`);
           else expect(tool.description).toContain('Free');
