@@ -68,7 +68,6 @@ export function keyRoutes(s: Services) {
           const { challenge, expiresAt } = issueChallenge(s.db, s.config.challengeTtlSeconds, client, wallet);
           return { challenge, wallet: wallet ?? null, expiresAt: Math.floor(expiresAt / 1000) };
         }),
-      { detail: { summary: 'Issue a claim challenge', tags: ['Keys'], description: 'A one-time 32-byte hex challenge, valid for a few minutes. Pass ?wallet= to bind it; a newer challenge you request for the same wallet invalidates your older ones (a request by another client does not).' } },
     )
     .get(
       '/api/keys/deposit',
@@ -90,7 +89,6 @@ export function keyRoutes(s: Services) {
           const { apiKey } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
           return { apiKey };
         }, { 'cache-control': 'no-store' }),
-      { detail: { summary: 'Claim an API key', tags: ['Keys'], description: 'Send {wallet, signature, challenge}: the base58 Ed25519 signature of the challenge string by the wallet that deposited. Returns the key once; earlier keys of the wallet are revoked and its credit moves to the new key.' } },
     )
     .get(
       '/api/keys/me',
@@ -110,7 +108,6 @@ export function keyRoutes(s: Services) {
             paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
           };
         }),
-      { detail: { summary: 'Your key, credit and free calls', tags: ['Keys'], security: [{ apiKey: [] }] } },
     )
     .get(
       '/api/keys/me/usage',

@@ -18,6 +18,5 @@ export function metaRoutes(s: Services) {
           paymentNetwork: s.config.paymentNetwork,
         });
       },
-      { detail: { summary: 'Liveness and database check', tags: ['Meta'] } },
     );
 }

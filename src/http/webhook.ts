@@ -34,6 +34,5 @@ export function webhookRoutes(s: Services) {
         return json(out.status, out.body, out.headers);
       }
     },
-    { detail: { summary: 'Deposit notification (payment provider push)', tags: ['Payments'], description: 'Helius enhanced-transaction array. Authorization header must equal the configured secret. Each deposit is confirmed on chain before it is credited.' } },
   );
 }
