@@ -1,6 +1,6 @@
 // CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
 import { buildApp } from './app.ts';
-import { ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
+import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
 import { VERSION } from './version.ts';
 import { createLogger } from './log.ts';
 import { createServices } from './services.ts';
@@ -18,6 +18,7 @@ async function main() {
   let config;
   try {
     config = loadConfig(argv, process.env);
+    checkDatabasePath(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`gateway: invalid setting: ${e.message}\n`);
@@ -66,4 +67,10 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-await main();
+try {
+  await main();
+} catch (e) {
+  // An operator reads one line, not a minified stack.
+  process.stderr.write(`gateway: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 500)}\n`);
+  process.exit(1);
+}
