@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
 import { VERSION } from './version.ts';
 import { createLogger } from './log.ts';
+import { serve, type Listening } from './serve.ts';
 import { createServices } from './services.ts';
 
 async function main() {
@@ -28,17 +29,18 @@ async function main() {
   }
   // Elysia hides validation internals only in production mode.
   process.env.NODE_ENV ??= 'production';
-  const log = createLogger(config.logLevel, secretsOf(config));
+  const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat);
   const services = createServices(config, log);
   const app = buildApp(services);
+  let listening: Listening;
   try {
-    app.listen({ port: config.port, hostname: config.host });
+    listening = serve(app, log, { port: config.port, hostname: config.host });
   } catch (e) {
     log.error(`cannot listen on ${config.host}:${config.port}`, { error: e instanceof Error ? e.message : String(e) });
     await services.close();
     process.exit(1);
   }
-  const port = app.server!.port;
+  const port = listening.port;
   log.info(`gateway ${VERSION} listening`, { url: `http://${config.host}:${port}`, database: config.databasePath });
   if (config.gatewayAddress) {
     log.info('deposits enabled', {
@@ -51,16 +53,21 @@ async function main() {
     log.warn('deposits are not configured (GATEWAY_ADDRESS unset): free endpoints work, paid calls cannot be bought');
   }
   services.watcher?.start(config.depositPollSeconds);
+  services.readiness.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
-    // Open event streams would keep a graceful stop waiting forever: close the MCP sessions first.
+    log.info('shutting down', { signal, drainSeconds: config.drainSeconds });
+    services.stopping = true; // /readyz answers 503 from now on
+    // Stop accepting, then end the event streams (they would hold the drain open until its limit).
+    const drained = listening.stop(config.drainSeconds * 1000);
     await services.mcp.closeAll();
-    await app.stop();
+    const outcome = await drained;
+    // The ledger settles what the finished requests queued, then the database closes.
     await services.close();
+    log.info('stopped', { drain: outcome });
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -87,8 +87,14 @@ export function keyRoutes(s: Services) {
       '/api/keys/claim',
       ({ request, body, server }) =>
         guarded(request, server, 'claim', () => {
-          const { apiKey } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
-          return { apiKey };
+          try {
+            const { apiKey, wallet, freeCalls, creditLamports } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
+            s.log.info('key claimed', { event: 'claim', wallet, creditLamports, freeCalls });
+            return { apiKey };
+          } catch (e) {
+            if (e instanceof GatewayError) s.log.info('claim refused', { event: 'claim_refused', status: e.status, error: e.body.error });
+            throw e;
+          }
         }, { 'cache-control': 'no-store' }),
       { detail: { summary: 'Claim an API key', tags: ['Keys'], description: 'Send {wallet, signature, challenge}: the base58 Ed25519 signature of the challenge string by the wallet that deposited. Returns the key once; earlier keys of the wallet are revoked and its credit moves to the new key.' } },
     )

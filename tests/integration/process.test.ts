@@ -64,7 +64,7 @@ describe('the gateway process', () => {
     expect(err).not.toContain('    at ');
     expect(existsSync(join(dir, 'data'))).toBe(false);
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 20_000);
 
   test('the README spelling --mcp-keepalive-seconds is accepted beside --mcp-keep-alive-seconds', async () => {
     for (const flag of ['--mcp-keepalive-seconds', '--mcp-keep-alive-seconds']) {
@@ -73,7 +73,7 @@ describe('the gateway process', () => {
       expect(await p.exited).toBe(2);
       expect(err).toContain('MCP_KEEPALIVE_SECONDS');
     }
-  });
+  }, 20_000);
 
   test('creates its database (WAL) in an empty folder, says deposits are off, refuses a second instance on the same port, and shuts down on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cig-proc-'));
@@ -101,5 +101,5 @@ describe('the gateway process', () => {
       expect(log).toContain('shutting down');
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });
