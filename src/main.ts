@@ -2,7 +2,7 @@
 import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
 import { VERSION } from './version.ts';
-import { createLogger } from './log.ts';
+import { createLogger, flushLogs } from './log.ts';
 import { serve, type Listening } from './serve.ts';
 import { createServices } from './services.ts';
 
@@ -77,6 +77,7 @@ async function main() {
 try {
   await main();
 } catch (e) {
+  flushLogs();
   // An operator reads one line, not a minified stack.
   process.stderr.write(`gateway: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 500)}\n`);
   process.exit(1);
