@@ -1,6 +1,7 @@
 // CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
 import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
+import { COMMANDS, COMMANDS_HELP, runCommand } from './cli/commands.ts';
 import { VERSION } from './version.ts';
 import { createLogger, flushLogs } from './log.ts';
 import { serve, type Listening } from './serve.ts';
@@ -9,8 +10,11 @@ import { createServices } from './services.ts';
 async function main() {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(helpText());
+    process.stdout.write(helpText() + '\n' + COMMANDS_HELP);
     return;
+  }
+  if ((COMMANDS as readonly string[]).includes(argv[0]!)) {
+    process.exit(runCommand(argv, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s)));
   }
   if (argv.includes('--version')) {
     process.stdout.write(VERSION + '\n');

@@ -12,7 +12,8 @@ import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { fundedKey } from '../support/agent.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { connectMcp } from '../support/mcp.ts';
-import { spawnGateway, type GatewayProcess } from '../support/process.ts';
+import { deposit, heliusPayload } from '../support/agent.ts';
+import { MAIN, spawnGateway, type GatewayProcess } from '../support/process.ts';
 
 const PRICE = 2_200_000;
 const RPC_SECRET = 'rpcK3y0000SECRET';
@@ -23,6 +24,7 @@ let chain: Sandbox;
 let dir: string;
 let gw: GatewayProcess;
 let gatewayAddress: string;
+let keyWallet: string;
 /** Every request this test made and what it answered, to hold the access log against. */
 const made: { method: string; route: string; status: number }[] = [];
 
@@ -89,6 +91,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+let issuedKey = '';
+const key = () => issuedKey;
+
 describe('logs and metrics of a running gateway', () => {
   let key: string;
   let sessionId: string | undefined;
@@ -103,7 +108,8 @@ describe('logs and metrics of a running gateway', () => {
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`);
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': 'cig_1111111111111111111111111111111111111111' });
     const gwLike = { config: { gatewayAddress, webhookSecret: WEBHOOK_SECRET }, ...client } as unknown as TestGateway;
-    ({ key } = await fundedKey(gwLike, chain, PRICE * 3));
+    ({ key, wallet: keyWallet } = await fundedKey(gwLike, chain, PRICE * 3));
+    issuedKey = key;
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': key }); // the free call
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': key }); // paid from credit
     await client.get('/no/such/route');
@@ -180,6 +186,57 @@ describe('logs and metrics of a running gateway', () => {
     expect(sessionId).toBeTruthy();
     for (const secret of [RPC_SECRET, WEBHOOK_SECRET, METRICS_TOKEN, key, key.slice(4), sessionId!]) expect(everything).not.toContain(secret);
   });
+});
+
+describe('operator commands beside the running server', () => {
+  const run = async (...args: string[]) => {
+    const p = Bun.spawn(['bun', MAIN, ...args], { env: { PATH: process.env.PATH!, DATABASE_PATH: join(dir, 'gw.sqlite') }, stdout: 'pipe', stderr: 'pipe' });
+    const [out, err, code] = [await new Response(p.stdout).text(), await new Response(p.stderr).text(), await p.exited];
+    return { out, err, code };
+  };
+
+  test('gateway stats --json matches the deposits, claims and calls made', async () => {
+    // Beside the claimed deposit: one below the minimum, and one nobody has claimed yet.
+    for (const lamports of [1_000, PRICE * 2]) {
+      const w = await chain.newWallet(1_000_000_000n);
+      const sig = await deposit(chain, w, gatewayAddress as never, BigInt(lamports));
+      expect((await client.post('/api/payments/webhook', heliusPayload(sig, w.address, gatewayAddress, lamports), { authorization: WEBHOOK_SECRET })).status).toBe(200);
+    }
+    const { out, code } = await run('stats', '--json');
+    expect(code).toBe(0);
+    const stats = JSON.parse(out);
+    expect(stats).toMatchObject({
+      keys: { active: 1, revoked: 0, wallets: 1 },
+      deposits: { credited: { count: 2, lamports: String(PRICE * 5) }, belowMinimum: { count: 1, lamports: '1000' } },
+      pendingClaims: { wallets: 1, lamports: String(PRICE * 2) },
+      creditOutstanding: { lamports: String(PRICE * 2), freeCalls: 0 },
+      revenueLamports: String(PRICE),
+      paidCallsMade: 2,
+    });
+    expect(stats.topWallets).toEqual([{ wallet: keyWallet, callsMade: 2, creditLamports: String(PRICE * 2), freeCalls: 0, depositedLamports: String(PRICE * 3) }]);
+    // Where the database keeps a per-call record, the calls are counted by capability and day.
+    if (stats.callsByCapability !== null) expect(stats.callsByCapability).toEqual([{ capability: 'token-accounts', calls: 2 }]);
+    const text = await run('stats');
+    expect(text.code).toBe(0);
+    expect(text.out).toContain(keyWallet);
+  }, 30_000);
+
+  test('gateway keys list shows the key by id, and keys revoke stops it at once', async () => {
+    const list = await run('keys', 'list', '--json');
+    expect(list.code).toBe(0);
+    const keyId = createHash('sha256').update(key()).digest('hex').slice(0, 12);
+    expect(JSON.parse(list.out)).toMatchObject([{ keyId, wallet: keyWallet, revokedAt: null }]);
+    expect(list.out).not.toContain(key());
+    const revoke = await run('keys', 'revoke', keyWallet);
+    expect(revoke.code).toBe(0);
+    expect(revoke.out).toContain('revoked 1 key');
+    const res = await client.get(`/api/chain/token-accounts?wallet=${keyWallet}`, { 'x-api-key': key() });
+    expect(res.status).toBe(402);
+    expect(res.body.code).toBe('revoked_key');
+    const bad = await run('keys', 'revoke', 'not-a-wallet');
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
+  }, 30_000);
 });
 
 describe('readiness', () => {
