@@ -154,7 +154,7 @@ const SETTINGS = {
   host: { env: 'HOST', help: 'address to listen on', default: '0.0.0.0', parse: host },
   databasePath: {
     env: 'DATABASE_PATH',
-    help: 'SQLite file, created on first start in an existing folder (only the default ./data is made); relative to the working directory',
+    help: 'SQLite file; its folder must exist (only the default ./data is created); relative to the working directory',
     default: DEFAULT_DATABASE_PATH,
     parse: (raw: string) => (raw.trim() === '' ? fail('expected a file path') : raw),
   },

@@ -66,6 +66,22 @@ describe('the gateway process', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 20_000);
 
+  test('a second sandbox on a taken port fails instead of sharing it', async () => {
+    const port = String(freePort());
+    const env = { ...process.env, SANDBOX_PORT: port };
+    const first = Bun.spawn(['bun', join(import.meta.dir, '../support/sandbox/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' });
+    try {
+      const reader = first.stdout.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain(`127.0.0.1:${port}`);
+      const second = Bun.spawn(['bun', join(import.meta.dir, '../support/sandbox/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' });
+      expect(await second.exited).toBe(1);
+      expect(await new Response(second.stderr).text()).toContain(`cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      first.kill('SIGTERM');
+      await first.exited;
+    }
+  }, 30_000);
+
   test('the README spelling --mcp-keepalive-seconds is accepted beside --mcp-keep-alive-seconds', async () => {
     for (const flag of ['--mcp-keepalive-seconds', '--mcp-keep-alive-seconds']) {
       const p = Bun.spawn(['bun', MAIN, flag, 'nope'], { stderr: 'pipe' });
