@@ -35,7 +35,10 @@ export function keyRoutes(s: Services) {
   const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
     const client = clientAddress(request, server, s.config.trustedProxies);
     const { headers, refusal } = admit(s.limiter, `addr:${client}`);
-    if (refusal) return json(429, refusal, headers);
+    if (refusal) {
+      s.log.info('rate limited', { event: 'rate_limited', route: where, client, retryAfter: headers['retry-after'] });
+      return json(429, refusal, headers);
+    }
     try {
       return json(200, fn(client), { ...headers, ...extra });
     } catch (e) {

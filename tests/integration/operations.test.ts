@@ -71,7 +71,7 @@ beforeAll(async () => {
   gw = await spawnGateway({
     DATABASE_PATH: join(dir, 'gw.sqlite'),
     LOG_FORMAT: 'json',
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: 'debug', // the most a log says: no secret even there
     MAINNET_RPC_URLS: rpc,
     DEVNET_RPC_URLS: rpc,
     GATEWAY_ADDRESS: gatewayAddress,
