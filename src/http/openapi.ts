@@ -136,6 +136,8 @@ const MANIFEST = t.Object({
 const jsonBody = (schema: Json, description: string, extra: Json = {}) => ({ description, content: { 'application/json': { schema, ...extra } } });
 
 const RATE_HEADERS = {
+  'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+  RateLimit: ref('headers', 'RateLimit'),
   'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
   'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
   'RateLimit-Reset': ref('headers', 'RateLimitReset'),
@@ -165,6 +167,8 @@ function components(): Json {
       ...Object.fromEntries(CAPABILITIES.map((cap) => [resultSchemaName(cap), plain(successSchema(cap))])),
     },
     headers: {
+      RateLimitPolicy: { description: 'IETF RateLimit-Policy: `"default";q=<bucket size>;w=<seconds an empty bucket takes to fill>`', schema: { type: 'string' } },
+      RateLimit: { description: 'IETF RateLimit: `"default";r=<requests left>;t=<seconds until one more is allowed>` (t equals Retry-After on a 429)', schema: { type: 'string' } },
       RateLimitLimit: int('Bucket size (requests)'),
       RateLimitRemaining: int('Requests left in the bucket'),
       RateLimitReset: int('Seconds until one more request is allowed (equals Retry-After on a 429)'),
