@@ -3,7 +3,7 @@
 // starts with no configuration at all.
 import { base58 } from '@scure/base';
 import { isIP } from 'node:net';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 export const NETWORKS = ['mainnet-beta', 'devnet'] as const;
@@ -435,6 +435,13 @@ export function checkDatabasePath(config: Config): void {
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw problem('the file is not readable and writable by this user');
+  }
+  // Permission bits do not bind root, and some file systems refuse writes anyway (/proc, read-only
+  // mounts): open the file for appending, as SQLite will (an empty file is a valid new database).
+  try {
+    closeSync(openSync(path, 'a'));
+  } catch (e) {
+    throw problem(`the file cannot be opened for writing (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }
 

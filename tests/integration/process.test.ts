@@ -48,6 +48,7 @@ describe('the gateway process', () => {
     ['HOST', ['--host', 'bad host!']],
     ['DATABASE_PATH', ['--database-path', '/nonexistent-cig/deeper/gw.sqlite']],
     ['DATABASE_PATH', ['--database-path', '/tmp']],
+    ['DATABASE_PATH', ['--database-path', '/proc/gw.sqlite']], // not writable, even for root
     ['MAINNET_RPC_URLS', ['--mainnet-rpc-urls', 'ftp://rpc.example/?api-key=SECRET123']],
     ['LOG_FORMAT', ['--log-format', 'xml']],
     ['unknown option --no-such-flag', ['--no-such-flag', '1']],
