@@ -18,6 +18,9 @@ export interface Listening {
 
 type Face = 'rest' | 'mcp' | 'meta';
 
+// Label values come from a closed set, so no client can grow the number of series.
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 const faceOf = (path: string): Face =>
   path.startsWith('/api/') ? 'rest' : path.startsWith('/mcp') || path.startsWith('/.well-known/mcp') ? 'mcp' : 'meta';
 
@@ -62,12 +65,13 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
         const path = pathOf(request.url);
         const route = templateOf(path);
         const face = faceOf(path);
-        httpRequests.inc({ route, method: request.method, status: String(status), face });
+        const method = METHODS.has(request.method) ? request.method : 'OTHER';
+        httpRequests.inc({ route, method, status: String(status), face });
         httpDuration.observe({ route, face }, seconds);
         const key = apiKeyOf(request.headers);
         log.info('request', {
           kind: 'access',
-          method: request.method,
+          method,
           route,
           status,
           durationMs: Math.round(seconds * 1e6) / 1e3,

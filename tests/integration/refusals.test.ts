@@ -116,3 +116,21 @@ describe('upstream failures', () => {
     expect(me.body.creditLamports).toBe(PRICE);
   });
 });
+
+describe('metrics under attack', () => {
+  test('random paths and made-up methods add no series: they count as unmatched / OTHER', async () => {
+    const series = async () => (await fetch(gw.url + '/metrics').then((r) => r.text())).split('\n').filter((l) => l.startsWith('gateway_http_requests_total{')).length;
+    await fetch(gw.url + '/no/such/thing');
+    await fetch(gw.url + '/api/chain/balance', { method: 'BREW' });
+    await series(); // the scrape itself is a route too
+    const before = await series();
+    for (let i = 0; i < 50; i++) {
+      await fetch(`${gw.url}/probe-${crypto.randomUUID()}?x=${i}`);
+      await fetch(`${gw.url}/api/chain/balance`, { method: `BREW${i}` });
+    }
+    expect(await series()).toBe(before);
+    const text = await fetch(gw.url + '/metrics').then((r) => r.text());
+    expect(text).not.toContain('probe-');
+    expect(text).not.toContain('BREW');
+  });
+});
