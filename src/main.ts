@@ -38,7 +38,7 @@ async function main() {
   const app = buildApp(services);
   let listening: Listening;
   try {
-    listening = serve(app, log, { port: config.port, hostname: config.host });
+    listening = serve(app, log, { port: config.port, hostname: config.host, trustedProxies: config.trustedProxies });
   } catch (e) {
     log.error(`cannot listen on ${config.host}:${config.port}`, { error: e instanceof Error ? e.message : String(e) });
     await services.close();

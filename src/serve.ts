@@ -37,7 +37,7 @@ function pathOf(url: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-export function serve(app: App, log: Logger, at: { port: number; hostname: string }): Listening {
+export function serve(app: App, log: Logger, at: { port: number; hostname: string; trustedProxies?: readonly string[] }): Listening {
   let templates: Set<string> | undefined;
   // Routes are all static paths, so the path itself is the template; anything else is one label.
   const templateOf = (path: string) => ((templates ??= new Set(app.routes.map((r) => r.path))).has(path) ? path : 'unmatched');
@@ -78,7 +78,7 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
           face,
           // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
           keyId: key ? hashApiKey(key).slice(0, 12) : null,
-          client: clientAddress(request, srv),
+          client: clientAddress(request, srv, at.trustedProxies),
           upstreamCalls: context.upstreamCalls,
         });
       }

@@ -6,10 +6,16 @@ import type { Db } from '../db/client.ts';
 
 export interface Stats {
   keys: { active: number; revoked: number; wallets: number };
-  deposits: { credited: { count: number; lamports: string }; belowMinimum: { count: number; lamports: string } };
+  deposits: { credited: { count: number; lamports: string } };
+  /** Transfers below the minimum, summed per sender until they reach it (then one credited deposit). */
+  dust: { wallets: number; transfers: number; lamports: string };
   pendingClaims: { wallets: number; lamports: string };
   creditOutstanding: { lamports: string; freeCalls: number };
-  /** Credited deposits less what is still pending or held as credit: what paid calls have taken. */
+  /**
+   * Credited deposits less what is still pending or held as credit: what paid calls have taken.
+   * Credit made of summed dust has no deposit row, so where dust reached the minimum this
+   * undercounts by that much; the per-call usage record (revenueByDay) is exact where present.
+   */
   revenueLamports: string;
   /** Per UTC day, from the per-call usage record (null when this database has none). */
   revenueByDay: { day: string; lamports: string; calls: number }[] | null;
@@ -40,6 +46,11 @@ export function collectStats(db: Db): Stats {
   const dep = (status: string) => {
     const row = depositRows.find((r) => r.status === status);
     return { count: Number(row?.n ?? 0), lamports: big(row?.lamports).toString() };
+  };
+  const dust = client.query(`SELECT count(*) AS n, coalesce(sum(transfers), 0) AS transfers, coalesce(sum(lamports), 0) AS lamports FROM dust_totals`).safeIntegers(true).get() as {
+    n: bigint;
+    transfers: bigint;
+    lamports: bigint;
   };
   const pending = client.query(`SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports FROM pending_claims`).safeIntegers(true).get() as { n: bigint; lamports: bigint };
   const credit = client
@@ -77,7 +88,8 @@ export function collectStats(db: Db): Stats {
 
   return {
     keys,
-    deposits: { credited: dep('credited'), belowMinimum: dep('below_minimum') },
+    deposits: { credited: dep('credited') },
+    dust: { wallets: Number(dust.n), transfers: Number(dust.transfers), lamports: dust.lamports.toString() },
     pendingClaims: { wallets: Number(pending.n), lamports: pending.lamports.toString() },
     creditOutstanding: { lamports: credit.lamports.toString(), freeCalls: Number(credit.free) },
     revenueLamports: (credited - pending.lamports - credit.lamports).toString(),
@@ -93,7 +105,8 @@ const sol = (lamports: string) => `${(Number(lamports) / 1e9).toFixed(4)} SOL`;
 export function statsText(s: Stats): string {
   const lines = [
     `keys            ${s.keys.active} active, ${s.keys.revoked} revoked, ${s.keys.wallets} wallets`,
-    `deposits        ${s.deposits.credited.count} credited (${s.deposits.credited.lamports} lamports, ${sol(s.deposits.credited.lamports)}); ${s.deposits.belowMinimum.count} below the minimum (${s.deposits.belowMinimum.lamports} lamports)`,
+    `deposits        ${s.deposits.credited.count} credited (${s.deposits.credited.lamports} lamports, ${sol(s.deposits.credited.lamports)})`,
+    `dust            ${s.dust.transfers} transfers below the minimum from ${s.dust.wallets} wallets, ${s.dust.lamports} lamports not yet credited`,
     `pending claims  ${s.pendingClaims.wallets} wallets, ${s.pendingClaims.lamports} lamports`,
     `outstanding     ${s.creditOutstanding.lamports} lamports of credit (${sol(s.creditOutstanding.lamports)}), ${s.creditOutstanding.freeCalls} free calls`,
     `revenue         ${s.revenueLamports} lamports (${sol(s.revenueLamports)}) over ${s.paidCallsMade} paid calls`,

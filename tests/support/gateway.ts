@@ -39,7 +39,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
   const services = createServices(config, log);
   const app = buildApp(services);
   // The same listener main.ts uses, access log and request metrics included.
-  const listening = serve(app, log, { port: 0, hostname: '127.0.0.1' });
+  const listening = serve(app, log, { port: 0, hostname: '127.0.0.1', trustedProxies: config.trustedProxies });
   const url = `http://127.0.0.1:${listening.port}`;
   const read = async (res: Response) => {
     const text = await res.text();
