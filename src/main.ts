@@ -61,7 +61,12 @@ async function main() {
 
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal means now: skip the rest of the drain.
+      log.warn('second signal: stopping without waiting', { signal });
+      flushLogs();
+      process.exit(1);
+    }
     stopping = true;
     log.info('shutting down', { signal, drainSeconds: config.drainSeconds });
     services.stopping = true; // /readyz answers 503 from now on

@@ -83,7 +83,7 @@ beforeAll(async () => {
     READY_WINDOW_SECONDS: '3',
     DRAIN_SECONDS: '10',
   });
-});
+}, 30_000);
 
 afterAll(async () => {
   await gw?.stop('SIGKILL');
@@ -120,7 +120,7 @@ describe('logs and metrics of a running gateway', () => {
     await (mcp.transport as { terminateSession(): Promise<void> }).terminateSession();
     await mcp.close();
     await Bun.sleep(200);
-  });
+  }, 30_000);
 
   test('every log line is one JSON object with level, time and message', () => {
     expect(gw.lines.length).toBeGreaterThan(10);
@@ -298,5 +298,36 @@ describe('graceful stop', () => {
     const last = records().at(-1)!;
     expect(last.message).toBe('stopped');
     expect(last.drain).toBe('drained');
+  }, 30_000);
+});
+
+describe('graceful stop with a request that outlives the drain', () => {
+  test('the process still exits 0 soon after DRAIN_SECONDS, saying the drain timed out', async () => {
+    const slowDir = mkdtempSync(join(tmpdir(), 'cig-drain-'));
+    const g = await spawnGateway({
+      DATABASE_PATH: join(slowDir, 'gw.sqlite'),
+      LOG_FORMAT: 'json',
+      MAINNET_RPC_URLS: chain.url,
+      DEVNET_RPC_URLS: chain.url,
+      RPC_TIMEOUT_MS: '20000',
+      DRAIN_SECONDS: '1',
+    });
+    try {
+      chain.fault({ mode: 'hang' }, { methods: ['getBalance'] });
+      const wallet = await chain.newWallet(1_000_000n);
+      const stuck = fetch(`${g.url}/api/chain/balance?wallet=${wallet.address}`).then((r) => r.status, () => 'closed');
+      await Bun.sleep(300);
+      const at = Date.now();
+      g.proc.kill('SIGTERM');
+      expect(await g.proc.exited).toBe(0);
+      expect(Date.now() - at).toBeLessThan(5_000);
+      expect(await stuck).toBe('closed');
+      const last = g.lines.filter((l) => l.trim()).map((l) => JSON.parse(l)).at(-1);
+      expect(last).toMatchObject({ message: 'stopped', drain: 'timed out' });
+    } finally {
+      chain.fault(null);
+      await g.stop('SIGKILL');
+      rmSync(slowDir, { recursive: true, force: true });
+    }
   }, 30_000);
 });
