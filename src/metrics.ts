@@ -65,12 +65,12 @@ export const refundedLamports = new Counter({ name: 'gateway_refunded_lamports_t
 
 export const deposits = new Counter({
   name: 'gateway_deposits_total',
-  help: 'Deposits recorded, by status (credited, below_minimum) and source (watcher, webhook)',
+  help: 'Transfers to the deposit address, by outcome (credited; dust: summed until the minimum; below_minimum: left by the webhook to the watcher) and source',
   labelNames: ['status', 'source'] as const,
   registers,
 });
 
-export const depositLamports = new Counter({ name: 'gateway_deposited_lamports_total', help: 'Lamports of credited deposits', registers });
+export const depositLamports = new Counter({ name: 'gateway_deposited_lamports_total', help: 'Lamports received that count toward credit (credited deposits and dust)', registers });
 
 let lastWatcherScan: number | undefined;
 /** The deposit watcher calls this after each complete scan. */
@@ -104,7 +104,7 @@ export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', hel
 
 export const paymentRequired = new Counter({
   name: 'gateway_payment_required_total',
-  help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, no_credit, deposits_disabled)',
+  help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, no_credit)',
   labelNames: ['reason'] as const,
   registers,
 });
