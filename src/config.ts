@@ -3,11 +3,15 @@
 // starts with no configuration at all.
 import { base58 } from '@scure/base';
 import { isIP } from 'node:net';
+import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 export const NETWORKS = ['mainnet-beta', 'devnet'] as const;
 export type Network = (typeof NETWORKS)[number];
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export class ConfigError extends Error {}
 
@@ -17,6 +21,8 @@ interface Setting<T> {
   default: T;
   shownDefault?: string;
   secret?: boolean;
+  /** Other spellings of the flag accepted for compatibility (never listed by --help). */
+  aliases?: string[];
   parse(raw: string): T;
 }
 
@@ -24,8 +30,11 @@ function fail(msg: string): never {
   throw new ConfigError(msg);
 }
 
+/** A raw value as repeated in an error: short, so one error line stays one short line. */
+const shown = (raw: string) => JSON.stringify(raw.length > 60 ? raw.slice(0, 60) + '…' : raw);
+
 const integer = (min: number, max: number) => (raw: string) => {
-  if (!/^\d+$/.test(raw.trim())) fail(`expected a whole number between ${min} and ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim())) fail(`expected a whole number between ${min} and ${max}, got ${shown(raw)}`);
   const n = Number(raw);
   if (n < min || n > max) fail(`expected a whole number between ${min} and ${max}, got ${n}`);
   return n;
@@ -33,20 +42,20 @@ const integer = (min: number, max: number) => (raw: string) => {
 
 const positiveNumber = (raw: string) => {
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) fail(`expected a non-negative number, got "${raw}"`);
+  if (!Number.isFinite(n) || n < 0) fail(`expected a non-negative number, got ${shown(raw)}`);
   return n;
 };
 
 const oneOf =
   <T extends string>(values: readonly T[]) =>
   (raw: string): T =>
-    (values as readonly string[]).includes(raw) ? (raw as T) : fail(`expected one of ${values.join(', ')}, got "${raw}"`);
+    (values as readonly string[]).includes(raw) ? (raw as T) : fail(`expected one of ${values.join(', ')}, got ${shown(raw)}`);
 
 const bool = (raw: string) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return fail(`expected true or false, got "${raw}"`);
+  return fail(`expected true or false, got ${shown(raw)}`);
 };
 
 const urlList = (raw: string) => {
@@ -63,7 +72,7 @@ const urlList = (raw: string) => {
       // The URL may hold an API key: never repeat it.
       return fail('expected comma-separated http(s) URLs; one of them is not a URL');
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`expected http(s) URLs, got a ${parsed.protocol} URL`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`expected http(s) URLs, got a ${shown(parsed.protocol)} URL`);
   }
   return urls;
 };
@@ -73,7 +82,7 @@ const solanaAddress = (raw: string) => {
   try {
     bytes = base58.decode(raw.trim());
   } catch {
-    return fail(`expected a base58 Solana address, got "${raw}"`);
+    return fail(`expected a base58 Solana address, got ${shown(raw)}`);
   }
   if (bytes.length !== 32) fail(`expected a base58 Solana address (32 bytes), got ${bytes.length} bytes`);
   return raw.trim();
@@ -91,7 +100,7 @@ const cidrList = (raw: string) => {
     const version = isIP(ip ?? '');
     const max = version === 6 ? 128 : 32;
     if (!version || extra !== undefined || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > max))) {
-      fail(`expected comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8, ::1), got "${entry}"`);
+      fail(`expected comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8, ::1), got ${shown(entry)}`);
     }
   }
   return entries;
@@ -110,19 +119,44 @@ const hostList = (raw: string) =>
       return fail(`expected hostnames or origins such as https://app.example.com, got "${entry}"`);
     });
 
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+const HOSTNAME = /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
+/** An IPv4 or IPv6 address, or a host name; checked here so that a typo fails before the database opens. */
+const host = (raw: string) => {
+  const h = raw.trim();
+  if (IPV4.test(h)) {
+    if (h.split('.').some((o) => Number(o) > 255)) fail(`expected an IP address or host name, got ${shown(raw)} (an IPv4 octet is above 255)`);
+    return h;
+  }
+  if (h.includes(':')) {
+    try {
+      new URL(`http://[${h.replace(/^\[|\]$/g, '')}]/`);
+      return h.replace(/^\[|\]$/g, '');
+    } catch {
+      return fail(`expected an IP address or host name, got ${shown(raw)}`);
+    }
+  }
+  // All-numeric names (999.1.1.1, 10.0.0) are mistyped addresses, not host names.
+  if (!HOSTNAME.test(h) || /^[\d.]+$/.test(h)) fail(`expected an IP address or host name, got ${shown(raw)}`);
+  return h;
+};
+
 const optional =
   <T>(parse: (raw: string) => T) =>
   (raw: string): T | undefined =>
     raw.trim() === '' ? undefined : parse(raw);
 
+export const DEFAULT_DATABASE_PATH = './data/gateway.sqlite';
+
 const SETTINGS = {
   port: { env: 'PORT', help: 'TCP port to listen on (0 picks a free one)', default: 3000, parse: integer(0, 65535) },
-  host: { env: 'HOST', help: 'address to listen on', default: '0.0.0.0', parse: text },
+  host: { env: 'HOST', help: 'address to listen on', default: '0.0.0.0', parse: host },
   databasePath: {
     env: 'DATABASE_PATH',
-    help: 'SQLite file (created with its folder on first start)',
-    default: './data/gateway.sqlite',
-    parse: text,
+    help: 'SQLite file; its folder must exist (only the default ./data is created); relative to the working directory',
+    default: DEFAULT_DATABASE_PATH,
+    parse: (raw: string) => (raw.trim() === '' ? fail('expected a file path') : raw),
   },
   mainnetRpcUrls: {
     env: 'MAINNET_RPC_URLS',
@@ -281,6 +315,7 @@ const SETTINGS = {
   },
   mcpKeepAliveSeconds: {
     env: 'MCP_KEEPALIVE_SECONDS',
+    aliases: ['--mcp-keepalive-seconds'],
     help: 'interval of keep-alive comments on MCP event streams',
     default: 15,
     parse: positiveNumber,
@@ -299,6 +334,32 @@ const SETTINGS = {
     parse: cidrList,
   },
   logLevel: { env: 'LOG_LEVEL', help: 'debug, info, warn or error', default: 'info' as LogLevel, parse: oneOf(LOG_LEVELS) },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    help: 'json: one JSON object per line (level, time, message, fields); text: for reading in a terminal',
+    default: 'text' as LogFormat,
+    parse: oneOf(LOG_FORMATS),
+  },
+  metricsToken: {
+    env: 'METRICS_TOKEN',
+    help: 'bearer token /metrics asks for; unset: /metrics is open',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional(text),
+  },
+  readyWindowSeconds: {
+    env: 'READY_WINDOW_SECONDS',
+    help: '/readyz answers 503 when no upstream has answered for this long (probed every third of it)',
+    default: 30,
+    parse: integer(1, 3600),
+  },
+  drainSeconds: {
+    env: 'DRAIN_SECONDS',
+    help: 'on SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits',
+    default: 10,
+    parse: integer(0, 3600),
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
@@ -315,13 +376,15 @@ export function defaultConfig(): Config {
 export function loadConfig(argv: string[], env: Record<string, string | undefined>): Config {
   const config = defaultConfig() as Record<string, unknown>;
   const fromFlags = new Map<string, string>();
-  const byFlag = new Map(Object.keys(SETTINGS).map((k) => [flagName(k), k]));
+  const byFlag = new Map(
+    (Object.entries(SETTINGS) as [string, Setting<unknown>][]).flatMap(([k, s]) => [[flagName(k), k] as const, ...(s.aliases ?? []).map((a) => [a, k] as const)]),
+  );
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
     const key = byFlag.get(name);
-    if (!key) throw new ConfigError(`unknown option ${name} (see --help)`);
+    if (!key) throw new ConfigError(`unknown option ${shown(name).slice(1, -1)} (see --help)`);
     const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
     if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
     fromFlags.set(key, value);
@@ -341,6 +404,45 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     throw new ConfigError(`DEPOSIT_QUORUM / --deposit-quorum: ${(config as Config).depositQuorum} exceeds the ${quorumUrls.length} RPC URL(s) of the payment network`);
   }
   return config as Config;
+}
+
+/**
+ * The database folder must exist and be writable before anything opens: a typo in DATABASE_PATH
+ * should stop the start, not scatter a fresh empty database somewhere. Only the default ./data is
+ * created (the zero-configuration start).
+ */
+export function checkDatabasePath(config: Config): void {
+  const path = config.databasePath;
+  if (path === ':memory:') return;
+  const dir = dirname(resolve(path));
+  const problem = (why: string) => new ConfigError(`DATABASE_PATH / --database-path: ${why} (${shown(path)})`);
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    if (path === DEFAULT_DATABASE_PATH) return;
+    throw problem(`the folder ${shown(dir)} does not exist; create it first`);
+  }
+  if (!isDir) throw problem(`${shown(dir)} is not a folder`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw problem(`the folder ${shown(dir)} is not writable by this user`);
+  }
+  try {
+    if (!statSync(path).isFile()) throw problem('it names something that is not a file');
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw problem('the file is not readable and writable by this user');
+  }
+  // Permission bits do not bind root, and some file systems refuse writes anyway (/proc, read-only
+  // mounts): open the file for appending, as SQLite will (an empty file is a valid new database).
+  try {
+    closeSync(openSync(path, 'a'));
+  } catch (e) {
+    throw problem(`the file cannot be opened for writing (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
 }
 
 /** Values that must never reach a log line or an error body (RPC URLs often embed API keys). */

@@ -1,15 +1,20 @@
 // CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
 import { buildApp } from './app.ts';
-import { ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
+import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
+import { COMMANDS, COMMANDS_HELP, runCommand } from './cli/commands.ts';
 import { VERSION } from './version.ts';
-import { createLogger } from './log.ts';
+import { createLogger, flushLogs } from './log.ts';
+import { serve, type Listening } from './serve.ts';
 import { createServices } from './services.ts';
 
 async function main() {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(helpText());
+    process.stdout.write(helpText() + '\n' + COMMANDS_HELP);
     return;
+  }
+  if ((COMMANDS as readonly string[]).includes(argv[0]!)) {
+    process.exit(runCommand(argv, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s)));
   }
   if (argv.includes('--version')) {
     process.stdout.write(VERSION + '\n');
@@ -18,6 +23,7 @@ async function main() {
   let config;
   try {
     config = loadConfig(argv, process.env);
+    checkDatabasePath(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`gateway: invalid setting: ${e.message}\n`);
@@ -27,17 +33,18 @@ async function main() {
   }
   // Elysia hides validation internals only in production mode.
   process.env.NODE_ENV ??= 'production';
-  const log = createLogger(config.logLevel, secretsOf(config));
+  const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat);
   const services = createServices(config, log);
   const app = buildApp(services);
+  let listening: Listening;
   try {
-    app.listen({ port: config.port, hostname: config.host });
+    listening = serve(app, log, { port: config.port, hostname: config.host, trustedProxies: config.trustedProxies });
   } catch (e) {
     log.error(`cannot listen on ${config.host}:${config.port}`, { error: e instanceof Error ? e.message : String(e) });
     await services.close();
     process.exit(1);
   }
-  const port = app.server!.port;
+  const port = listening.port;
   log.info(`gateway ${VERSION} listening`, { url: `http://${config.host}:${port}`, database: config.databasePath });
   if (config.gatewayAddress) {
     log.info('deposits enabled', {
@@ -50,20 +57,37 @@ async function main() {
     log.warn('deposits are not configured (GATEWAY_ADDRESS unset): free endpoints work, paid calls cannot be bought');
   }
   services.watcher?.start(config.depositPollSeconds);
+  services.readiness.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal means now: skip the rest of the drain.
+      log.warn('second signal: stopping without waiting', { signal });
+      flushLogs();
+      process.exit(1);
+    }
     stopping = true;
-    log.info('shutting down', { signal });
-    // Open event streams would keep a graceful stop waiting forever: close the MCP sessions first.
+    log.info('shutting down', { signal, drainSeconds: config.drainSeconds });
+    services.stopping = true; // /readyz answers 503 from now on
+    // Stop accepting, then end the event streams (they would hold the drain open until its limit).
+    const drained = listening.stop(config.drainSeconds * 1000);
     await services.mcp.closeAll();
-    await app.stop();
+    const outcome = await drained;
+    // The ledger settles what the finished requests queued, then the database closes.
     await services.close();
+    log.info('stopped', { drain: outcome });
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-await main();
+try {
+  await main();
+} catch (e) {
+  flushLogs();
+  // An operator reads one line, not a minified stack.
+  process.stderr.write(`gateway: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 500)}\n`);
+  process.exit(1);
+}

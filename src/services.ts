@@ -13,6 +13,7 @@ import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { CallDeps } from './calls/pipeline.ts';
 import { McpSessions } from './mcp/sessions.ts';
+import { Readiness } from './readiness.ts';
 
 export interface Services extends CallDeps {
   config: Config;
@@ -22,6 +23,9 @@ export interface Services extends CallDeps {
   watcher?: DepositWatcher;
   quorum?: DepositQuorum;
   mcp: McpSessions;
+  readiness: Readiness;
+  /** Set when a graceful stop begins: /readyz answers 503 from then on. */
+  stopping: boolean;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -69,8 +73,11 @@ export function createServices(config: Config, log: Logger): Services {
     watcher,
     quorum,
     mcp,
+    readiness: new Readiness(db, upstreams, config.readyWindowSeconds * 1000),
+    stopping: false,
     startedAt: Date.now(),
     async close() {
+      this.readiness.stop();
       await mcp.closeAll();
       await watcher?.stop();
       ledger.settle();

@@ -6,6 +6,7 @@ import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { deposits, dustTotals, exactLamports, pendingClaims } from '../db/schema.ts';
 import { SYSTEM_PROGRAM } from '../chain/program-ids.ts';
+import { depositLamports, deposits as depositCount } from '../metrics.ts';
 
 export interface Transfer {
   from: string;
@@ -82,7 +83,7 @@ export interface DepositRecord {
  */
 export function recordDeposit(db: Db, d: DepositRecord, minDepositLamports: bigint, now = Date.now()): DepositOutcome {
   if (d.lamports > MAX_LAMPORTS) throw new RangeError('deposit beyond any lamport supply');
-  return db.transaction(() => {
+  const outcome = db.transaction((): DepositOutcome => {
     if (d.lamports < minDepositLamports) {
       if (d.source !== 'watcher') return 'below_minimum';
       const total = addDust(db, d.wallet, d.lamports, now);
@@ -101,6 +102,9 @@ export function recordDeposit(db: Db, d: DepositRecord, minDepositLamports: bigi
     addToPendingClaim(db, d.wallet, d.lamports, now);
     return 'credited';
   });
+  if (outcome !== 'duplicate') depositCount.inc({ status: outcome, source: d.source });
+  if (outcome === 'credited' || outcome === 'dust') depositLamports.inc(Number(d.lamports));
+  return outcome;
 }
 
 function addDust(db: Db, wallet: string, lamports: bigint, now: number): bigint {

@@ -10,6 +10,7 @@
 import { and, eq, gt, gte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { creditAccounts, exactLamports } from '../db/schema.ts';
+import { ledgerBatch, ledgerCommit } from '../metrics.ts';
 
 export interface Balance {
   freeCalls: number;
@@ -162,6 +163,7 @@ export class Ledger {
     if (batch.length === 0) return;
     this.queue = [];
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const started = performance.now();
     try {
       this.db.$client.transaction(() => {
         for (const op of batch) {
@@ -174,6 +176,8 @@ export class Ledger {
         }
       }).immediate();
       this.commits++;
+      ledgerBatch.observe(batch.length);
+      ledgerCommit.observe((performance.now() - started) / 1000);
     } catch (e) {
       for (const op of batch) op.reject(e);
       return;

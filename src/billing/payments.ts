@@ -3,23 +3,35 @@
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { eq, sql } from 'drizzle-orm';
+import { apiKeys } from '../db/schema.ts';
 import { GatewayError } from '../errors.ts';
-import { keyLookup, type KeyOwner } from './keys.ts';
+import { hashApiKey, keyLookup, type KeyOwner } from './keys.ts';
 import type { Balance, Debit, Ledger } from './ledger.ts';
 
 export type { KeyOwner };
 
 export interface Payments {
   identify(apiKey: string | undefined): KeyOwner | null;
-  /** One atomic debit, durable when it resolves, or rejects with the 402. */
-  charge(owner: KeyOwner | null): Promise<Debit>;
+  /** One atomic debit, durable when it resolves, or rejects with the 402 (`apiKey`: what was sent, to say why). */
+  charge(owner: KeyOwner | null, apiKey?: string): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
-  paymentRequired(reason: string): GatewayError;
+  paymentRequired(reason: string, code?: RefusalCode): GatewayError;
 }
 
+/** Why a paid call was refused, for machines: the `code` of every 402 body. */
+export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'no_credit';
+
+const REFUSALS: Record<RefusalCode, string> = {
+  no_key: 'A valid x-api-key header is required for this endpoint.',
+  unknown_key: 'The API key sent is not known to this gateway.',
+  revoked_key: 'The API key sent was revoked: a newer claim for the same wallet issued a new key, which carries the credit.',
+  no_credit: 'No free calls left and the credit is below the price of one call.',
+};
+
 export function createPayments(db: Db, ledger: Ledger, config: Config): Payments {
-  const paymentRequired = (reason: string) => {
+  const paymentRequired = (reason: string, code: RefusalCode = 'no_key') => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
       ? `Each paid call costs ${config.priceLamports} lamports (${sol(config.priceLamports)} SOL) after ${config.freeCalls} free calls. ` +
@@ -27,20 +39,26 @@ export function createPayments(db: Db, ledger: Ledger, config: Config): Payments
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new GatewayError(402, { error: 'Payment required', reason, priceLamports: config.priceLamports, instructions, payTo });
+    return new GatewayError(402, { error: 'Payment required', code, reason, priceLamports: config.priceLamports, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
     return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
   };
+  const keyRow = db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))).prepare();
+  // Only on the refusal path: a key that identified nobody is either unknown or revoked.
+  const noOwner = (apiKey: string | undefined): RefusalCode => (!apiKey ? 'no_key' : keyRow.get({ keyHash: hashApiKey(apiKey) }) ? 'revoked_key' : 'unknown_key');
   return {
     identify: keyLookup(db),
-    async charge(owner) {
-      if (!owner) throw paymentRequired('A valid x-api-key header is required for this endpoint.');
+    async charge(owner, apiKey) {
+      if (!owner) {
+        const code = noOwner(apiKey);
+        throw paymentRequired(REFUSALS[code], code);
+      }
       const debit = await ledger.debit(owner.wallet, config.priceLamports);
       if (!debit) {
         const account = ledger.account(owner.wallet);
-        const refused = paymentRequired('No free calls left and the credit is below the price of one call.');
+        const refused = paymentRequired(REFUSALS.no_credit, 'no_credit');
         throw new GatewayError(402, refused.body, account ? headers(account) : {});
       }
       return debit;

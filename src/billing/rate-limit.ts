@@ -1,12 +1,15 @@
 // Token buckets per API key (or per client address for keyless calls). REST and MCP draw from the
 // same buckets because both go through the same call pipeline.
+import { rateLimited } from '../metrics.ts';
 
 export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the bucket is full again. */
+  /** Seconds until one more request is allowed (0 while the bucket is full); equals Retry-After when refused. */
   resetSeconds: number;
+  /** Seconds an empty bucket takes to fill: the policy's window. */
+  windowSeconds: number;
   /** Seconds until one more request is allowed (only when refused). */
   retryAfterSeconds: number;
 }
@@ -31,7 +34,7 @@ export class RateLimiter {
   }
 
   take(key: string): RateDecision {
-    if (!this.enabled) return { allowed: true, limit: this.burst, remaining: this.burst, resetSeconds: 0, retryAfterSeconds: 0 };
+    if (!this.enabled) return { allowed: true, limit: this.burst, remaining: this.burst, resetSeconds: 0, windowSeconds: 0, retryAfterSeconds: 0 };
     const now = this.now();
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.ratePerSecond);
@@ -42,26 +45,39 @@ export class RateLimiter {
     this.buckets.delete(key);
     this.buckets.set(key, b);
     if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
+    // Time until the next whole token: what a client must wait for one more request.
+    const nextToken = b.tokens >= this.burst ? 0 : Math.max(1, Math.ceil((1 - (b.tokens % 1)) / this.ratePerSecond));
     return {
       allowed,
       limit: this.burst,
       remaining: Math.floor(b.tokens),
-      resetSeconds: Math.ceil((this.burst - b.tokens) / this.ratePerSecond),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerSecond)),
+      resetSeconds: nextToken,
+      windowSeconds: Math.ceil(this.burst / this.ratePerSecond),
+      retryAfterSeconds: allowed ? 0 : nextToken,
     };
   }
 }
 
 /** One request against a bucket: the headers every answer carries, and the 429 body when refused. */
 export function admit(limiter: RateLimiter, key: string): { headers: Record<string, string>; refusal?: { error: string; hint: string; live_status: 'FAILED' } } {
+  if (!limiter.enabled) return { headers: {} };
   const decision = limiter.take(key);
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };
+  rateLimited.inc();
   return { headers, refusal: { error: 'Too many requests', hint: `Rate limit reached; retry after ${decision.retryAfterSeconds} s.`, live_status: 'FAILED' } };
 }
 
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): the policy as quota `q` per
+ * window `w` (the bucket size and the time it takes to fill), the state as remaining `r` and `t`,
+ * the seconds until one more request is allowed, which is exactly Retry-After when refused. The
+ * earlier draft's three RateLimit-Limit/-Remaining/-Reset fields carry the same numbers.
+ */
 function rateLimitHeaders(d: RateDecision): Record<string, string> {
   const h: Record<string, string> = {
+    'ratelimit-policy': `"default";q=${d.limit};w=${d.windowSeconds}`,
+    ratelimit: `"default";r=${d.remaining};t=${d.resetSeconds}`,
     'ratelimit-limit': String(d.limit),
     'ratelimit-remaining': String(d.remaining),
     'ratelimit-reset': String(d.resetSeconds),

@@ -13,6 +13,7 @@ import type { Db } from '../db/client.ts';
 import { watcherCursors } from '../db/schema.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
+import { watcherScanned } from '../metrics.ts';
 import { MAX_LAMPORTS, recordDeposit, transfersTo, type Transfer } from './deposits.ts';
 
 interface SignatureInfo {
@@ -131,7 +132,10 @@ export class DepositWatcher {
     for (let pages = 0; pages < PAGES_PER_POLL; pages++) {
       const batch = await this.page(cursor.walk?.before, until);
       if (!cursor.walk) {
-        if (batch.length === 0) return recorded;
+        if (batch.length === 0) {
+          watcherScanned();
+          return recorded;
+        }
         cursor.walk = { head: batch[0]! };
       }
       const done = await this.process(batch, cursor);
@@ -142,6 +146,7 @@ export class DepositWatcher {
       const firstWalkOver = !until && pages === PAGES_PER_POLL - 1;
       if (batch.length < PAGE || firstWalkOver) {
         this.save({ last: cursor.walk.head });
+        watcherScanned();
         return recorded;
       }
     }
@@ -172,7 +177,7 @@ export class DepositWatcher {
             const outcome = recordDeposit(db, { signature: info.signature, network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' }, min);
             if (outcome === 'duplicate') continue;
             recorded++;
-            if (outcome === 'credited') log.info('deposit recorded', { source: 'watcher', signature: info.signature, wallet: t.from, lamports: t.lamports, outcome });
+            log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_dust', source: 'watcher', signature: info.signature, wallet: t.from, lamports: t.lamports, outcome });
           }
         }
         cursor.walk!.before = chunk[usable - 1]!.signature;

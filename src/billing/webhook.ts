@@ -93,7 +93,7 @@ export interface WebhookResult {
 export async function handleWebhook(deps: WebhookDeps, authorization: string | null, payload: unknown): Promise<WebhookResult> {
   if (!authorized(authorization, deps.secret)) throw new GatewayError(401, { error: 'Invalid authorization header' });
   const { transfers, skipped } = reportedDeposits(payload, deps.gateway);
-  for (const s of skipped) deps.log.warn('webhook entry skipped', { ...s });
+  for (const s of skipped) deps.log.warn('webhook entry skipped', { event: 'deposit_ignored', ...s });
   const min = BigInt(deps.minDepositLamports);
   const out: WebhookResult['deposits'] = [];
   let failure: unknown;
@@ -113,12 +113,12 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
       continue;
     }
     if (lamports === undefined) {
-      deps.log.warn('webhook deposit not confirmed on chain; not credited', { signature: r.signature });
+      deps.log.warn('webhook deposit not confirmed on chain; not credited', { event: 'deposit_ignored', reason: 'not_on_chain', signature: r.signature });
       answer(r.lamports, 'unconfirmed');
       continue;
     }
     const outcome = recordDeposit(deps.db, { signature: r.signature, network: deps.network, wallet: r.from, lamports, source: 'webhook' }, min);
-    if (outcome === 'credited') deps.log.info('deposit recorded', { source: 'webhook', signature: r.signature, wallet: r.from, lamports, outcome });
+    if (outcome !== 'duplicate') deps.log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_ignored', source: 'webhook', signature: r.signature, wallet: r.from, lamports, outcome });
     answer(lamports, outcome);
   }
   if (failure) throw failure;

@@ -19,11 +19,15 @@ export interface Outcome {
 /** Maps anything thrown below the faces to a status and SPEC.md error body; never leaks internals. */
 export function errorOutcome(e: unknown, log: Logger, where: string): Outcome {
   if (e instanceof GatewayError) return { status: e.status, body: e.body, headers: e.headers };
-  if (e instanceof RpcError) {
-    log.warn('upstream RPC error', { capability: where, code: e.code, message: e.message });
-    return failed(`Upstream RPC error ${e.code}: ${quoted(e.message)}`);
+  if (e instanceof UpstreamError) {
+    const code = upstreamCode(e);
+    log.warn('upstream failed', { event: 'upstream_failed', capability: where, code, cause: e.kind, rpcCode: e.rpcCode ?? null, error: quoted(e.message) });
+    const out = failed(e instanceof RpcError ? `Upstream RPC error ${e.code}: ${quoted(e.message)}` : `Upstream RPC request failed: ${e.message}`);
+    out.body.code = code;
+    // Worth retrying: the nodes were down, slow or overloaded, not wrong about this request.
+    if (code === 'upstream_unavailable' || code === 'upstream_timeout') out.headers['retry-after'] = code === 'upstream_timeout' ? '2' : '5';
+    return out;
   }
-  if (e instanceof UpstreamError) return failed(`Upstream RPC request failed: ${e.message}`);
   log.error('capability failed', { capability: where, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   return failed('Internal server error');
 }
@@ -39,6 +43,21 @@ export function quoted(text: string): string {
     .replace(/ {2,}/g, ' ')
     .trim();
   return plain.length > MAX_QUOTED ? `${plain.slice(0, MAX_QUOTED)}...` : plain || 'no message';
+}
+
+/**
+ * Machine-readable cause of a failed upstream call: unavailable (unreachable, HTTP 429/5xx, node
+ * unhealthy), timeout, bad answer (not JSON-RPC, or over the size limit), or the node's own JSON-RPC error (`rpcCode`).
+ */
+export type UpstreamCode = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_bad_answer' | 'upstream_rpc_error';
+
+const NODE_UNHEALTHY = new Set([-32005, -32603]);
+
+function upstreamCode(e: UpstreamError): UpstreamCode {
+  if (e instanceof RpcError) return NODE_UNHEALTHY.has(e.code) ? 'upstream_unavailable' : 'upstream_rpc_error';
+  if (e.kind === 'timeout') return 'upstream_timeout';
+  if (e.kind === 'malformed' || e.kind === 'too_large') return 'upstream_bad_answer';
+  return 'upstream_unavailable';
 }
 
 function failed(error: string): Outcome {

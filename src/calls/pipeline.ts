@@ -4,8 +4,11 @@
 import { admit, type RateLimiter } from '../billing/rate-limit.ts';
 import type { Payments } from '../billing/payments.ts';
 import type { UsageLog } from '../billing/usage.ts';
+import type { Debit } from '../billing/ledger.ts';
 import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
+import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
+import { GatewayError } from '../errors.ts';
 import type { Caller } from './caller.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
 
@@ -31,14 +34,18 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
 export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
   const owner = deps.payments.identify(caller.apiKey);
   const { headers, refusal } = admit(deps.limiter, owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
-  if (refusal) return { status: 429, headers, body: refusal };
+  if (refusal) {
+    deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });
+    return { status: 429, headers, body: refusal };
+  }
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
-    if (cap.paid) receipt = await deps.payments.charge(owner);
+    if (cap.paid) receipt = counted(await deps.payments.charge(owner, caller.apiKey));
     const result = await cap.run(deps.ctx, input);
     if (receipt) {
+      countCharge(cap.name, receipt, 'success');
       Object.assign(headers, deps.payments.headers(receipt));
       deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
     }
@@ -48,11 +55,27 @@ export async function call(cap: Capability, raw: Record<string, unknown>, caller
     const charged = receipt;
     return charged ? { status: 200, body, headers, refund: async () => void (await deps.payments.refund(charged)) } : { status: 200, body, headers };
   } catch (e) {
+    if (!receipt && e instanceof GatewayError && e.status === 402) {
+      paymentRequired.inc({ reason: String(e.body.code) });
+      deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
+    }
     const failure = errorOutcome(e, deps.log, cap.name);
     if (receipt) {
       Object.assign(headers, deps.payments.headers(await deps.payments.refund(receipt)));
       deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: failure.status, refunded: true });
+      countCharge(cap.name, receipt, 'refunded');
     }
     return { ...failure, headers: { ...headers, ...failure.headers } };
   }
+}
+
+// Free calls move no lamports; a refund gives back exactly what its debit took.
+function counted(debit: Debit): Debit {
+  if (debit.kind === 'credit') debitedLamports.inc(Number(debit.price));
+  return debit;
+}
+
+function countCharge(capability: string, debit: Debit, outcome: 'success' | 'refunded') {
+  paidCalls.inc({ capability, outcome });
+  if (outcome === 'refunded' && debit.kind === 'credit') refundedLamports.inc(Number(debit.price));
 }

@@ -5,6 +5,8 @@
 // cap, so one node answering hundreds of megabytes costs a failed attempt, not the process's memory.
 import { parseJson, toJson } from '../json.ts';
 import type { Logger } from '../log.ts';
+import { upstreamCache, upstreamDuration, upstreamRequests } from '../metrics.ts';
+import { currentRequest } from '../request-context.ts';
 
 export class UpstreamError extends Error {
   constructor(
@@ -97,6 +99,8 @@ export class Upstream {
   private cachedBytes = 0;
   private readonly fetcher: typeof fetch;
   private nextId = 1;
+  /** When some upstream last answered (a result or a node's own JSON-RPC error): readiness reads it. */
+  lastAnswerAt: number | undefined;
 
   constructor(private readonly opts: UpstreamOptions) {
     if (opts.urls.length === 0) throw new Error(`${opts.label}: no RPC URLs`);
@@ -111,8 +115,10 @@ export class Upstream {
         // Re-insert to keep the Map in least-recently-used order.
         this.cache.delete(key);
         this.cache.set(key, hit);
+        upstreamCache.inc({ network: this.opts.label, result: 'hit' });
         return Promise.resolve(hit.value as T);
       }
+      upstreamCache.inc({ network: this.opts.label, result: 'miss' });
     }
     if (options.write) return this.run(method, params, options).then((r) => r.value as T);
     const pending = this.inflight.get(key);
@@ -151,10 +157,13 @@ export class Upstream {
       let retryable = false;
       let waitMs = 0;
       for (let i = 0; i < this.opts.urls.length; i++) {
+        const started = performance.now();
         const attempt = await this.attempt(i, method, params);
+        this.observe(i, method, attempt, started);
         if (attempt.ok) return { value: attempt.value, size: attempt.size ?? 0 };
         last = attempt.error!;
-        this.opts.log.warn('upstream attempt failed', { upstream: this.name(i), method, error: last.message });
+        const next = i + 1 < this.opts.urls.length ? `failover to #${i + 2}` : round + 1 < rounds && attempt.retryable ? 'retry' : 'give up';
+        this.opts.log.warn('upstream attempt failed', { event: 'upstream_failure', upstream: this.name(i), method, cause: last.kind, error: last.message, next });
         // A JSON-RPC error that is not about node health is the node's real answer: stop here.
         if (last instanceof RpcError && !RETRYABLE_RPC_CODES.has(last.code)) throw last;
         retryable ||= attempt.retryable === true;
@@ -165,6 +174,16 @@ export class Upstream {
       await Bun.sleep(Math.min(2000, Math.max(backoff, waitMs)));
     }
     throw last ?? new UpstreamError(`${this.opts.label}: no upstream answered`, 'unreachable');
+  }
+
+  private observe(i: number, method: string, attempt: Attempt, started: number) {
+    const outcome = attempt.ok ? 'ok' : attempt.error!.kind;
+    const labels = { network: this.opts.label, upstream: String(i + 1), outcome };
+    upstreamRequests.inc({ ...labels, method });
+    upstreamDuration.observe(labels, (performance.now() - started) / 1000);
+    if (attempt.ok || attempt.error instanceof RpcError) this.lastAnswerAt = Date.now();
+    const request = currentRequest();
+    if (request) request.upstreamCalls++;
   }
 
   private name(i: number) {

@@ -35,7 +35,10 @@ export function keyRoutes(s: Services) {
   const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
     const client = clientAddress(request, server, s.config.trustedProxies);
     const { headers, refusal } = admit(s.limiter, `addr:${client}`);
-    if (refusal) return json(429, refusal, headers);
+    if (refusal) {
+      s.log.info('rate limited', { event: 'rate_limited', route: where, client, retryAfter: headers['retry-after'] });
+      return json(429, refusal, headers);
+    }
     try {
       return json(200, fn(client), { ...headers, ...extra });
     } catch (e) {
@@ -86,8 +89,14 @@ export function keyRoutes(s: Services) {
       '/api/keys/claim',
       ({ request, body, server }) =>
         guarded(request, server, 'claim', () => {
-          const { apiKey } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
-          return { apiKey };
+          try {
+            const { apiKey, wallet, freeCalls, creditLamports } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
+            s.log.info('key claimed', { event: 'claim', wallet, creditLamports, freeCalls });
+            return { apiKey };
+          } catch (e) {
+            if (e instanceof GatewayError) s.log.info('claim refused', { event: 'claim_refused', status: e.status, error: e.body.error });
+            throw e;
+          }
         }, { 'cache-control': 'no-store' }),
     )
     .get(

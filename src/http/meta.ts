@@ -1,5 +1,7 @@
-// Health, generated from what the process actually holds.
+// Health, readiness and metrics, generated from what the process actually holds.
+import { timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
+import { registry } from '../metrics.ts';
 import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 import { jsonResponse as json } from '../json.ts';
@@ -18,5 +20,28 @@ export function metaRoutes(s: Services) {
           paymentNetwork: s.config.paymentNetwork,
         });
       },
+    )
+    .get(
+      '/readyz',
+      () => {
+        const report = s.readiness.check();
+        const ready = report.ready && !s.stopping;
+        return json(ready ? 200 : 503, { status: ready ? 'ready' : s.stopping ? 'stopping' : 'not ready', ...report, ready }, ready ? {} : { 'retry-after': '5' });
+      },
+    )
+    .get(
+      '/metrics',
+      async ({ request }) => {
+        if (s.config.metricsToken && !bearerMatches(request.headers.get('authorization'), s.config.metricsToken)) {
+          return json(401, { error: 'Unauthorized', hint: 'Send Authorization: Bearer <METRICS_TOKEN>.' }, { 'www-authenticate': 'Bearer realm="metrics"' });
+        }
+        return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
+      },
     );
+}
+
+function bearerMatches(header: string | null, token: string): boolean {
+  const sent = header?.startsWith('Bearer ') ? Buffer.from(header.slice(7).trim()) : Buffer.alloc(0);
+  const want = Buffer.from(token);
+  return sent.length === want.length && timingSafeEqual(sent, want);
 }

@@ -45,7 +45,10 @@ const ERROR = t.Object(
 const PAYMENT_REQUIRED = t.Object(
   {
     error: t.Literal('Payment required'),
-    reason: t.Optional(t.String({ description: 'Why this call was refused (no key, or credit exhausted)' })),
+    code: t.Optional(
+      t.Union([t.Literal('no_key'), t.Literal('unknown_key'), t.Literal('revoked_key'), t.Literal('no_credit')], { description: 'Why, for machines: no key sent, a key this gateway does not know, a key replaced by a newer claim, or no credit left' }),
+    ),
+    reason: t.Optional(t.String({ description: 'Why this call was refused, in words' })),
     priceLamports: t.Integer({ minimum: 0, description: 'Price of one paid call in lamports' }),
     instructions: t.String({ description: 'How to buy a key, step by step' }),
     payTo: t.Union([t.String({ description: 'Deposit address' }), t.Null()], { description: 'Deposit address; null when deposits are not configured' }),
@@ -113,6 +116,13 @@ const HEALTH = t.Object({
   paymentNetwork: t.String(),
 });
 
+const READINESS = t.Object({
+  status: t.Union([t.Literal('ready'), t.Literal('not ready'), t.Literal('stopping')]),
+  ready: t.Boolean(),
+  database: t.Union([t.Literal('writable'), t.Literal('failed')]),
+  upstreams: t.Record(t.String(), t.Union([t.Number({ minimum: 0 }), t.Null()]), { description: 'Seconds since each network last had an upstream answer; null: not yet' }),
+});
+
 const MANIFEST = t.Object({
   name: t.String(),
   version: t.String(),
@@ -126,6 +136,8 @@ const MANIFEST = t.Object({
 const jsonBody = (schema: Json, description: string, extra: Json = {}) => ({ description, content: { 'application/json': { schema, ...extra } } });
 
 const RATE_HEADERS = {
+  'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+  RateLimit: ref('headers', 'RateLimit'),
   'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
   'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
   'RateLimit-Reset': ref('headers', 'RateLimitReset'),
@@ -150,13 +162,16 @@ function components(): Json {
       Usage: plain(USAGE),
       WebhookResult: plain(WEBHOOK_RESULT),
       Health: plain(HEALTH),
+      Readiness: plain(READINESS),
       McpManifest: plain(MANIFEST),
       ...Object.fromEntries(CAPABILITIES.map((cap) => [resultSchemaName(cap), plain(successSchema(cap))])),
     },
     headers: {
+      RateLimitPolicy: { description: 'IETF RateLimit-Policy: `"default";q=<bucket size>;w=<seconds an empty bucket takes to fill>`', schema: { type: 'string' } },
+      RateLimit: { description: 'IETF RateLimit: `"default";r=<requests left>;t=<seconds until one more is allowed>` (t equals Retry-After on a 429)', schema: { type: 'string' } },
       RateLimitLimit: int('Bucket size (requests)'),
       RateLimitRemaining: int('Requests left in the bucket'),
-      RateLimitReset: int('Seconds until the bucket is full again'),
+      RateLimitReset: int('Seconds until one more request is allowed (equals Retry-After on a 429)'),
       RetryAfter: int('Seconds to wait before retrying'),
       CreditsRemaining: int('Credit left, in lamports'),
       FreeCallsRemaining: int('Free calls left'),
@@ -356,6 +371,28 @@ function otherPaths(config: Config): Json {
     },
     '/healthz': {
       get: { operationId: 'getHealth', summary: 'Liveness and database check', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process is up and its database answers') } },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'getReadiness',
+        summary: 'Readiness: the database takes a write lock and an upstream answered recently',
+        tags: ['Meta'],
+        security: [],
+        responses: { '200': ok('Readiness', 'Ready for traffic'), '503': ok('Readiness', 'Not ready (or stopping): take it out of the load balancer') },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description: 'Text exposition format. When METRICS_TOKEN is set, send it as Authorization: Bearer.',
+        tags: ['Meta'],
+        security: [],
+        responses: {
+          '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '401': error('METRICS_TOKEN is set and the bearer token sent does not match'),
+        },
+      },
     },
     '/.well-known/mcp.json': {
       get: { operationId: 'getMcpManifest', summary: 'MCP discovery manifest', tags: ['Meta'], security: [], responses: { '200': ok('McpManifest', 'The tools and MCP endpoints') } },

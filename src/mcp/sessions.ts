@@ -13,6 +13,7 @@
 // keep-alives, with no request, is closed after `streamIdleMs`.
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.ts';
+import { mcpSessions } from '../metrics.ts';
 import type { WebSseServerTransport } from './sse-transport.ts';
 
 /** Who opened a session. */
@@ -146,6 +147,7 @@ export class McpSessions {
     if (!this.ownerHasRoom(session.owner.bucket)) return 'owner-full';
     this.sessions.set(session.id, session);
     this.perOwner.set(session.owner.bucket, (this.perOwner.get(session.owner.bucket) ?? 0) + 1);
+    mcpSessions.inc({ transport: session.kind });
     this.startSweeper();
     this.log?.debug('mcp session opened', { transport: session.kind, open: this.sessions.size });
     return 'added';
@@ -155,6 +157,7 @@ export class McpSessions {
   remove(session: McpSession): void {
     if (this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
+    mcpSessions.dec({ transport: session.kind });
     const left = (this.perOwner.get(session.owner.bucket) ?? 1) - 1;
     if (left > 0) this.perOwner.set(session.owner.bucket, left);
     else this.perOwner.delete(session.owner.bucket);

@@ -260,6 +260,15 @@ describe('keys, webhook and meta routes', () => {
     const self = await check(200, 'GET', '/openapi.json');
     expect(self.body.openapi).toBe('3.1.0');
     await check(200, 'GET', '/llms.txt');
+    await check(200, 'GET', '/metrics');
+    await check(200, 'GET', '/readyz'); // the calls above had upstream answers
+    const guarded = await startGateway({ mainnetRpcUrls: [chain.url], metricsToken: 'contract-metrics-token' });
+    try {
+      await check(401, 'GET', '/metrics', { base: guarded.url });
+      await check(503, 'GET', '/readyz', { base: guarded.url }); // no upstream has answered it yet
+    } finally {
+      await guarded.stop();
+    }
   }, SLOW);
 
   test('429 on every rate-limited route once the bucket is empty', async () => {

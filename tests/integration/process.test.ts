@@ -42,10 +42,60 @@ describe('the gateway process', () => {
     expect(err).toContain('eighty');
   });
 
-  test('creates its database (WAL) in a fresh folder, says deposits are off, refuses a second instance on the same port, and shuts down on SIGTERM', async () => {
+  test.each([
+    ['PORT', ['--port', '70000']],
+    ['HOST', ['--host', '999.1.1.1']],
+    ['HOST', ['--host', 'bad host!']],
+    ['DATABASE_PATH', ['--database-path', '/nonexistent-cig/deeper/gw.sqlite']],
+    ['DATABASE_PATH', ['--database-path', '/tmp']],
+    ['DATABASE_PATH', ['--database-path', '/proc/gw.sqlite']], // not writable, even for root
+    ['MAINNET_RPC_URLS', ['--mainnet-rpc-urls', 'ftp://rpc.example/?api-key=SECRET123']],
+    ['LOG_FORMAT', ['--log-format', 'xml']],
+    ['unknown option --no-such-flag', ['--no-such-flag', '1']],
+    ['PRICE_LAMPORTS', ['--price-lamports', 'x'.repeat(5000)]],
+  ])('a bad setting (%s) prints one short line naming it and exits 2 before opening anything', async (name, args) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cig-bad-'));
+    const p = Bun.spawn(['bun', MAIN, ...args], { cwd: dir, env: { ...process.env, PORT: '0' }, stdout: 'pipe', stderr: 'pipe' });
+    const err = await new Response(p.stderr).text();
+    expect(await p.exited).toBe(2);
+    expect(err.trimEnd().split('\n')).toHaveLength(1);
+    expect(Buffer.byteLength(err)).toBeLessThan(600);
+    expect(err).toContain(name);
+    expect(err).not.toContain('SECRET123');
+    expect(err).not.toContain('    at ');
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
+  }, 20_000);
+
+  test('a second sandbox on a taken port fails instead of sharing it', async () => {
+    const port = String(freePort());
+    const env = { ...process.env, SANDBOX_PORT: port };
+    const first = Bun.spawn(['bun', join(import.meta.dir, '../support/sandbox/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' });
+    try {
+      const reader = first.stdout.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain(`127.0.0.1:${port}`);
+      const second = Bun.spawn(['bun', join(import.meta.dir, '../support/sandbox/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' });
+      expect(await second.exited).toBe(1);
+      expect(await new Response(second.stderr).text()).toContain(`cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      first.kill('SIGTERM');
+      await first.exited;
+    }
+  }, 30_000);
+
+  test('the README spelling --mcp-keepalive-seconds is accepted beside --mcp-keep-alive-seconds', async () => {
+    for (const flag of ['--mcp-keepalive-seconds', '--mcp-keep-alive-seconds']) {
+      const p = Bun.spawn(['bun', MAIN, flag, 'nope'], { stderr: 'pipe' });
+      const err = await new Response(p.stderr).text();
+      expect(await p.exited).toBe(2);
+      expect(err).toContain('MCP_KEEPALIVE_SECONDS');
+    }
+  }, 20_000);
+
+  test('creates its database (WAL) in an empty folder, says deposits are off, refuses a second instance on the same port, and shuts down on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cig-proc-'));
     const port = freePort();
-    const dbPath = join(dir, 'nested', 'gw.sqlite');
+    const dbPath = join(dir, 'gw.sqlite');
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: dbPath, MAINNET_RPC_URLS: 'http://127.0.0.1:9' };
     const first = Bun.spawn(['bun', MAIN], { env, stderr: 'pipe' });
     try {
@@ -68,5 +118,5 @@ describe('the gateway process', () => {
       expect(log).toContain('shutting down');
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });

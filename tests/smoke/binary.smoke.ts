@@ -85,3 +85,22 @@ test('the lone binary serves the docs and claim pages with their scripts embedde
     expect((await js.text()).length, page).toBeGreaterThan(5000);
   }
 });
+
+test('/metrics parses as Prometheus text and counted the balance call; /readyz is ready', async () => {
+  const { default: parse } = await import('parse-prometheus-text-format');
+  const families = parse(await fetch(url + '/metrics').then((r) => r.text()));
+  const requests = families.find((f) => f.name === 'gateway_http_requests_total')!;
+  expect(requests.metrics.some((m) => m.labels?.route === '/api/chain/balance' && m.labels?.status === '200')).toBe(true);
+  const until = Date.now() + 15_000;
+  while ((await fetch(url + '/readyz')).status !== 200 && Date.now() < until) await Bun.sleep(200);
+  expect((await fetch(url + '/readyz')).status).toBe(200);
+});
+
+test('gateway stats --json reads the database while the server runs; a bad setting is one line and exit 2', async () => {
+  const stats = Bun.spawnSync([join(dir, 'gateway'), 'stats', '--json'], { cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+  expect(stats.exitCode).toBe(0);
+  expect(JSON.parse(stats.stdout.toString()).keys).toEqual({ active: 0, revoked: 0, wallets: 0 });
+  const bad = Bun.spawnSync([join(dir, 'gateway'), '--port', '70000'], { cwd: dir, env: { PATH: '/usr/bin:/bin' }, stderr: 'pipe' });
+  expect(bad.exitCode).toBe(2);
+  expect(bad.stderr.toString().trim().split('\n')).toEqual([expect.stringContaining('PORT')]);
+});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { buildApp, type App } from '../../src/app.ts';
 import { defaultConfig, secretsOf, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
+import { serve } from '../../src/serve.ts';
 import { createServices, type Services } from '../../src/services.ts';
 
 export interface TestGateway {
@@ -34,11 +35,12 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
     ...overrides,
   };
   const logs: string[] = [];
-  const log = createLogger('debug', secretsOf(config), (line) => logs.push(line));
+  const log = createLogger('debug', secretsOf(config), (line) => logs.push(line), config.logFormat);
   const services = createServices(config, log);
   const app = buildApp(services);
-  app.listen({ port: 0, hostname: '127.0.0.1' });
-  const url = `http://127.0.0.1:${app.server!.port}`;
+  // The same listener main.ts uses, access log and request metrics included.
+  const listening = serve(app, log, { port: 0, hostname: '127.0.0.1', trustedProxies: config.trustedProxies });
+  const url = `http://127.0.0.1:${listening.port}`;
   const read = async (res: Response) => {
     const text = await res.text();
     let body: unknown = text;
@@ -65,7 +67,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
       ),
     async stop() {
       await services.mcp.closeAll();
-      await app.stop(true);
+      await listening.server.stop(true);
       await services.close();
       if (!opts.keepFiles) rmSync(dir, { recursive: true, force: true });
     },

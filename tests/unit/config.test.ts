@@ -50,6 +50,11 @@ describe('config', () => {
     }
   });
 
+  test('hosts: addresses and names pass, mistyped addresses do not', () => {
+    for (const h of ['0.0.0.0', '127.0.0.1', '::', '::1', '[::1]', 'localhost', 'gateway.internal']) expect(() => loadConfig(['--host', h], {})).not.toThrow();
+    for (const h of ['999.1.1.1', '10.0.0', 'a b', 'host_name', '::zz::']) expect(() => loadConfig(['--host', h], {})).toThrow('HOST');
+  });
+
   test('unknown flags are refused', () => {
     expect(() => loadConfig(['--prot', '1'], {})).toThrow('unknown option --prot');
   });

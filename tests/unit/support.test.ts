@@ -35,6 +35,17 @@ describe('log redaction', () => {
     expect(line).not.toContain('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy');
     expect(line).toContain('x.quiknode.pro');
   });
+  test('json lines stay valid JSON after redaction, with secrets hidden in their escaped spelling too', () => {
+    const lines: string[] = [];
+    const secret = 'we"ird\\secret';
+    const log = createLogger('info', [secret, 'https://rpc.example/?api-key=K1234567'], (l) => lines.push(l), 'json');
+    log.warn('failed https://rpc.example/?api-key=K1234567', { url: 'https://x.quiknode.pro/tok3n/', secret, nested: { key: 'cig_3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy' } });
+    expect(lines).toHaveLength(1);
+    const record = JSON.parse(lines[0]!);
+    expect(record).toMatchObject({ level: 'warn', message: 'failed [redacted]', url: 'https://x.quiknode.pro/[redacted]', secret: '[redacted]', nested: { key: 'cig_[redacted]' } });
+    expect(Number.isNaN(Date.parse(record.time))).toBe(false);
+    for (const hidden of ['K1234567', 'tok3n', 'ird', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy']) expect(lines[0]).not.toContain(hidden);
+  });
   test('levels below the configured one are dropped', () => {
     const lines: string[] = [];
     const log = createLogger('warn', [], (l) => lines.push(l));

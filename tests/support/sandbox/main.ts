@@ -4,7 +4,10 @@ import { startSandbox } from './index.ts';
 
 const port = Number(process.env.SANDBOX_PORT ?? 8899);
 const host = process.env.SANDBOX_HOST ?? '127.0.0.1';
-const sandbox = await startSandbox({ port, host });
+const sandbox = await startSandbox({ port, host }).catch((e: Error) => {
+  console.error(`sandbox: cannot listen on ${host}:${port}: ${e.message}`);
+  process.exit(1);
+});
 const demo = await sandbox.newWallet(100n * 1_000_000_000n);
 
 console.log(`sandbox JSON-RPC: ${sandbox.url}`);

@@ -53,6 +53,8 @@ export class RpcServer {
     this.server = Bun.serve({
       port,
       hostname,
+      // Exclusive: a second sandbox on a taken port must fail, not share it and split the calls.
+      reusePort: false,
       idleTimeout: 0, // a 'hang' or 'slow' fault must not be cut off by Bun's 10 s default
       development: false,
       fetch: (req) => this.handle(req),

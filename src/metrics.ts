@@ -1,0 +1,113 @@
+// Prometheus metrics (prom-client; runs inside the compiled binary). One registry per process: the
+// parts that count (pipeline, upstream, ledger, watcher, MCP sessions) each call one line here.
+// Labels hold only bounded, public values: route templates, capability and RPC method names,
+// upstream positions ("1", "2"), outcomes. Never a URL, key, session id or wallet.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+const registers = [registry];
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const httpRequests = new Counter({
+  name: 'gateway_http_requests_total',
+  help: 'HTTP requests answered, by route template, method, status and face (rest, mcp, meta)',
+  labelNames: ['route', 'method', 'status', 'face'] as const,
+  registers,
+});
+
+export const httpDuration = new Histogram({
+  name: 'gateway_http_request_duration_seconds',
+  help: 'Time to the response head (event streams: until the stream opened), by route template',
+  labelNames: ['route', 'face'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const upstreamRequests = new Counter({
+  name: 'gateway_upstream_requests_total',
+  help: 'Upstream RPC attempts by network, method, upstream position and outcome',
+  labelNames: ['network', 'method', 'upstream', 'outcome'] as const,
+  registers,
+});
+
+export const upstreamDuration = new Histogram({
+  name: 'gateway_upstream_request_duration_seconds',
+  help: 'Upstream RPC attempt latency by network, upstream position and outcome',
+  labelNames: ['network', 'upstream', 'outcome'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const upstreamCache = new Counter({
+  name: 'gateway_upstream_cache_total',
+  help: 'Cacheable upstream calls served from memory (hit) or fetched (miss)',
+  labelNames: ['network', 'result'] as const,
+  registers,
+});
+
+export const mcpSessions = new Gauge({
+  name: 'gateway_mcp_sessions',
+  help: 'Open MCP sessions by transport',
+  labelNames: ['transport'] as const,
+  registers,
+});
+
+export const paidCalls = new Counter({
+  name: 'gateway_paid_calls_total',
+  help: 'Paid capability calls charged, by capability and outcome (success keeps the charge, refunded gives it back)',
+  labelNames: ['capability', 'outcome'] as const,
+  registers,
+});
+
+export const debitedLamports = new Counter({ name: 'gateway_debited_lamports_total', help: 'Lamports taken from credit by paid calls (free calls take none)', registers });
+export const refundedLamports = new Counter({ name: 'gateway_refunded_lamports_total', help: 'Lamports given back by refunds of failed paid calls', registers });
+
+export const deposits = new Counter({
+  name: 'gateway_deposits_total',
+  help: 'Transfers to the deposit address, by outcome (credited; dust: summed until the minimum; below_minimum: left by the webhook to the watcher) and source',
+  labelNames: ['status', 'source'] as const,
+  registers,
+});
+
+export const depositLamports = new Counter({ name: 'gateway_deposited_lamports_total', help: 'Lamports received that count toward credit (credited deposits and dust)', registers });
+
+let lastWatcherScan: number | undefined;
+/** The deposit watcher calls this after each complete scan. */
+export const watcherScanned = (at = Date.now()) => void (lastWatcherScan = at);
+
+new Gauge({
+  name: 'gateway_watcher_lag_seconds',
+  help: 'Seconds since the deposit watcher last finished a scan (absent while it has not)',
+  registers,
+  collect() {
+    if (lastWatcherScan === undefined) this.reset();
+    else this.set((Date.now() - lastWatcherScan) / 1000);
+  },
+});
+
+export const ledgerBatch = new Histogram({
+  name: 'gateway_ledger_batch_size',
+  help: 'Debits and refunds committed together by one ledger group commit',
+  buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+  registers,
+});
+
+export const ledgerCommit = new Histogram({
+  name: 'gateway_ledger_commit_seconds',
+  help: 'Time of one ledger group commit, synced to disk',
+  buckets: SECONDS,
+  registers,
+});
+
+export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
+
+export const paymentRequired = new Counter({
+  name: 'gateway_payment_required_total',
+  help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, no_credit)',
+  labelNames: ['reason'] as const,
+  registers,
+});
+
+/** Seconds since `start` (a performance.now() value). */
+export const since = (start: number) => (performance.now() - start) / 1000;

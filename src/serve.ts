@@ -1,0 +1,104 @@
+// Listens for the app, with the access log and request metrics wrapped once around its fetch
+// handler. No Elysia lifecycle hook is involved: a global hook would put every route on Elysia's
+// slow path (see bench/observe.ts for the cost of this wrapper against none).
+import type { Server } from 'bun';
+import type { App } from './app.ts';
+import { hashApiKey } from './billing/keys.ts';
+import { apiKeyOf, clientAddress } from './calls/caller.ts';
+import type { Logger } from './log.ts';
+import { httpDuration, httpRequests } from './metrics.ts';
+import { withRequestContext, type RequestContext } from './request-context.ts';
+
+export interface Listening {
+  server: Server<unknown>;
+  port: number;
+  /** Stops accepting, lets requests in flight finish for up to `drainMs`, then closes what is left. */
+  stop(drainMs: number): Promise<'drained' | 'timed out'>;
+}
+
+type Face = 'rest' | 'mcp' | 'meta';
+
+// Label values come from a closed set, so no client can grow the number of series.
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+const faceOf = (path: string): Face =>
+  path.startsWith('/api/') ? 'rest' : path.startsWith('/mcp') || path.startsWith('/.well-known/mcp') ? 'mcp' : 'meta';
+
+/** Path of a request URL without building a URL object (the hot path). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  let end = url.length;
+  const q = url.indexOf('?', start);
+  if (q !== -1) end = q;
+  const h = url.indexOf('#', start);
+  if (h !== -1 && h < end) end = h;
+  const path = url.slice(start, end);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+export function serve(app: App, log: Logger, at: { port: number; hostname: string; trustedProxies?: readonly string[] }): Listening {
+  let templates: Set<string> | undefined;
+  // Routes are all static paths, so the path itself is the template; anything else is one label.
+  const templateOf = (path: string) => ((templates ??= new Set(app.routes.map((r) => r.path))).has(path) ? path : 'unmatched');
+  const handle = app.fetch;
+  const { idleTimeout, maxRequestBodySize } = (app.config.serve ?? {}) as { idleTimeout?: number; maxRequestBodySize?: number };
+
+  const server = Bun.serve({
+    idleTimeout,
+    maxRequestBodySize,
+    port: at.port,
+    hostname: at.hostname,
+    // reusePort would let a second gateway bind the same port silently and steal traffic.
+    reusePort: false,
+    development: false,
+    async fetch(request, srv) {
+      const start = performance.now();
+      const context: RequestContext = { upstreamCalls: 0 };
+      let status = 500;
+      try {
+        const response = await withRequestContext(context, () => handle(request));
+        status = response.status;
+        return response;
+      } finally {
+        const seconds = (performance.now() - start) / 1000;
+        const path = pathOf(request.url);
+        const route = templateOf(path);
+        const face = faceOf(path);
+        const method = METHODS.has(request.method) ? request.method : 'OTHER';
+        httpRequests.inc({ route, method, status: String(status), face });
+        httpDuration.observe({ route, face }, seconds);
+        const key = apiKeyOf(request.headers);
+        log.info('request', {
+          kind: 'access',
+          method,
+          route,
+          status,
+          durationMs: Math.round(seconds * 1e6) / 1e3,
+          face,
+          // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
+          keyId: key ? hashApiKey(key).slice(0, 12) : null,
+          client: clientAddress(request, srv, at.trustedProxies),
+          upstreamCalls: context.upstreamCalls,
+        });
+      }
+    },
+  });
+  // Handlers read the server from the app (client address, per-request timeouts).
+  (app as { server: unknown }).server = server;
+
+  return {
+    server,
+    port: server.port!,
+    async stop(drainMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const outcome = await Promise.race([
+        server.stop(false).then(() => 'drained' as const),
+        new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), drainMs))),
+      ]);
+      clearTimeout(timer);
+      if (outcome === 'timed out') await server.stop(true);
+      return outcome;
+    },
+  };
+}

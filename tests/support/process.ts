@@ -1,0 +1,60 @@
+// The gateway as an operator runs it: `bun src/main.ts` (or the compiled binary) as a child
+// process, its stderr collected line by line.
+import { join } from 'node:path';
+
+export const MAIN = join(import.meta.dir, '../../src/main.ts');
+
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+export interface GatewayProcess {
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  /** Every stderr line so far. */
+  lines: string[];
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/** Starts the gateway with `env` (plus PATH/HOME) and waits for /healthz. */
+export async function spawnGateway(env: Record<string, string>, args: string[] = [], command = ['bun', MAIN]): Promise<GatewayProcess> {
+  const port = freePort();
+  const proc = Bun.spawn([...command, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const lines: string[] = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const parts = rest.split('\n');
+      rest = parts.pop()!;
+      lines.push(...parts);
+    }
+    if (rest) lines.push(rest);
+  })();
+  const url = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(url + '/healthz')).ok) break;
+    } catch {}
+    if (Date.now() > until || proc.exitCode !== null) throw new Error(`gateway did not start:\n${lines.join('\n')}`);
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    proc,
+    lines,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null) proc.kill(signal);
+      return proc.exited;
+    },
+  };
+}
