@@ -111,7 +111,7 @@ export function mcpRoutes(s: Services) {
 
   return (
     new Elysia({ name: 'mcp' })
-      .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)), { detail: { summary: 'MCP discovery manifest', tags: ['MCP'] } })
+      .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)))
       // ---- legacy HTTP+SSE ----------------------------------------------------------------
       .get(MCP_SSE_PATH, async ({ request, server }) => {
         const refused = foreign(request);
