@@ -36,7 +36,7 @@ export function createServices(config: Config, log: Logger): Services {
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
-  const ledger = new Ledger(db);
+  const ledger = new Ledger(db, config.ledgerSync);
   const pay = config.paymentNetwork;
   const quorum =
     config.gatewayAddress && config.depositQuorum > 1
