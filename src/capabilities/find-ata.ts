@@ -1,5 +1,4 @@
-import { findAssociatedTokenPda } from '@solana-program/token';
-import { address as toAddress } from '@solana/kit';
+import { associatedTokenAddresses } from '../chain/ata.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
@@ -37,12 +36,8 @@ export const findAta = defineCapability({
     uiAmountString: t.Optional(uiAmount('amount / 10^decimals, exact')),
   }),
   async run(ctx, { wallet, mint, network }) {
-    const owner = toAddress(wallet);
-    const mintAddress = toAddress(mint);
     // Both candidate ATAs in the same round trip as the mint; the mint's owner picks the right one.
-    const [[classic], [t22]] = await Promise.all(
-      [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((p) => findAssociatedTokenPda({ owner, mint: mintAddress, tokenProgram: toAddress(p) })),
-    );
+    const { classic, token2022: t22 } = await associatedTokenAddresses(wallet, mint);
     const res = await ctx
       .rpc(network)
       .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }]);
