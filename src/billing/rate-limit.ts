@@ -58,10 +58,16 @@ export class RateLimiter {
   }
 }
 
-/** One request against a bucket: the headers every answer carries, and the 429 body when refused. */
-export function admit(limiter: RateLimiter, key: string): { headers: Record<string, string>; refusal?: { error: string; hint: string; live_status: 'FAILED' } } {
-  if (!limiter.enabled) return { headers: {} };
-  const decision = limiter.take(key);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * One request against a bucket: the headers every answer carries, and the 429 body when refused.
+ * `bucket` names the bucket only when limits are on (naming it may mean asking the socket). The
+ * headers object may be shared between answers: copy it to add to it.
+ */
+export function admit(limiter: RateLimiter, bucket: () => string): { headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } } {
+  if (!limiter.enabled) return { headers: NO_HEADERS };
+  const decision = limiter.take(bucket());
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };
   rateLimited.inc();
