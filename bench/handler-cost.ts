@@ -2,7 +2,7 @@
 // Elysia app (app.handle) in this process, 64 at a time, and the process's CPU time is divided by
 // the calls made. Steadier than req/s on a shared machine, and the number each hot-path change
 // moves. The sandbox chain (same process) answers the few upstream calls the caches let through.
-// Run: bun bench/handler-cost.ts [calls per route] [concurrency]; BENCH_ONLY=<part of a name> for one route.
+// Run: bun bench/handler-cost.ts [calls per route] [concurrency] [rounds, best kept]; BENCH_ONLY=<part of a name> for one route.
 import { cpus } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests
 
 const calls = Number(process.argv[2] ?? 20_000);
 const concurrency = Number(process.argv[3] ?? 64);
+const rounds = Number(process.argv[4] ?? 3);
 process.env.NODE_ENV ??= 'production';
 
 const chain = await startSandbox();
@@ -65,6 +66,20 @@ try {
     ['GET /api/keys/me', '/api/keys/me', paid],
   ];
 
+  // One Streamable HTTP session, opened by hand: initialize, then the initialized notification.
+  const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...paid };
+  const init = await send('/mcp', {
+    method: 'POST',
+    headers: mcpHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  await init.text();
+  const session = { ...mcpHeaders, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+  await (await send('/mcp', { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  let rpcId = 1;
+  const toolCall = () => ({ method: 'POST', headers: session, body: `{"jsonrpc":"2.0","id":${rpcId++},"method":"tools/call","params":{"name":"optimal_fee","arguments":{}}}` });
+  routes.push(['paid MCP optimal_fee', '/mcp', session]);
+
   async function measure(path: string, headers: Record<string, string>, n: number) {
     let next = 0;
     let bad = 0;
@@ -73,7 +88,7 @@ try {
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (next++ < n) {
-          const res = await send(path, { headers });
+          const res = await send(path, path === '/mcp' ? toolCall() : { headers });
           await res.arrayBuffer();
           if (res.status !== 200) bad++;
         }
@@ -83,12 +98,20 @@ try {
     return { cpuUs: (used.user + used.system) / n, wallUs: ((performance.now() - t) * 1000) / n, bad };
   }
 
-  console.log(`command: bun bench/handler-cost.ts ${calls} ${concurrency}`);
+  console.log(`command: bun bench/handler-cost.ts ${calls} ${concurrency} ${rounds}`);
   console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, bun ${Bun.version}`);
-  for (const [name, path, headers] of routes.filter(([name]) => name.includes(process.env.BENCH_ONLY ?? ''))) {
-    await measure(path, headers, Math.min(calls, 2000)); // warm-up
-    const r = await measure(path, headers, calls);
-    console.log(`${name.padEnd(20)} ${r.cpuUs.toFixed(1).padStart(7)} µs CPU/call ${r.wallUs.toFixed(1).padStart(7)} µs wall/call${r.bad ? `  (${r.bad} not 200)` : ''}`);
+  const chosen = routes.filter(([name]) => name.includes(process.env.BENCH_ONLY ?? ''));
+  for (const [, path, headers] of chosen) await measure(path, headers, Math.min(calls, 2000)); // warm-up
+  // Rounds go through the routes in turn, and each route keeps its least disturbed round.
+  const best = new Map<string, Awaited<ReturnType<typeof measure>>>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, path, headers] of chosen) {
+      const r = await measure(path, headers, calls);
+      if (!best.has(name) || r.cpuUs < best.get(name)!.cpuUs) best.set(name, r);
+    }
+  }
+  for (const [name, r] of best) {
+    console.log(`${name.padEnd(22)} ${r.cpuUs.toFixed(1).padStart(7)} µs CPU/call ${r.wallUs.toFixed(1).padStart(7)} µs wall/call${r.bad ? `  (${r.bad} not 200)` : ''}`);
   }
 } finally {
   await services.close();

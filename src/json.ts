@@ -16,15 +16,20 @@ const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 const exactBigInts = (_key: string, v: unknown) => (typeof v === 'bigint' ? rawJson(v.toString()) : v);
 
-export function toJson(value: unknown): string {
-  // Most values hold no bigint, and a replacer (called for every key) makes JSON.stringify several
-  // times slower. JSON.stringify throws on a bigint, so the exact path runs only when one is there.
+/** JSON text of a value that holds no bigint; undefined when it holds one (JSON.stringify throws on it). */
+export function plainJson(value: unknown): string | undefined {
   try {
     return JSON.stringify(value);
   } catch (e) {
-    if (!(e instanceof TypeError)) throw e;
-    return JSON.stringify(value, exactBigInts);
+    if (e instanceof TypeError && /bigint/i.test(e.message)) return undefined;
+    throw e;
   }
+}
+
+export function toJson(value: unknown): string {
+  // Most values hold no bigint, and a replacer (called for every key) makes JSON.stringify several
+  // times slower: the exact path runs only when a bigint is there.
+  return plainJson(value) ?? JSON.stringify(value, exactBigInts);
 }
 
 /** An integer from RPC JSON (number or bigint) as a bigint. */
