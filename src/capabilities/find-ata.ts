@@ -40,7 +40,15 @@ export const findAta = defineCapability({
     const { classic, token2022: t22 } = await associatedTokenAddresses(wallet, mint);
     const res = await ctx
       .rpc(network)
-      .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+      .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }], {
+        // An account that exists is reused for one second (about the lag of 'confirmed' itself);
+        // an answer without an ATA is never reused, so an ATA just created is seen at once.
+        cacheMs: 1000,
+        cacheWhen: (v) => {
+          const [m, a, b] = (v as { value: unknown[] }).value;
+          return m != null && (a != null || b != null);
+        },
+      });
     const [mintAccount, classicAta, t22Ata] = res.value;
     if (!mintAccount) throw notFound(`Mint not found on ${network}`, { mint });
     const isMint = !Array.isArray(mintAccount.data) && mintAccount.data.parsed?.type === 'mint';
