@@ -19,7 +19,7 @@ try {
     const db = openDatabase(join(dir, `${sync}.sqlite`));
     const ledger = new Ledger(db, sync);
     const wallets = Array.from({ length: 64 }, (_, i) => `wallet-${i}`);
-    for (const w of wallets) ledger.credit(w, 1e15, 0);
+    for (const w of wallets) ledger.credit(w, 10n ** 15n, 0);
     for (const size of [1, 16, 64, 256]) {
       const times: number[] = [];
       for (let b = 0; b < batches; b++) {
