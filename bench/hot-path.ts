@@ -137,6 +137,8 @@ try {
   await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: SECRET });
   const key = await claimWhenSeen(http, agent, 0);
   const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+  // The agent holds the token, so its ATA exists: the answer an agent asks about again and again.
+  await chain.mintTo(mint, chain.payer, agent.address, 1_000_000n);
   const paid = { 'x-api-key': key };
 
   // One Streamable HTTP session, opened with the official SDK client; wrk then posts tools/call on it.
