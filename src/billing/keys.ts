@@ -47,6 +47,10 @@ class LiveKeys {
     this.byWallet.set(owner.wallet, keys.add(apiKey));
   }
 
+  clear() {
+    this.byKey.clear();
+  }
+
   forgetWallet(wallet: string) {
     for (const key of [...(this.byWallet.get(wallet) ?? [])]) this.byKey.delete(key);
   }
@@ -68,8 +72,17 @@ export function keyLookup(db: Db): (apiKey: string | undefined) => KeyOwner | nu
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
     .prepare();
   const cache = cacheOf(db);
+  // Another process (the `gateway keys revoke` command) may revoke keys in the same file; SQLite's
+  // data_version moves whenever another connection commits, and then nothing remembered is trusted.
+  const dataVersion = db.$client.prepare<{ data_version: number }, []>('PRAGMA data_version');
+  let seen = dataVersion.get()!.data_version;
   return (apiKey) => {
     if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
+    const version = dataVersion.get()!.data_version;
+    if (version !== seen) {
+      seen = version;
+      cache.clear();
+    }
     const known = cache.get(apiKey);
     if (known) return known;
     const keyHash = hashApiKey(apiKey);

@@ -85,6 +85,8 @@ export class Ledger {
   private readonly giveCredit;
   private readonly selectAccount;
   private readonly relaxed: boolean;
+  private readonly dataVersion;
+  private seenVersion: number;
   private readonly view = new LRUCache<string, AccountView>({ max: 100_000 });
   private queue: Pending[] = [];
   private flushScheduled = false;
@@ -125,6 +127,8 @@ export class Ledger {
       .prepare();
     this.selectAccount = db.select(accountColumns).from(creditAccounts).where(eq(creditAccounts.wallet, wallet)).prepare();
     this.relaxed = sync === 'normal';
+    this.dataVersion = db.$client.prepare<{ data_version: number }, []>('PRAGMA data_version');
+    this.seenVersion = this.dataVersion.get()!.data_version;
   }
 
   /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once committed. */
@@ -151,6 +155,12 @@ export class Ledger {
 
   /** The committed state of the wallet's account, from memory when it was seen recently. */
   account(walletAddress: string): AccountView | null {
+    // Another process writing to the file (an operator command) makes nothing remembered trustworthy.
+    const version = this.dataVersion.get()!.data_version;
+    if (version !== this.seenVersion) {
+      this.seenVersion = version;
+      this.view.clear();
+    }
     const seen = this.view.get(walletAddress);
     if (seen) return seen;
     const row = this.selectAccount.get({ wallet: walletAddress });
