@@ -7,6 +7,7 @@ import { parseJson, toJson } from '../json.ts';
 import type { Logger } from '../log.ts';
 import { upstreamCache, upstreamDuration, upstreamRequests } from '../metrics.ts';
 import { currentRequest } from '../request-context.ts';
+import { readCapped } from '../read-capped.ts';
 
 export class UpstreamError extends Error {
   constructor(
@@ -57,27 +58,15 @@ const MAX_RPC_MESSAGE = 1000;
 
 class BodyTooLarge extends Error {}
 
-/** The body as text, read chunk by chunk and abandoned as soon as it passes `limit` bytes. */
-async function readCapped(res: Response, limit: number): Promise<string> {
+/** The body as text, abandoned as soon as it passes `limit` bytes (a declared length is checked first). */
+async function readCappedBody(res: Response, limit: number): Promise<string> {
   if (Number(res.headers.get('content-length') ?? 0) > limit) {
     await res.body?.cancel();
     throw new BodyTooLarge();
   }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  const text = await readCapped(res.body, limit);
+  if (text === null) throw new BodyTooLarge();
+  return text;
 }
 
 // Node-side conditions where another node (or the same one a moment later) may well answer.
@@ -202,7 +191,7 @@ export class Upstream {
         signal: AbortSignal.timeout(this.opts.timeoutMs),
       });
       // An error status is answered by its status alone: its body is not worth reading.
-      if (res.ok) text = await readCapped(res, this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      if (res.ok) text = await readCappedBody(res, this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
       else await res.body?.cancel();
     } catch (e) {
       if (e instanceof BodyTooLarge) {

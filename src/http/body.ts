@@ -1,4 +1,6 @@
 // Request bodies: JSON only, at most MAX_BODY_BYTES whether or not the client sent a length.
+import { readCapped } from '../read-capped.ts';
+
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export class PayloadTooLarge extends Error {
@@ -15,21 +17,9 @@ export async function readLimited(request: Request, limit = MAX_BODY_BYTES): Pro
   if (Number(declared ?? 0) > limit) throw new PayloadTooLarge();
   // A declared length is the body's exact length (the server frames the request by it): read it whole.
   if (declared !== null) return request.text();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new PayloadTooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = await readCapped(request.body, limit);
+  if (text === null) throw new PayloadTooLarge();
+  return text;
 }
 
 export async function parseJsonBody(request: Request): Promise<unknown> {

@@ -41,6 +41,7 @@ const NEVER: [from: string, to: string[], why: string][] = [
   ['db', ['billing', 'calls', 'capabilities', 'http', 'mcp'], 'storage knows no rules'],
   ['errors', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'error types are a neutral bottom module'],
   ['json', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
+  ['read-capped', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
 ];
 
 test('the import graph of src/ keeps the house rules', () => {
