@@ -77,6 +77,18 @@ const urlList = (raw: string) => {
   return urls;
 };
 
+const postgresUrl = (raw: string) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.trim());
+  } catch {
+    // The URL may hold a password: never repeat it.
+    return fail('expected a postgres://user:password@host:port/database URL; the value is not a URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') fail(`expected a postgres:// URL, got a ${parsed.protocol} URL`);
+  return raw.trim();
+};
+
 const solanaAddress = (raw: string) => {
   let bytes: Uint8Array;
   try {
@@ -157,6 +169,14 @@ const SETTINGS = {
     help: 'SQLite file; its folder must exist (only the default ./data is created); relative to the working directory',
     default: DEFAULT_DATABASE_PATH,
     parse: (raw: string) => (raw.trim() === '' ? fail('expected a file path') : raw),
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    help: 'PostgreSQL URL (postgres://...): several gateways share one database; unset keeps the SQLite file',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional(postgresUrl),
   },
   mainnetRpcUrls: {
     env: 'MAINNET_RPC_URLS',

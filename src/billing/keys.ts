@@ -21,19 +21,20 @@ export interface KeyOwner {
   keyHash: string;
 }
 
-/** Who holds a live key. Runs on every call, so the query is prepared once. */
-export function keyLookup(db: Db): (apiKey: string | undefined) => KeyOwner | null {
+/** The hash of something shaped like a key; null for anything that cannot be one (never looked up). */
+export function keyHashOf(apiKey: string | undefined): string | null {
+  if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
+  return hashApiKey(apiKey);
+}
+
+/** Wallet of the live key with this hash. Runs on every call, so the query is prepared once. */
+export function keyLookupByHash(db: Db): (keyHash: string) => string | null {
   const query = db
     .select({ wallet: apiKeys.wallet })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
     .prepare();
-  return (apiKey) => {
-    if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
-    const keyHash = hashApiKey(apiKey);
-    const row = query.get({ keyHash });
-    return row ? { wallet: row.wallet, keyHash } : null;
-  };
+  return (keyHash) => query.get({ keyHash })?.wallet ?? null;
 }
 
 /** Revokes every earlier key of the wallet and stores the new key's hash. Call inside a transaction. */

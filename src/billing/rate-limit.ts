@@ -14,12 +14,18 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/** Decides one request against a bucket: in this process (RateLimiter) or shared by replicas (PgRateLimiter). */
+export interface Limiter {
+  readonly enabled: boolean;
+  take(key: string): RateDecision | Promise<RateDecision>;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
 }
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
@@ -59,9 +65,9 @@ export class RateLimiter {
 }
 
 /** One request against a bucket: the headers every answer carries, and the 429 body when refused. */
-export function admit(limiter: RateLimiter, key: string): { headers: Record<string, string>; refusal?: { error: string; hint: string; live_status: 'FAILED' } } {
+export async function admit(limiter: Limiter, key: string): Promise<{ headers: Record<string, string>; refusal?: { error: string; hint: string; live_status: 'FAILED' } }> {
   if (!limiter.enabled) return { headers: {} };
-  const decision = limiter.take(key);
+  const decision = await limiter.take(key);
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };
   rateLimited.inc();
