@@ -18,12 +18,11 @@ export function buildApp(s: Services) {
   return (
     new Elysia({
       // reusePort would let a second gateway bind the same port silently and steal traffic.
-      // Bun's own limit answers with an empty 413; ours (below) answers JSON, so Bun's is only a backstop.
+      // The body limit is the parser's (below): it answers a JSON 413 from the declared length or as
+      // soon as a chunked body goes past it. Bun's own limit answers with an empty 413, so it is only
+      // a backstop. No global onRequest hook: one forces Elysia's slow path on every route.
       serve: { reusePort: false, idleTimeout: s.config.idleTimeoutSeconds, maxRequestBodySize: 1024 * MAX_BODY_BYTES },
     })
-      .onRequest(({ request }) => {
-        if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return tooLarge();
-      })
       .onParse({ as: 'global' }, ({ request }) => parseJsonBody(request))
       .onError({ as: 'global' }, ({ code, error }) => {
         // Elysia wraps what a parser throws in its own ParseError.

@@ -13,6 +13,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+export const LEDGER_SYNCS = ['normal', 'full'] as const;
+export type LedgerSync = (typeof LEDGER_SYNCS)[number];
+
 export class ConfigError extends Error {}
 
 interface Setting<T> {
@@ -177,6 +180,12 @@ const SETTINGS = {
     shownDefault: 'unset',
     secret: true,
     parse: optional(postgresUrl),
+  },
+  ledgerSync: {
+    env: 'LEDGER_SYNC',
+    help: 'durability of debits and refunds: normal (group commit without fsync; survives a crash of the process, a power loss may drop the last moments of debits) or full (fsync every commit); claims, credits and keys always fsync. SQLite only',
+    default: 'normal' as LedgerSync,
+    parse: oneOf(LEDGER_SYNCS),
   },
   mainnetRpcUrls: {
     env: 'MAINNET_RPC_URLS',

@@ -42,7 +42,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     : undefined;
   const pg = pgModules ? pgModules[0].pgStore(config.databaseUrl!) : undefined;
   const db = pg ? undefined : openDatabase(config.databasePath);
-  const ledger = db ? new Ledger(db) : undefined;
+  const ledger = db ? new Ledger(db, config.ledgerSync) : undefined;
   const store = pg ?? sqliteStore(db!, ledger);
   try {
     await store.ready;

@@ -3,7 +3,7 @@
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
-import { hashApiKey, keyHashOf, type KeyOwner } from './keys.ts';
+import { hashApiKey, type KeyOwner } from './keys.ts';
 import type { Balance, Debit } from './ledger.ts';
 import type { BillingStore } from './store.ts';
 
@@ -46,11 +46,7 @@ export function createPayments(store: BillingStore, config: Config): Payments {
   // Only on the refusal path: a key that identified nobody is either unknown or revoked.
   const noOwner = async (apiKey: string | undefined): Promise<RefusalCode> => (!apiKey ? 'no_key' : (await store.keyKnown(hashApiKey(apiKey))) ? 'revoked_key' : 'unknown_key');
   return {
-    async identify(apiKey) {
-      const keyHash = keyHashOf(apiKey);
-      const wallet = keyHash ? await store.keyOwner(keyHash) : null;
-      return wallet ? { wallet, keyHash: keyHash! } : null;
-    },
+    identify: (apiKey) => store.identify(apiKey),
     async charge(owner, apiKey) {
       if (!owner) {
         const code = await noOwner(apiKey);

@@ -7,7 +7,7 @@ import type { Network } from '../config.ts';
 import { migratePostgres, openPostgres, type PgDb } from '../db/pg-client.ts';
 import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors } from '../db/pg-schema.ts';
 import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from './deposits.ts';
-import { generateApiKey, hashApiKey } from './keys.ts';
+import { generateApiKey, hashApiKey, keyHashOf } from './keys.ts';
 import { PgLedger } from './pg-ledger.ts';
 import { cursorOf, type BillingStore, type WatcherCursor } from './store.ts';
 
@@ -94,11 +94,14 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
     client,
     ledger,
     ready,
-    async keyOwner(keyHash) {
-      // On every call: plain SQL through the client (measured at 5x the rate of the same query built
-      // by drizzle on each call).
+    async identify(apiKey) {
+      // Asked of the database on every call, never cached: another replica may revoke the key at any
+      // moment. Plain SQL through the client (measured at 5x the rate of the same query built by
+      // drizzle on each call).
+      const keyHash = keyHashOf(apiKey);
+      if (!keyHash) return null;
       const [row] = await client<{ wallet: string }[]>`SELECT wallet FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`;
-      return row?.wallet ?? null;
+      return row ? { wallet: row.wallet, keyHash } : null;
     },
     async keyKnown(keyHash) {
       const [row] = await client<{ one: number }[]>`SELECT 1 AS one FROM api_keys WHERE key_hash = ${keyHash}`;

@@ -64,10 +64,19 @@ export class RateLimiter implements Limiter {
   }
 }
 
-/** One request against a bucket: the headers every answer carries, and the 429 body when refused. */
-export async function admit(limiter: Limiter, key: string): Promise<{ headers: Record<string, string>; refusal?: { error: string; hint: string; live_status: 'FAILED' } }> {
-  if (!limiter.enabled) return { headers: {} };
-  const decision = await limiter.take(key);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * One request against a bucket: the headers every answer carries, and the 429 body when refused.
+ * `bucket` names the bucket only when limits are on (naming it may mean asking the socket or the
+ * key store). The headers object may be shared between answers: copy it to add to it.
+ */
+export async function admit(
+  limiter: Limiter,
+  bucket: () => string | Promise<string>,
+): Promise<{ headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } }> {
+  if (!limiter.enabled) return { headers: NO_HEADERS };
+  const decision = await limiter.take(await bucket());
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };
   rateLimited.inc();

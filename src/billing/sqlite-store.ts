@@ -6,12 +6,14 @@ import type { Db } from '../db/client.ts';
 import { apiKeys, exactLamports, pendingClaims, watcherCursors } from '../db/schema.ts';
 import { consumeChallenge, issueChallenge } from './challenges.ts';
 import { depositStatus, recordDeposit } from './deposits.ts';
-import { keyLookupByHash, rotateKey } from './keys.ts';
+import { keyLookup, rotateKey } from './keys.ts';
 import { Ledger } from './ledger.ts';
 import { cursorOf, type BillingStore, type ClaimedKey, type WatcherCursor } from './store.ts';
 
 export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
-  const keyOwner = keyLookupByHash(db);
+  // Keys and balances are cached in this process (keys.ts, ledger.ts): sound here because one file has
+  // one writer process and SQLite's data_version reveals any other writer (the keys command).
+  const identify = keyLookup(db);
   const saveCursor = (network: Network, address: string, c: WatcherCursor) => {
     const values = {
       lastSignature: c.last?.signature ?? '',
@@ -29,7 +31,7 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
   return {
     backend: 'sqlite',
     ready: Promise.resolve(),
-    keyOwner: async (keyHash) => keyOwner(keyHash),
+    identify: async (apiKey) => identify(apiKey),
     keyKnown: async (keyHash) => db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() !== undefined,
     debit: (wallet, price) => ledger.debit(wallet, price),
     refund: (debit) => ledger.refund(debit),

@@ -4,6 +4,7 @@
 // (pg-store.ts, chosen by DATABASE_URL). Async because Postgres is over the network.
 import type { Network } from '../config.ts';
 import type { DepositOutcome, DepositRecord, DepositStatus } from './deposits.ts';
+import type { KeyOwner } from './keys.ts';
 import type { AccountView, Balance, Debit } from './ledger.ts';
 
 export interface ClaimedKey extends Balance {
@@ -25,8 +26,8 @@ export interface BillingStore {
   readonly backend: 'sqlite' | 'postgres';
   /** Resolves once the database is reachable and migrated; rejects when it is not. */
   readonly ready: Promise<void>;
-  /** Wallet of the live (unrevoked) key with this SHA-256 hash. */
-  keyOwner(keyHash: string): Promise<string | null>;
+  /** Who holds this live (unrevoked) key; null for a revoked, unknown or malformed one. */
+  identify(apiKey: string | undefined): Promise<KeyOwner | null>;
   /** Whether a key with this hash was ever issued (revoked or not): says why a key was refused. */
   keyKnown(keyHash: string): Promise<boolean>;
   /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once durable. */

@@ -5,7 +5,7 @@ import { BlockList, isIP } from 'node:net';
 
 export interface Caller {
   apiKey?: string;
-  address: string;
+  readonly address: string;
   face: 'rest' | 'mcp';
 }
 
@@ -75,4 +75,27 @@ export function clientAddress(request: Request, server: unknown, trustedProxies:
     if (!trusted.check(hop, family(hop))) return hop;
   }
   return client;
+}
+
+/**
+ * The caller of an HTTP request. The address is looked up only when something reads it (a keyless
+ * call's rate-limit bucket): asking the socket costs as much as the rest of a cached call.
+ */
+class HttpCaller implements Caller {
+  private known?: string;
+  constructor(
+    private readonly request: Request,
+    private readonly server: unknown,
+    readonly face: Caller['face'],
+    private readonly trustedProxies: readonly string[],
+    readonly apiKey: string | undefined,
+  ) {}
+
+  get address(): string {
+    return (this.known ??= clientAddress(this.request, this.server, this.trustedProxies));
+  }
+}
+
+export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = [], apiKey: string | undefined = apiKeyOf(request.headers)): Caller {
+  return new HttpCaller(request, server, face, trustedProxies, apiKey);
 }

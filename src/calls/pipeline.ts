@@ -27,13 +27,13 @@ export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>)
 }
 
 /** One request that is not a capability call (e.g. an MCP message) against the caller's bucket. */
-export async function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
-  return admit(deps.limiter, await bucketOf(caller, deps));
+export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
+  return admit(deps.limiter, () => bucketOf(caller, deps));
 }
 
 export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
   const owner = await deps.payments.identify(caller.apiKey);
-  const { headers, refusal } = await admit(deps.limiter, owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
+  const { headers, refusal } = await admit(deps.limiter, () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`));
   if (refusal) {
     deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });
     return { status: 429, headers, body: refusal };
@@ -46,26 +46,28 @@ export async function call(cap: Capability, raw: Record<string, unknown>, caller
     const result = await cap.run(deps.ctx, input);
     if (receipt) {
       countCharge(cap.name, receipt, 'success');
-      Object.assign(headers, deps.payments.headers(receipt));
       deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
     }
     const body: Record<string, unknown> = { ...result };
     if ('network' in cap.params) body.network = input.network;
     body.live_status = 'SUCCESS';
     const charged = receipt;
-    return charged ? { status: 200, body, headers, refund: async () => void (await deps.payments.refund(charged)) } : { status: 200, body, headers };
+    return charged
+      ? { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund: async () => void (await deps.payments.refund(charged)) }
+      : { status: 200, body, headers };
   } catch (e) {
     if (!receipt && e instanceof GatewayError && e.status === 402) {
       paymentRequired.inc({ reason: String(e.body.code) });
       deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
+    let balance: Record<string, string> | undefined;
     if (receipt) {
-      Object.assign(headers, deps.payments.headers(await deps.payments.refund(receipt)));
+      balance = deps.payments.headers(await deps.payments.refund(receipt));
       deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: failure.status, refunded: true });
       countCharge(cap.name, receipt, 'refunded');
     }
-    return { ...failure, headers: { ...headers, ...failure.headers } };
+    return { ...failure, headers: { ...headers, ...balance, ...failure.headers } };
   }
 }
 

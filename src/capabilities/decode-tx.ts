@@ -10,6 +10,11 @@ import { network, signature } from './params.ts';
 
 const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 
+// The finalized transaction comes from the upstream cache as the same object every time, and its
+// description cannot change either: describe it once per instance. Weakly keyed, so it goes when
+// the cache lets the transaction go; a confirmed one is a new object per fetch and never matches.
+const described = new WeakMap<object, ReturnType<typeof describeTransaction>>();
+
 /** One asset's change for one owner (decode-tx and simulate). */
 export const BALANCE_CHANGE = t.Object({
   asset: t.String({ description: '"SOL" for the native coin (wrapped SOL folded in), else the token mint' }),
@@ -105,6 +110,10 @@ export const decodeTx = defineCapability({
       (await rpc.call('getTransaction', [signature, { ...FETCH, commitment: 'finalized' }], { cacheMs: Infinity, cacheWhen: (v) => v !== null })) ??
       (await rpc.call('getTransaction', [signature, { ...FETCH, commitment: 'confirmed' }]));
     if (tx === null) throw notFound('Transaction not found or not yet confirmed', { signature });
-    return describeTransaction(tx, { signature, network });
+    const known = described.get(tx as object);
+    if (known) return known;
+    const description = Object.freeze(describeTransaction(tx, { signature, network }));
+    described.set(tx as object, description);
+    return description;
   },
 });

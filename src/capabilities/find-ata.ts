@@ -1,5 +1,4 @@
-import { findAssociatedTokenPda } from '@solana-program/token';
-import { address as toAddress } from '@solana/kit';
+import { associatedTokenAddresses } from '../chain/ata.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
@@ -37,15 +36,19 @@ export const findAta = defineCapability({
     uiAmountString: t.Optional(uiAmount('amount / 10^decimals, exact')),
   }),
   async run(ctx, { wallet, mint, network }) {
-    const owner = toAddress(wallet);
-    const mintAddress = toAddress(mint);
     // Both candidate ATAs in the same round trip as the mint; the mint's owner picks the right one.
-    const [[classic], [t22]] = await Promise.all(
-      [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((p) => findAssociatedTokenPda({ owner, mint: mintAddress, tokenProgram: toAddress(p) })),
-    );
+    const { classic, token2022: t22 } = await associatedTokenAddresses(wallet, mint);
     const res = await ctx
       .rpc(network)
-      .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }]);
+      .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }], {
+        // An account that exists is reused for one second (about the lag of 'confirmed' itself);
+        // an answer without an ATA is never reused, so an ATA just created is seen at once.
+        cacheMs: 1000,
+        cacheWhen: (v) => {
+          const [m, a, b] = (v as { value: unknown[] }).value;
+          return m != null && (a != null || b != null);
+        },
+      });
     const [mintAccount, classicAta, t22Ata] = res.value;
     if (!mintAccount) throw notFound(`Mint not found on ${network}`, { mint });
     const isMint = !Array.isArray(mintAccount.data) && mintAccount.data.parsed?.type === 'mint';

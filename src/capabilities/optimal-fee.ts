@@ -1,4 +1,4 @@
-import { computeFeeTiers, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
+import { feeTiersOf, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
 import { UpstreamError } from '../chain/upstream.ts';
 import { serverError } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
@@ -53,7 +53,7 @@ export const optimalFee = defineCapability({
       throw e;
     }
     try {
-      return { ...(accounts ? { accounts } : {}), ...computeFeeTiers(samples, { computeUnits }) };
+      return { ...(accounts ? { accounts } : {}), ...feeTiersOf(samples, { computeUnits }) };
     } catch (e) {
       ctx.log.warn('prioritization fees unusable', { network, error: e instanceof Error ? e.message : String(e) });
       throw serverError(FEES_UNAVAILABLE_MESSAGE);

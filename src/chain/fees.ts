@@ -178,3 +178,30 @@ export function computeFeeTiers(samples: readonly FeeSample[], opts: FeeTierOpti
     policy,
   };
 }
+
+// The upstream cache hands every call within its time-to-live the same sample array, so tiers
+// are computed once per sample (and compute-unit count) instead of once per call. Keyed weakly by
+// the array: a sample the cache has let go of takes its tiers with it.
+const tiersBySample = new WeakMap<readonly FeeSample[], Map<number | bigint, FeeTiers>>();
+/** Compute-unit counts remembered per sample; a client sweeping through them starts it afresh. */
+const MAX_MEMO_PER_SAMPLE = 64;
+
+/** computeFeeTiers, remembered per sample array; the result is shared, so it is frozen. */
+export function feeTiersOf(samples: readonly FeeSample[], opts: FeeTierOptions = {}): FeeTiers {
+  let memo = tiersBySample.get(samples);
+  const key = opts.computeUnits ?? -1;
+  const known = memo?.get(key);
+  if (known) return known;
+  const tiers = deepFreeze(computeFeeTiers(samples, opts));
+  if (!memo || memo.size >= MAX_MEMO_PER_SAMPLE) tiersBySample.set(samples, (memo = new Map()));
+  memo.set(key, tiers);
+  return tiers;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -11,7 +11,10 @@ export class MalformedBody extends Error {
 
 /** Reads at most `limit` bytes, stopping (and refusing) as soon as a chunked body goes past it. */
 export async function readLimited(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
-  if (Number(request.headers.get('content-length') ?? 0) > limit) throw new PayloadTooLarge();
+  const declared = request.headers.get('content-length');
+  if (Number(declared ?? 0) > limit) throw new PayloadTooLarge();
+  // A declared length is the body's exact length (the server frames the request by it): read it whole.
+  if (declared !== null) return request.text();
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -32,7 +32,7 @@ export function keyRoutes(s: Services) {
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
   const guarded = async (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
     const client = clientAddress(request, server, s.config.trustedProxies);
-    const { headers, refusal } = await admit(s.limiter, `addr:${client}`);
+    const { headers, refusal } = await admit(s.limiter, () => `addr:${client}`);
     if (refusal) {
       s.log.info('rate limited', { event: 'rate_limited', route: where, client, retryAfter: headers['retry-after'] });
       return json(429, refusal, headers);
@@ -56,7 +56,7 @@ export function keyRoutes(s: Services) {
       '/api/keys/challenge',
       ({ request, query, server }) =>
         guarded(request, server, 'challenge', async (client) => {
-          const issuance = await admit(challengeLimiter, client);
+          const issuance = await admit(challengeLimiter, () => client);
           if (issuance.refusal) throw new GatewayError(429, issuance.refusal, issuance.headers);
           let wallet: string | undefined;
           if (query.wallet !== undefined && query.wallet !== '') {

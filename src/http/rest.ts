@@ -6,7 +6,7 @@ import { CAPABILITIES } from '../capabilities/registry.ts';
 import { restPath } from '../capabilities/capability.ts';
 import { call, type CallDeps } from '../calls/pipeline.ts';
 import { badRequest } from '../errors.ts';
-import { apiKeyOf, clientAddress } from '../calls/caller.ts';
+import { httpCaller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 
 export const REST_PREFIXES = ['/api/chain', '/api/solana'] as const;
@@ -29,7 +29,7 @@ export function restRoutes(deps: CallDeps) {
             }
             raw = { ...raw, ...body };
           }
-          const outcome = await call(cap, raw, { apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, deps.ctx.config.trustedProxies), face: 'rest' }, deps);
+          const outcome = await call(cap, raw, httpCaller(request, server, 'rest', deps.ctx.config.trustedProxies), deps);
           return json(outcome.status, outcome.body, outcome.headers);
         },
       );

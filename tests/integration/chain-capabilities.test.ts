@@ -145,6 +145,15 @@ describe('find-ata', () => {
     await chain.mintTo(t22, chain.payer, owner.address, 12_345n);
     const after = await gw.get(`/api/chain/find-ata?wallet=${owner.address}&mint=${t22}`, H);
     expect(after.body).toMatchObject({ ataAddress: expected, exists: true, amount: '12345', decimals: 2, uiAmountString: '123.45' });
+    // An answer with the account is reused for a second (and still charged); one without never is.
+    const reads = chain.calls('getMultipleAccounts');
+    const again = await gw.get(`/api/chain/find-ata?wallet=${owner.address}&mint=${t22}`, H);
+    expect(again.body).toEqual(after.body);
+    expect(chain.calls('getMultipleAccounts')).toBe(reads);
+    expect(Number(again.headers.get('x-credits-remaining'))).toBeLessThan(Number(after.headers.get('x-credits-remaining')));
+    const stranger = await generateKeyPairSigner();
+    for (let i = 0; i < 2; i++) expect((await gw.get(`/api/chain/find-ata?wallet=${stranger.address}&mint=${t22}`, H)).body.exists).toBe(false);
+    expect(chain.calls('getMultipleAccounts')).toBe(reads + 2);
   });
 
   test('an address that is not a mint is a 404 and is refunded', async () => {

@@ -114,6 +114,22 @@ describe('HTTP edges', () => {
     expect(res.body.error).toContain('too large');
   });
 
+  test('a chunked body that grows past 64 KiB is cut off with a JSON 413, on every route that takes a body', async () => {
+    for (const path of ['/api/chain/simulate', '/api/keys/claim', '/mcp']) {
+      const chunk = new TextEncoder().encode('{"transaction": "' + 'A'.repeat(16 * 1024));
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < 8) controller.enqueue(chunk);
+          else controller.close();
+        },
+      });
+      const res = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: string }).error).toContain('too large');
+    }
+  });
+
   test('malformed JSON is a 400, not a 5xx', async () => {
     const res = await gw.post('/api/keys/claim', '{"wallet": ');
     expect(res.status).toBe(400);

@@ -98,6 +98,8 @@ describe('Origin and Host (DNS rebinding)', () => {
     } finally {
       stream.close();
     }
+    // The server drops the clean session when it sees the disconnect; the next test counts from zero.
+    expect(await eventually(() => gw.services.mcp.size() === 0)).toBe(true);
   });
 
   test('a foreign Host on a loopback-bound gateway gets 403 too', async () => {

@@ -76,6 +76,27 @@ describe.skipIf(skip)('three gateways on one Postgres', () => {
     for (const r of trio) expect((await http(r.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body).toMatchObject({ creditLamports: 0, callsMade: 111 });
   }, 120_000);
 
+  test('no replica remembers a key or a balance: a spend or a revocation on one shows at once on the others', async () => {
+    const { key, agent } = await funded(trio, gatewayAddress, 5 * PRICE);
+    // Every replica has seen the key and the balance before anything changes.
+    for (const [i, r] of trio.entries()) {
+      expect((await paid(r, key, agent.address)).status).toBe(200);
+      expect((await http(r.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body).toMatchObject({ creditLamports: (4 - i) * PRICE, callsMade: i + 1 });
+    }
+    expect((await paid(trio[0]!, key, agent.address)).status).toBe(200);
+    for (const r of trio) expect((await http(r.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body).toMatchObject({ creditLamports: PRICE, callsMade: 4 });
+    // A new deposit claimed through replica 0 revokes the old key: refused everywhere at once.
+    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+    expect((await http(trio[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, PRICE), headers: { authorization: SECRET } })).status).toBe(200);
+    const next = await claimWhenSeen(clientOf(trio[0]!.url), agent, 5_000);
+    for (const r of trio.slice(1)) {
+      const refused = await paid(r, key, agent.address);
+      expect(refused.status).toBe(402);
+      expect(refused.body).toMatchObject({ code: 'revoked_key' });
+      expect((await paid(r, next, agent.address)).status).toBe(200);
+    }
+  }, 120_000);
+
   test('exactly one replica watches deposits; a deposit reported to all three and seen by the watcher is credited once', async () => {
     await Bun.sleep(POLL_SECONDS * 1000 * 1.5);
     expect(leaderOf(trio)).toHaveLength(1);

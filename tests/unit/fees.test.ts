@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { parseJson } from '../../src/json.ts';
 import {
   computeFeeTiers,
+  feeTiersOf,
   FEE_FLOOR,
   FEES_UNAVAILABLE_MESSAGE,
   nearestRank,
@@ -184,5 +185,37 @@ describe('errors', () => {
     expect(() => computeFeeTiers([{ slot: 1, prioritizationFee: -1 }])).toThrow(PrioritizationFeesUnavailableError);
     expect(() => computeFeeTiers([{ slot: 1, prioritizationFee: '5' as unknown as number }])).toThrow(PrioritizationFeesUnavailableError);
     expect(() => computeFeeTiers([null as unknown as FeeSample])).toThrow(PrioritizationFeesUnavailableError);
+  });
+});
+
+describe('feeTiersOf: tiers remembered per sample', () => {
+  test('the same answer as computeFeeTiers, computed once per sample and compute-unit count', async () => {
+    const samples = await fixture();
+    const first = feeTiersOf(samples, { computeUnits: 200_000 });
+    expect(first).toEqual(computeFeeTiers(samples, { computeUnits: 200_000 }));
+    expect(feeTiersOf(samples, { computeUnits: 200_000 })).toBe(first);
+    expect(feeTiersOf(samples)).toEqual(computeFeeTiers(samples));
+    expect(feeTiersOf(samples)).not.toBe(first);
+  });
+
+  test('a new sample (the next upstream answer) gets its own tiers', async () => {
+    const old = slots([5000, 6000, 7000]);
+    const fresh = slots([50_000, 60_000, 70_000], 2000);
+    expect(prices(feeTiersOf(old))).toEqual([5000, 6000, 7000]);
+    expect(prices(feeTiersOf(fresh))).toEqual([50_000, 60_000, 70_000]);
+  });
+
+  test('the shared answer cannot be changed by one caller for the next', async () => {
+    const r = feeTiersOf(await fixture());
+    expect(() => {
+      (r.tiers.low as { microLamportsPerComputeUnit: number }).microLamportsPerComputeUnit = 1;
+    }).toThrow();
+    expect(prices(r)[0]).toBe(84168);
+  });
+
+  test('bad samples still fail every time, and nothing is remembered for them', () => {
+    const bad = [{ slot: -1, prioritizationFee: 5 }] as FeeSample[];
+    expect(() => feeTiersOf(bad)).toThrow(PrioritizationFeesUnavailableError);
+    expect(() => feeTiersOf(bad)).toThrow(PrioritizationFeesUnavailableError);
   });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
-import { Ledger } from '../../src/billing/ledger.ts';
+import { Ledger, MAX_BATCH } from '../../src/billing/ledger.ts';
 
 let dir: string;
 let db: Db;
@@ -31,14 +31,14 @@ test('free calls first, then the price from credit, then nothing; never below ze
   expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 5n, callsMade: 4 });
 });
 
-test('500 debits asked at once: exactly what the account covers succeeds, in one commit', async () => {
+test('500 debits asked at once: exactly what the account covers succeeds, in as few commits as the batch cap allows', async () => {
   ledger.credit('w', BigInt(123 * PRICE), 7);
   const before = ledger.commits;
   const results = await Promise.all(Array.from({ length: 500 }, () => ledger.debit('w', PRICE)));
   expect(results.filter((r) => r?.kind === 'free')).toHaveLength(7);
   expect(results.filter((r) => r?.kind === 'credit')).toHaveLength(123);
   expect(results.filter((r) => r === null)).toHaveLength(370);
-  expect(ledger.commits - before).toBe(1);
+  expect(ledger.commits - before).toBe(Math.ceil(500 / MAX_BATCH));
   expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 0n, callsMade: 130 });
 });
 
@@ -112,4 +112,48 @@ test('a deferred write rides along with the debits of the same turn: no extra co
   expect(count()).toBe(2);
   expect(ledger.commits - before).toBe(2);
   expect(failures.map((e) => (e as Error).message)).toEqual(['bad row']);
+});
+
+test('the in-memory view matches the database after debits, refunds and a credit', async () => {
+  ledger.credit('w', BigInt(5 * PRICE), 1);
+  const stored = () => {
+    const row = db.$client.query('SELECT free_calls AS freeCalls, cast(credit_lamports AS text) AS c, calls_made AS callsMade FROM credit_accounts WHERE wallet = ?').get('w') as { freeCalls: number; c: string; callsMade: number };
+    return { freeCalls: row.freeCalls, creditLamports: BigInt(row.c), callsMade: row.callsMade };
+  };
+  expect(ledger.account('w')).toMatchObject(stored());
+  const debits = await Promise.all([ledger.debit('w', PRICE), ledger.debit('w', PRICE), ledger.debit('w', PRICE)]);
+  expect(ledger.account('w')).toMatchObject(stored());
+  await ledger.refund(debits[1]!);
+  expect(ledger.account('w')).toMatchObject(stored());
+  db.transaction(() => ledger.credit('w', 7n, 0));
+  expect(ledger.account('w')).toMatchObject(stored());
+  expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: BigInt(4 * PRICE + 7), callsMade: 2 });
+});
+
+test('a credit inside a transaction that rolls back leaves the view as committed', async () => {
+  ledger.credit('w', BigInt(PRICE), 0);
+  expect(ledger.account('w')!.creditLamports).toBe(BigInt(PRICE));
+  expect(() =>
+    db.transaction(() => {
+      ledger.credit('w', 1000n, 0);
+      throw new Error('claim failed later');
+    }),
+  ).toThrow('claim failed later');
+  expect(ledger.account('w')!.creditLamports).toBe(BigInt(PRICE));
+});
+
+test('debits commit without an fsync (synchronous=NORMAL) by default, or with one under LEDGER_SYNC=full; other commits always fsync', async () => {
+  const synchronous = () => (db.$client.query('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
+  const FULL = 2;
+  ledger.credit('w', BigInt(10 * PRICE), 0);
+  expect(synchronous()).toBe(FULL);
+  // The setting in force while the batch commits, seen from inside the batch.
+  const seen: number[] = [];
+  const probe = (l: Ledger) => (l as unknown as { enqueue(f: () => { value: null }): Promise<null> }).enqueue(() => (seen.push(synchronous()), { value: null }));
+  await Promise.all([ledger.debit('w', PRICE), probe(ledger)]);
+  expect(synchronous()).toBe(FULL);
+  const strict = new Ledger(db, 'full');
+  await Promise.all([strict.debit('w', PRICE), probe(strict)]);
+  expect(seen).toEqual([1, FULL]);
+  expect(synchronous()).toBe(FULL);
 });

@@ -15,6 +15,13 @@ describe('json', () => {
     expect(v.small).toBe(5);
     expect(toJson(v)).toBe(text);
   });
+  test('a bigint anywhere, however deep, is written exactly; values without one are plain JSON', () => {
+    expect(toJson({ a: [1, { b: [2n ** 64n] }], c: 'x' })).toBe('{"a":[1,{"b":[18446744073709551616]}],"c":"x"}');
+    expect(toJson({ a: [1, { b: [2] }], c: 'x' })).toBe(JSON.stringify({ a: [1, { b: [2] }], c: 'x' }));
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => toJson(cyclic)).toThrow(TypeError);
+  });
   test('big() accepts numbers, bigints and digit strings only', () => {
     expect(big(5)).toBe(5n);
     expect(big('8799471343582888521')).toBe(8799471343582888521n);

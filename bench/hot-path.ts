@@ -1,0 +1,243 @@
+// The hot path against its ceiling. Every figure is a ratio to a bare Bun.serve JSON server
+// (bench/bare-server.ts) measured in the same run, run after run, so a busy machine moves both
+// sides alike. The gateway runs as its own process with the sandbox chain (in this process) as
+// its upstream, so cached calls measure the gateway's own work. wrk (closed loop) measures
+// throughput; bench/open-loop.ts (fixed rate) measures the latency added at half the free peak.
+// Run: bun run bench [seconds per run] [connections] [runs]
+// BENCH_ONLY=<part of a figure's name> runs just that figure; BENCH_PROFILE=<dir> runs the gateway
+// under `bun --cpu-prof-md` and leaves the profile there.
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateKeyPairSigner } from '@solana/kit';
+import { startSandbox } from '../tests/support/sandbox/index.ts';
+import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+
+const seconds = Number(process.argv[2] ?? 5);
+const connections = Number(process.argv[3] ?? 64);
+const runs = Number(process.argv[4] ?? 3);
+const SECRET = 'bench-secret';
+const dir = mkdtempSync(join(tmpdir(), 'cig-bench-'));
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const p = s.port!;
+  s.stop(true);
+  return p;
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {}
+    if (i > 400) throw new Error(`${url} did not start`);
+    await Bun.sleep(25);
+  }
+}
+
+const chain = await startSandbox();
+const gatewayAddress = (await generateKeyPairSigner()).address;
+const gwPort = freePort();
+const barePort = freePort();
+const gw = `http://127.0.0.1:${gwPort}`;
+const bare = `http://127.0.0.1:${barePort}`;
+const children = [
+  Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), join(import.meta.dir, '../src/main.ts')], {
+    env: {
+      ...process.env,
+      PORT: String(gwPort),
+      HOST: '127.0.0.1',
+      DATABASE_PATH: join(dir, 'gw.sqlite'),
+      MAINNET_RPC_URLS: chain.url,
+      DEVNET_RPC_URLS: chain.url,
+      GATEWAY_ADDRESS: gatewayAddress,
+      WEBHOOK_SECRET: SECRET,
+      DEPOSIT_POLL_SECONDS: '0',
+      RATE_LIMIT_RPS: '0',
+      FREE_CALLS: '0',
+      // A cheap call so one deposit pays for every run; the debit is the same work at any price.
+      PRICE_LAMPORTS: '1000',
+      LOG_LEVEL: 'error',
+    },
+    stdout: 'inherit',
+    stderr: 'inherit',
+  }),
+  Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(barePort)], { stdout: 'ignore', stderr: 'inherit' }),
+];
+
+const http: HttpClient = {
+  async get(path, headers = {}) {
+    const res = await fetch(gw + path, { headers });
+    return { status: res.status, body: await res.json(), headers: res.headers };
+  },
+  async post(path, body, headers = {}) {
+    const res = await fetch(gw + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, body: await res.json(), headers: res.headers };
+  },
+};
+
+interface WrkResult {
+  rps: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time the serving process spent per answered request (µs): steadier than req/s on a busy machine. */
+  cpuUs: number;
+}
+
+const CLOCK_TICKS_PER_S = 100;
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S; // utime + stime
+}
+
+async function wrk(url: string, opts: { headers?: Record<string, string>; script?: string } = {}): Promise<WrkResult> {
+  const pid = new URL(url).port === String(gwPort) ? children[0]!.pid : children[1]!.pid;
+  const cpuBefore = cpuMs(pid);
+  const args = ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  if (opts.script) args.push('-s', opts.script);
+  args.push(url);
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  if (!Number.isFinite(rps)) throw new Error(`wrk printed no rate:\n${out}`);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  return { rps, non2xx, errors, cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / requests };
+}
+
+interface LatencyResult {
+  sent: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+async function openLoop(url: string, rate: number, headers: Record<string, string> = {}): Promise<LatencyResult> {
+  const args = ['bun', join(import.meta.dir, 'open-loop.ts'), url, String(rate), String(seconds), ...Object.entries(headers).map(([k, v]) => `${k}:${v}`)];
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  return JSON.parse(out);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
+
+try {
+  await Promise.all([waitFor(gw + '/healthz'), waitFor(bare)]);
+  // A key bought the real way: deposit on the sandbox chain, webhook, challenge, signature, claim.
+  const agent = await chain.newWallet(2_000_000_000_000n);
+  const lamports = 1_000_000_000_000n;
+  const sig = await deposit(chain, agent, gatewayAddress, lamports);
+  await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: SECRET });
+  const key = await claimWhenSeen(http, agent, 0);
+  const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+  // The agent holds the token, so its ATA exists: the answer an agent asks about again and again.
+  await chain.mintTo(mint, chain.payer, agent.address, 1_000_000n);
+  const paid = { 'x-api-key': key };
+
+  // One Streamable HTTP session, opened with the official SDK client; wrk then posts tools/call on it.
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const mcp = new Client({ name: 'bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', gw), { requestInit: { headers: paid } });
+  await mcp.connect(transport);
+  const probe = (await mcp.callTool({ name: 'optimal_fee', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+  if (probe.isError) throw new Error(`MCP optimal_fee failed: ${probe.content[0]?.text}`);
+  const script = join(dir, 'mcp-call.lua');
+  writeFileSync(
+    script,
+    `wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.headers["accept"] = "application/json, text/event-stream"
+wrk.headers["mcp-session-id"] = "${transport.sessionId}"
+wrk.headers["mcp-protocol-version"] = "${transport.protocolVersion ?? '2025-06-18'}"
+wrk.headers["x-api-key"] = "${key}"
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":{"name":"optimal_fee","arguments":{}}}')
+end
+`,
+  );
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`command: bun bench/hot-path.ts ${seconds} ${connections} ${runs}   (wrk -t1 -c${connections} -d${seconds}s per run)`);
+  console.log(`machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`);
+  console.log('the load generator shares the machine; other work on it makes every figure noisy, hence ratios and medians of runs\n');
+
+  // Warm-up: JIT, upstream caches, the sandbox's first answers.
+  for (const path of ['/api/chain/blockhash', `/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, '/api/chain/optimal-fee', '/api/keys/me']) {
+    await wrk(gw + path, { headers: paid });
+  }
+  await wrk(bare);
+
+  const figures: { name: string; goal: number; target: () => Promise<WrkResult>; base: () => Promise<WrkResult>; baseName: string }[] = [
+    { name: 'cached free blockhash', goal: 0.6, target: () => wrk(gw + '/api/chain/blockhash'), base: () => wrk(bare), baseName: 'bare' },
+    { name: 'paid find-ata', goal: 0.4, target: () => wrk(`${gw}/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
+    { name: 'paid optimal-fee', goal: 0.4, target: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
+    { name: 'GET /api/keys/me', goal: 0.5, target: () => wrk(gw + '/api/keys/me', { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
+    { name: 'paid MCP tools/call optimal_fee', goal: 0.8, target: () => wrk(gw + '/mcp', { script }), base: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }), baseName: 'REST paid optimal-fee' },
+  ];
+
+  const table: string[] = [];
+  let blockhashPeak = 0;
+  for (const f of figures.filter((f) => f.name.includes(process.env.BENCH_ONLY ?? ''))) {
+    const ratios: number[] = [];
+    const cpuRatios: number[] = [];
+    const rates: number[] = [];
+    const bases: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const b = await f.base();
+      const t = await f.target();
+      if (t.non2xx || t.errors) console.log(`  ${f.name}: ${t.non2xx} non-2xx, ${t.errors} socket errors`);
+      ratios.push(t.rps / b.rps);
+      cpuRatios.push(b.cpuUs / t.cpuUs);
+      rates.push(t.rps);
+      bases.push(b.rps);
+      console.log(
+        `  ${f.name} run ${r + 1}: ${t.rps.toFixed(0)} req/s vs ${f.baseName} ${b.rps.toFixed(0)} req/s = ${pct(t.rps / b.rps)}; ` +
+          `CPU ${t.cpuUs.toFixed(1)} vs ${b.cpuUs.toFixed(1)} µs/req = ${pct(b.cpuUs / t.cpuUs)}`,
+      );
+    }
+    if (f.name === 'cached free blockhash') blockhashPeak = median(rates);
+    const m = median(ratios);
+    table.push(
+      `| ${f.name} | ${median(rates).toFixed(0)} | ${f.baseName} ${median(bases).toFixed(0)} | ${ratios.map(pct).join(', ')} | ${pct(m)} | ${pct(median(cpuRatios))} | ${pct(f.goal)} ${m >= f.goal ? 'met' : 'NOT met'} |`,
+    );
+  }
+
+  // Latency added over bare at half the free call's peak rate, from a fixed-rate client.
+  const latencyToo = !process.env.BENCH_ONLY || 'latency'.includes(process.env.BENCH_ONLY);
+  if (!blockhashPeak && latencyToo) blockhashPeak = (await wrk(gw + '/api/chain/blockhash')).rps;
+  const rate = Math.round(blockhashPeak / 2);
+  const added: { p50: number[]; p99: number[] } = { p50: [], p99: [] };
+  for (let r = 0; r < (latencyToo ? runs : 0); r++) {
+    const b = await openLoop(bare, rate);
+    const g = await openLoop(gw + '/api/chain/blockhash', rate);
+    added.p50.push(g.p50 - b.p50);
+    added.p99.push(g.p99 - b.p99);
+    console.log(
+      `  latency run ${r + 1} at ${rate}/s: bare p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms; gateway blockhash p50 ${g.p50.toFixed(2)} p99 ${g.p99.toFixed(2)} ms (errors ${b.errors}/${g.errors})`,
+    );
+  }
+  const p50 = latencyToo ? median(added.p50) : NaN;
+  const p99 = latencyToo ? median(added.p99) : NaN;
+
+  console.log('\n| call | req/s (median) | baseline req/s (median) | ratio per run | median ratio | CPU-per-request ratio (median) | goal (on req/s) |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const row of table) console.log(row);
+  console.log(`\nadded latency over bare at ${rate} req/s (half the free peak), fixed-rate client, median of ${runs} runs:`);
+  console.log(`  p50 +${p50.toFixed(2)} ms (goal <= 1 ms: ${p50 <= 1 ? 'met' : 'NOT met'}), p99 +${p99.toFixed(2)} ms (goal <= 5 ms: ${p99 <= 5 ? 'met' : 'NOT met'})`);
+  await mcp.close();
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => c.exited));
+  await chain.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,123 @@
+// The ledger's durability promise, tested the hard way: the gateway process is killed with
+// SIGKILL in the middle of a stream of paid calls, restarted on the same SQLite file, and every
+// 2xx answer a client received must still have its debit (with either LEDGER_SYNC setting).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../support/agent.ts';
+
+const MAIN = join(import.meta.dir, '../../src/main.ts');
+const PRICE = 2_200_000;
+const SECRET = 'whsec_crash';
+const CONCURRENCY = 16;
+
+let chain: Sandbox;
+beforeAll(async () => {
+  chain = await startSandbox();
+});
+afterAll(() => chain.stop());
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+function startProcess(env: Record<string, string>) {
+  return Bun.spawn(['bun', MAIN], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'ignore' });
+}
+
+async function waitForHealth(base: string) {
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await fetch(base + '/healthz')).ok) return;
+    } catch {}
+    await Bun.sleep(25);
+  }
+  throw new Error('gateway did not become healthy');
+}
+
+function httpClient(base: string): HttpClient {
+  const read = async (res: Response) => ({ status: res.status, body: (await res.json()) as any, headers: res.headers });
+  return {
+    get: async (path, headers = {}) => read(await fetch(base + path, { headers })),
+    post: async (path, body, headers = {}) =>
+      read(await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
+  };
+}
+
+describe('kill -9 in the middle of paid calls', () => {
+  for (const ledgerSync of ['normal', 'full']) {
+    test(`LEDGER_SYNC=${ledgerSync}: after a restart every 2xx answer has its debit, and the credit is exact`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cig-crash-'));
+      const port = freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const gatewayAddress = (await generateKeyPairSigner()).address;
+      const env = {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_PATH: join(dir, 'gw.sqlite'),
+        MAINNET_RPC_URLS: chain.url,
+        DEVNET_RPC_URLS: chain.url,
+        GATEWAY_ADDRESS: gatewayAddress,
+        WEBHOOK_SECRET: SECRET,
+        DEPOSIT_POLL_SECONDS: '0',
+        RATE_LIMIT_RPS: '0',
+        FREE_CALLS: '0',
+        LEDGER_SYNC: ledgerSync,
+        LOG_LEVEL: 'error',
+      };
+      let gateway = startProcess(env);
+      try {
+        await waitForHealth(base);
+        const http = httpClient(base);
+        const agent = await chain.newWallet(BigInt(2000 * PRICE));
+        const credit = 1000 * PRICE;
+        const sig = await deposit(chain, agent, gatewayAddress as Address, BigInt(credit));
+        expect((await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);
+        const key = await claimWhenSeen(http, agent, 0);
+
+        // Paid calls from CONCURRENCY clients until SIGKILL cuts them off; count the 2xx received.
+        let ok = 0;
+        let killed = false;
+        const client = async () => {
+          while (!killed) {
+            try {
+              const res = await fetch(base + '/api/chain/optimal-fee', { headers: { 'x-api-key': key } });
+              if (res.status === 200) {
+                await res.arrayBuffer();
+                if (!killed) ok++;
+              }
+            } catch {
+              return; // the process is gone
+            }
+          }
+        };
+        const clients = Array.from({ length: CONCURRENCY }, client);
+        while (ok < 150) await Bun.sleep(5);
+        killed = true;
+        gateway.kill('SIGKILL');
+        await gateway.exited;
+        await Promise.all(clients);
+
+        gateway = startProcess(env);
+        await waitForHealth(base);
+        const me = await http.get('/api/keys/me', { 'x-api-key': key });
+        expect(me.status).toBe(200);
+        // Every answer a client saw was debited; at most the calls in flight at the kill were
+        // debited without an answer reaching anyone.
+        expect(me.body.callsMade).toBeGreaterThanOrEqual(ok);
+        expect(me.body.callsMade).toBeLessThanOrEqual(ok + CONCURRENCY);
+        expect(me.body.creditLamports).toBe(credit - me.body.callsMade * PRICE);
+      } finally {
+        gateway.kill('SIGKILL');
+        await gateway.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  }
+});
