@@ -36,7 +36,7 @@ const config: Config = {
   priceLamports: 1000,
   logLevel: 'error',
 };
-const services = createServices(config, createLogger('error', []));
+const services = await createServices(config, createLogger('error', []));
 const app = buildApp(services);
 const BASE = 'http://gateway.local';
 const send = (path: string, init?: RequestInit) => app.handle(new Request(BASE + path, init));

@@ -24,7 +24,7 @@ if (first === '--serve') {
   const [mode, port, rpc, dbPath] = process.argv.slice(3) as [string, string, string, string];
   const config: Config = { ...defaultConfig(), host: '127.0.0.1', port: Number(port), databasePath: dbPath, mainnetRpcUrls: [rpc], devnetRpcUrls: [rpc], rateLimitRps: 0, depositPollSeconds: 0, logFormat: 'json' };
   const log = mode === 'observed' ? createLogger('info', [], undefined, 'json') : silentLogger;
-  const app = buildApp(createServices(config, log));
+  const app = buildApp(await createServices(config, log));
   if (mode !== 'bare') serve(app, log, { port: config.port, hostname: config.host });
   else app.listen({ port: config.port, hostname: config.host });
 } else {

@@ -18,12 +18,12 @@ const count = Number(process.argv[2] ?? 3000);
 const chain = await startSandbox();
 const gatewayAddress = (await generateKeyPairSigner()).address;
 const dir = mkdtempSync(join(tmpdir(), 'cig-bench-watcher-'));
-const services = createServices(
+const services = await createServices(
   { ...defaultConfig(), databasePath: join(dir, 'gw.sqlite'), mainnetRpcUrls: [chain.url], gatewayAddress, depositPollSeconds: 3600, logLevel: 'error' },
   createLogger('error', [], () => {}),
 );
 const watcher = services.watcher!;
-const cursor = () => services.db.$client.query('SELECT last_signature AS last, walk_head AS walk FROM watcher_cursors').get() as { last: string; walk: string | null };
+const cursor = () => services.db!.$client.query('SELECT last_signature AS last, walk_head AS walk FROM watcher_cursors').get() as { last: string; walk: string | null };
 
 await deposit(chain, await chain.newWallet(100_000_000n), gatewayAddress, 2_200_000n);
 await watcher.poll();

@@ -80,6 +80,18 @@ const urlList = (raw: string) => {
   return urls;
 };
 
+const postgresUrl = (raw: string) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.trim());
+  } catch {
+    // The URL may hold a password: never repeat it.
+    return fail('expected a postgres://user:password@host:port/database URL; the value is not a URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') fail(`expected a postgres:// URL, got a ${parsed.protocol} URL`);
+  return raw.trim();
+};
+
 const solanaAddress = (raw: string) => {
   let bytes: Uint8Array;
   try {
@@ -161,9 +173,17 @@ const SETTINGS = {
     default: DEFAULT_DATABASE_PATH,
     parse: (raw: string) => (raw.trim() === '' ? fail('expected a file path') : raw),
   },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    help: 'PostgreSQL URL (postgres://...): several gateways share one database; unset keeps the SQLite file',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional(postgresUrl),
+  },
   ledgerSync: {
     env: 'LEDGER_SYNC',
-    help: 'durability of debits and refunds: normal (group commit without fsync; survives a crash of the process, a power loss may drop the last moments of debits) or full (fsync every commit); claims, credits and keys always fsync',
+    help: 'durability of debits and refunds: normal (group commit without fsync; survives a crash of the process, a power loss may drop the last moments of debits) or full (fsync every commit); claims, credits and keys always fsync. SQLite only',
     default: 'normal' as LedgerSync,
     parse: oneOf(LEDGER_SYNCS),
   },

@@ -34,7 +34,13 @@ async function main() {
   // Elysia hides validation internals only in production mode.
   process.env.NODE_ENV ??= 'production';
   const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat);
-  const services = createServices(config, log);
+  let services;
+  try {
+    services = await createServices(config, log);
+  } catch (e) {
+    log.error('cannot open the database', { error: e instanceof Error ? e.message : String(e) });
+    process.exit(1);
+  }
   const app = buildApp(services);
   let listening: Listening;
   try {
@@ -45,7 +51,7 @@ async function main() {
     process.exit(1);
   }
   const port = listening.port;
-  log.info(`gateway ${VERSION} listening`, { url: `http://${config.host}:${port}`, database: config.databasePath });
+  log.info(`gateway ${VERSION} listening`, { url: `http://${config.host}:${port}`, database: config.databaseUrl ? 'postgres' : config.databasePath });
   if (config.gatewayAddress) {
     log.info('deposits enabled', {
       payTo: config.gatewayAddress,

@@ -14,17 +14,24 @@ export interface ReadinessReport {
 
 export class Readiness {
   private timer: ReturnType<typeof setInterval> | undefined;
+  /** Postgres (no SQLite file): the last answer of the store's ping, refreshed by the probe. */
+  private remoteWritable = true;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Db | undefined,
     private readonly upstreams: Record<Network, Upstream>,
     private readonly windowMs: number,
+    private readonly ping?: () => Promise<void>,
   ) {}
 
   start(): void {
     const probe = () => {
       const quietSince = Date.now() - this.windowMs / 3;
       for (const u of Object.values(this.upstreams)) if ((u.lastAnswerAt ?? 0) < quietSince) u.call('getSlot').catch(() => {});
+      this.ping?.().then(
+        () => (this.remoteWritable = true),
+        () => (this.remoteWritable = false),
+      );
     };
     probe();
     this.timer = setInterval(probe, Math.max(250, Math.floor(this.windowMs / 3)));
@@ -37,11 +44,14 @@ export class Readiness {
 
   check(now = Date.now()): ReadinessReport {
     let database: ReadinessReport['database'] = 'writable';
-    try {
-      this.db.$client.run('BEGIN IMMEDIATE');
-      this.db.$client.run('ROLLBACK');
-    } catch {
-      database = 'failed';
+    if (!this.db) database = this.remoteWritable ? 'writable' : 'failed';
+    else {
+      try {
+        this.db.$client.run('BEGIN IMMEDIATE');
+        this.db.$client.run('ROLLBACK');
+      } catch {
+        database = 'failed';
+      }
     }
     const upstreams: ReadinessReport['upstreams'] = {};
     let answered = false;

@@ -1,5 +1,6 @@
 // Wires config into the long-lived parts: database, upstreams, ledger, payments, rate limiter and
-// the deposit watcher. main.ts and the tests build the gateway the same way.
+// the deposit watcher. main.ts and the tests build the gateway the same way. DATABASE_URL puts
+// billing state and rate limits in PostgreSQL (shared by replicas); otherwise the SQLite file.
 import { Upstream } from './chain/upstream.ts';
 import { NETWORKS, type Config, type Network } from './config.ts';
 import { openDatabase, type Db } from './db/client.ts';
@@ -8,6 +9,8 @@ import { Ledger } from './billing/ledger.ts';
 import { createPayments } from './billing/payments.ts';
 import { RateLimiter } from './billing/rate-limit.ts';
 import { UsageLog } from './billing/usage.ts';
+import { sqliteStore } from './billing/sqlite-store.ts';
+import type { BillingStore } from './billing/store.ts';
 import { DepositWatcher } from './billing/watcher.ts';
 import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
@@ -17,8 +20,9 @@ import { Readiness } from './readiness.ts';
 
 export interface Services extends CallDeps {
   config: Config;
-  db: Db;
-  ledger: Ledger;
+  /** The SQLite database; absent when DATABASE_URL selects PostgreSQL. */
+  db?: Db;
+  store: BillingStore;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
   quorum?: DepositQuorum;
@@ -30,13 +34,26 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
-export function createServices(config: Config, log: Logger): Services {
-  const db = openDatabase(config.databasePath);
+/** Resolves once the database is open and migrated; rejects when it cannot be. */
+export async function createServices(config: Config, log: Logger): Promise<Services> {
+  // Postgres code loads only when asked for: the embedded default starts as it always did.
+  const pgModules = config.databaseUrl
+    ? await Promise.all([import('./billing/pg-store.ts'), import('./billing/pg-rate-limit.ts'), import('./billing/pg-usage.ts')])
+    : undefined;
+  const pg = pgModules ? pgModules[0].pgStore(config.databaseUrl!) : undefined;
+  const db = pg ? undefined : openDatabase(config.databasePath);
+  const ledger = db ? new Ledger(db, config.ledgerSync) : undefined;
+  const store = pg ?? sqliteStore(db!, ledger);
+  try {
+    await store.ready;
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
   const urls: Record<Network, string[]> = { 'mainnet-beta': config.mainnetRpcUrls, devnet: config.devnetRpcUrls };
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
-  const ledger = new Ledger(db, config.ledgerSync);
   const pay = config.paymentNetwork;
   const quorum =
     config.gatewayAddress && config.depositQuorum > 1
@@ -50,8 +67,13 @@ export function createServices(config: Config, log: Logger): Services {
   const ctx: CapabilityContext = { rpc: (n) => upstreams[n], config, log };
   const watcher =
     config.gatewayAddress && config.depositPollSeconds > 0
-      ? new DepositWatcher({ db, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log, confirm: quorum?.confirm })
+      ? new DepositWatcher({ store, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log, confirm: quorum?.confirm })
       : undefined;
+  const limiter =
+    pg && pgModules && config.rateLimitRps > 0
+      ? new pgModules[1].PgRateLimiter(pg.client, config.rateLimitRps, config.rateLimitBurst)
+      : new RateLimiter(config.rateLimitRps, config.rateLimitBurst);
+  const usage = pg && pgModules ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log) : new UsageLog(db!, ledger!, config.usageRetentionDays, log);
   const mcp = new McpSessions({
     maxSessions: config.mcpMaxSessions,
     maxPerAddress: config.mcpMaxSessionsPerAddress,
@@ -60,28 +82,29 @@ export function createServices(config: Config, log: Logger): Services {
     streamIdleMs: config.mcpStreamIdleSeconds * 1000,
     log,
   });
+  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, pg ? () => pg.ping() : undefined);
   return {
     config,
     log,
     db,
-    ledger,
+    store,
     upstreams,
     ctx,
-    payments: createPayments(db, ledger, config),
-    usage: new UsageLog(db, ledger, config.usageRetentionDays, log),
-    limiter: new RateLimiter(config.rateLimitRps, config.rateLimitBurst),
+    payments: createPayments(store, config),
+    usage,
+    limiter,
     watcher,
     quorum,
     mcp,
-    readiness: new Readiness(db, upstreams, config.readyWindowSeconds * 1000),
+    readiness,
     stopping: false,
     startedAt: Date.now(),
     async close() {
-      this.readiness.stop();
+      readiness.stop();
       await mcp.closeAll();
       await watcher?.stop();
-      ledger.settle();
-      db.$client.close();
+      if ('close' in limiter) limiter.close();
+      await store.close();
     },
   };
 }

@@ -2,15 +2,10 @@
 // Order of answers (DESIGN.md): 400 missing field -> 401 challenge or signature -> 404 no pending
 // claim -> 200. The message signed is the UTF-8 bytes of the challenge string as issued.
 import * as ed from '@noble/ed25519';
-import { eq } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/client.ts';
-import { exactLamports, pendingClaims } from '../db/schema.ts';
 import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
-import { consumeChallenge } from './challenges.ts';
-import { rotateKey } from './keys.ts';
-import type { Ledger } from './ledger.ts';
+import type { BillingStore } from './store.ts';
 
 ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update(m).digest());
 
@@ -27,7 +22,7 @@ export interface ClaimResult {
   creditLamports: bigint;
 }
 
-export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknown, now = Date.now()): ClaimResult {
+export async function claimKey(store: BillingStore, freeCalls: number, body: unknown, now = Date.now()): Promise<ClaimResult> {
   const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const missing = ['wallet', 'signature', 'challenge'].filter((k) => typeof b[k] !== 'string' || (b[k] as string).trim() === '');
   if (missing.length) throw badRequest('Missing parameters', `${missing.join(', ')} required. ${HINT}`, { missing });
@@ -37,7 +32,7 @@ export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknow
   const pubkey = base58Bytes(wallet);
   if (!pubkey || pubkey.length !== 32) throw badRequest('Invalid wallet', `wallet must be a base58 Solana address (32 bytes). ${HINT}`);
 
-  if (!consumeChallenge(db, challenge, wallet, now)) throw invalidSignature();
+  if (!(await store.consumeChallenge(challenge, wallet, now))) throw invalidSignature();
   const sig = base58Bytes(signature);
   if (!sig || sig.length !== 64) throw invalidSignature();
   let valid = false;
@@ -48,12 +43,8 @@ export function claimKey(db: Db, ledger: Ledger, freeCalls: number, body: unknow
   }
   if (!valid) throw invalidSignature();
 
-  // One synchronous transaction: of two racing claims only one finds the pending row.
-  return db.transaction(() => {
-    const pending = db.delete(pendingClaims).where(eq(pendingClaims.wallet, wallet)).returning({ creditLamports: exactLamports(pendingClaims.creditLamports) }).get();
-    if (!pending) throw noPendingKey();
-    const apiKey = rotateKey(db, wallet, now);
-    const balance = ledger.credit(wallet, pending.creditLamports, freeCalls, now);
-    return { apiKey, wallet, ...balance };
-  });
+  // Of two racing claims only one finds the pending row (the store makes it one transaction).
+  const claimed = await store.claim(wallet, freeCalls, now);
+  if (!claimed) throw noPendingKey();
+  return { wallet, ...claimed };
 }

@@ -22,6 +22,12 @@ export interface KeyOwner {
   keyHash: string;
 }
 
+/** The hash of something shaped like a key; null for anything that cannot be one (never looked up). */
+export function keyHashOf(apiKey: string | undefined): string | null {
+  if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
+  return hashApiKey(apiKey);
+}
+
 // Live keys recently seen, per database: a call with a known key costs neither a SHA-256 nor a
 // query. Only live keys are remembered (unknown ones would let anyone fill the cache), and every
 // revocation goes through rotateKey below, which forgets the wallet's keys before anything else
@@ -64,7 +70,11 @@ function cacheOf(db: Db): LiveKeys {
   return cache;
 }
 
-/** Who holds a live key. Runs on every call: served from memory, else one prepared query. */
+/**
+ * Who holds a live key, for the SQLite store only: its invalidation rests on SQLite's data_version,
+ * which says nothing about writes by other replicas on PostgreSQL. Runs on every call: served from
+ * memory, else one prepared query.
+ */
 export function keyLookup(db: Db): (apiKey: string | undefined) => KeyOwner | null {
   const query = db
     .select({ wallet: apiKeys.wallet })

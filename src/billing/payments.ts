@@ -2,17 +2,15 @@
 // Capabilities never see money; a capability marked paid is charged the same way on every face.
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { eq, sql } from 'drizzle-orm';
-import { apiKeys } from '../db/schema.ts';
 import { GatewayError } from '../errors.ts';
-import { hashApiKey, keyLookup, type KeyOwner } from './keys.ts';
-import type { Balance, Debit, Ledger } from './ledger.ts';
+import { hashApiKey, type KeyOwner } from './keys.ts';
+import type { Balance, Debit } from './ledger.ts';
+import type { BillingStore } from './store.ts';
 
 export type { KeyOwner };
 
 export interface Payments {
-  identify(apiKey: string | undefined): KeyOwner | null;
+  identify(apiKey: string | undefined): Promise<KeyOwner | null>;
   /** One atomic debit, durable when it resolves, or rejects with the 402 (`apiKey`: what was sent, to say why). */
   charge(owner: KeyOwner | null, apiKey?: string): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;
@@ -30,7 +28,7 @@ const REFUSALS: Record<RefusalCode, string> = {
   no_credit: 'No free calls left and the credit is below the price of one call.',
 };
 
-export function createPayments(db: Db, ledger: Ledger, config: Config): Payments {
+export function createPayments(store: BillingStore, config: Config): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key') => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
@@ -45,25 +43,24 @@ export function createPayments(db: Db, ledger: Ledger, config: Config): Payments
     const balance = 'balance' in b ? b.balance : b;
     return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
   };
-  const keyRow = db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))).prepare();
   // Only on the refusal path: a key that identified nobody is either unknown or revoked.
-  const noOwner = (apiKey: string | undefined): RefusalCode => (!apiKey ? 'no_key' : keyRow.get({ keyHash: hashApiKey(apiKey) }) ? 'revoked_key' : 'unknown_key');
+  const noOwner = async (apiKey: string | undefined): Promise<RefusalCode> => (!apiKey ? 'no_key' : (await store.keyKnown(hashApiKey(apiKey))) ? 'revoked_key' : 'unknown_key');
   return {
-    identify: keyLookup(db),
+    identify: (apiKey) => store.identify(apiKey),
     async charge(owner, apiKey) {
       if (!owner) {
-        const code = noOwner(apiKey);
+        const code = await noOwner(apiKey);
         throw paymentRequired(REFUSALS[code], code);
       }
-      const debit = await ledger.debit(owner.wallet, config.priceLamports);
+      const debit = await store.debit(owner.wallet, config.priceLamports);
       if (!debit) {
-        const account = ledger.account(owner.wallet);
+        const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit');
         throw new GatewayError(402, refused.body, account ? headers(account) : {});
       }
       return debit;
     },
-    refund: (debit) => ledger.refund(debit),
+    refund: (debit) => store.refund(debit),
     headers,
     paymentRequired,
   };

@@ -14,12 +14,18 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/** Decides one request against a bucket: in this process (RateLimiter) or shared by replicas (PgRateLimiter). */
+export interface Limiter {
+  readonly enabled: boolean;
+  take(key: string): RateDecision | Promise<RateDecision>;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
 }
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
@@ -62,12 +68,15 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * One request against a bucket: the headers every answer carries, and the 429 body when refused.
- * `bucket` names the bucket only when limits are on (naming it may mean asking the socket). The
- * headers object may be shared between answers: copy it to add to it.
+ * `bucket` names the bucket only when limits are on (naming it may mean asking the socket or the
+ * key store). The headers object may be shared between answers: copy it to add to it.
  */
-export function admit(limiter: RateLimiter, bucket: () => string): { headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } } {
+export async function admit(
+  limiter: Limiter,
+  bucket: () => string | Promise<string>,
+): Promise<{ headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } }> {
   if (!limiter.enabled) return { headers: NO_HEADERS };
-  const decision = limiter.take(bucket());
+  const decision = await limiter.take(await bucket());
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };
   rateLimited.inc();

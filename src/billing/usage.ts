@@ -43,7 +43,13 @@ export const USAGE_PAGE_MAX = 100;
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
-export class UsageLog {
+/** Where usage rows go: UsageLog (SQLite, with the ledger's group commit) or PgUsageLog (Postgres). */
+export interface UsageHistory {
+  record(debit: Debit, call: UsageCall): void;
+  page(wallet: string, limit: number, before?: number): UsagePage | Promise<UsagePage>;
+}
+
+export class UsageLog implements UsageHistory {
   private readonly insert;
   private lastPrune = 0;
 

@@ -7,14 +7,12 @@
 // in the same transaction as the deposits it found, so a walk longer than one poll's budget
 // resumes where it stopped on the next poll (which then comes at once), and a restart neither
 // misses nor repeats work. When the walk reaches the cursor, its head becomes the new cursor.
-import { and, eq } from 'drizzle-orm';
 import type { Network } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { watcherCursors } from '../db/schema.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { watcherScanned } from '../metrics.ts';
-import { MAX_LAMPORTS, recordDeposit, transfersTo, type Transfer } from './deposits.ts';
+import { MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
+import type { BillingStore, WatcherCursor } from './store.ts';
 
 interface SignatureInfo {
   signature: string;
@@ -23,7 +21,7 @@ interface SignatureInfo {
 }
 
 export interface WatcherDeps {
-  db: Db;
+  store: BillingStore;
   rpc: Upstream;
   network: Network;
   gateway: string;
@@ -49,17 +47,13 @@ const UNREADABLE_GRACE_MS = 10 * 60_000;
 // the watcher's bottleneck).
 const CHUNK = 250;
 
-interface Cursor {
-  last?: SignatureInfo;
-  walk?: { head: SignatureInfo; before?: string };
-}
-
 export class DepositWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
   /** The last poll ran out of budget before reaching the cursor. */
   private behind = false;
+  private leading: boolean | undefined;
   /** Listed transactions the node could not show yet, by when that was first seen. */
   private readonly unreadable = new Map<string, number>();
 
@@ -86,37 +80,6 @@ export class DepositWatcher {
     return this.running;
   }
 
-  private load(): Cursor {
-    const { db, network, gateway } = this.deps;
-    const row = db
-      .select()
-      .from(watcherCursors)
-      .where(and(eq(watcherCursors.network, network), eq(watcherCursors.address, gateway)))
-      .get();
-    if (!row) return {};
-    return {
-      last: row.lastSignature ? { signature: row.lastSignature, slot: row.lastSlot ?? 0, err: null } : undefined,
-      walk: row.walkHead ? { head: { signature: row.walkHead, slot: row.walkHeadSlot ?? 0, err: null }, before: row.walkBefore ?? undefined } : undefined,
-    };
-  }
-
-  private save(c: Cursor) {
-    const { db, network, gateway } = this.deps;
-    const now = Date.now();
-    const values = {
-      lastSignature: c.last?.signature ?? '',
-      lastSlot: c.last?.slot ?? null,
-      walkHead: c.walk?.head.signature ?? null,
-      walkHeadSlot: c.walk?.head.slot ?? null,
-      walkBefore: c.walk?.before ?? null,
-      updatedAt: now,
-    };
-    db.insert(watcherCursors)
-      .values({ network, address: gateway, ...values })
-      .onConflictDoUpdate({ target: [watcherCursors.network, watcherCursors.address], set: values })
-      .run();
-  }
-
   private page(before: string | undefined, until: string | undefined): Promise<SignatureInfo[]> {
     return this.deps.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
       this.deps.gateway,
@@ -125,7 +88,15 @@ export class DepositWatcher {
   }
 
   private async scan(): Promise<number> {
-    const cursor = this.load();
+    // Several replicas on one database: only the one holding the store's watcher lock scans.
+    const { store, network, gateway, log } = this.deps;
+    const leads = await store.leadWatcher(network, gateway);
+    if (leads !== this.leading) {
+      this.leading = leads;
+      log.info(leads ? 'deposit watcher: this process watches deposits' : 'deposit watcher: standing by, another replica watches deposits');
+    }
+    if (!leads) return 0;
+    const cursor = await store.watcherCursor(network, gateway);
     const until = cursor.last?.signature;
     let recorded = 0;
     this.behind = false;
@@ -145,7 +116,7 @@ export class DepositWatcher {
       // this gateway's database).
       const firstWalkOver = !until && pages === PAGES_PER_POLL - 1;
       if (batch.length < PAGE || firstWalkOver) {
-        this.save({ last: cursor.walk.head });
+        await store.saveWatcherCursor(network, gateway, { last: cursor.walk.head });
         watcherScanned();
         return recorded;
       }
@@ -155,8 +126,8 @@ export class DepositWatcher {
   }
 
   /** Reads and records a page in chunks, saving the walk's progress with each chunk's deposits. */
-  private async process(batch: SignatureInfo[], cursor: Cursor): Promise<{ recorded: number; complete: boolean }> {
-    const { db, log, network } = this.deps;
+  private async process(batch: SignatureInfo[], cursor: WatcherCursor): Promise<{ recorded: number; complete: boolean }> {
+    const { store, log, network, gateway } = this.deps;
     const min = BigInt(this.deps.minDepositLamports);
     let recorded = 0;
     for (let i = 0; i < batch.length; i += CHUNK) {
@@ -166,22 +137,25 @@ export class DepositWatcher {
       const readable = found.findIndex((f) => f === null);
       const usable = readable === -1 ? chunk.length : readable;
       if (usable === 0) return { recorded, complete: false };
-      db.transaction(() => {
-        for (let j = 0; j < usable; j++) {
-          const info = chunk[j]!;
-          for (const t of found[j]!) {
-            if (t.lamports > MAX_LAMPORTS) {
-              log.warn('deposit beyond any lamport supply ignored', { signature: info.signature });
-              continue;
-            }
-            const outcome = recordDeposit(db, { signature: info.signature, network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' }, min);
-            if (outcome === 'duplicate') continue;
-            recorded++;
-            log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_dust', source: 'watcher', signature: info.signature, wallet: t.from, lamports: t.lamports, outcome });
+      const records: DepositRecord[] = [];
+      for (let j = 0; j < usable; j++) {
+        const info = chunk[j]!;
+        for (const t of found[j]!) {
+          if (t.lamports > MAX_LAMPORTS) {
+            log.warn('deposit beyond any lamport supply ignored', { signature: info.signature });
+            continue;
           }
+          records.push({ signature: info.signature, network, wallet: t.from, lamports: t.lamports, slot: info.slot, source: 'watcher' });
         }
-        cursor.walk!.before = chunk[usable - 1]!.signature;
-        this.save(cursor);
+      }
+      cursor.walk!.before = chunk[usable - 1]!.signature;
+      // The chunk's deposits and the walk's progress in one transaction.
+      const outcomes = await store.recordWatcherChunk(network, gateway, records, min, cursor);
+      records.forEach((d, k) => {
+        const outcome = outcomes[k]!;
+        if (outcome === 'duplicate') return;
+        recorded++;
+        log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_dust', source: 'watcher', signature: d.signature, wallet: d.wallet, lamports: d.lamports, outcome });
       });
       if (usable < chunk.length) return { recorded, complete: false };
     }

@@ -1,9 +1,9 @@
 // The one path every capability call takes, whatever face it came in on (REST or MCP):
 // who is calling -> rate limit -> validate (400 costs nothing) -> price (free allowance or debit,
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
-import { admit, type RateLimiter } from '../billing/rate-limit.ts';
+import { admit, type Limiter } from '../billing/rate-limit.ts';
 import type { Payments } from '../billing/payments.ts';
-import type { UsageLog } from '../billing/usage.ts';
+import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
 import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
@@ -14,15 +14,15 @@ import { errorOutcome, type Outcome } from './outcome.ts';
 
 export interface CallDeps {
   ctx: CapabilityContext;
-  limiter: RateLimiter;
+  limiter: Limiter;
   payments: Payments;
-  usage: UsageLog;
+  usage: UsageHistory;
   log: Logger;
 }
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
-export function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): string {
-  const owner = deps.payments.identify(caller.apiKey);
+export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<string> {
+  const owner = await deps.payments.identify(caller.apiKey);
   return owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`;
 }
 
@@ -32,8 +32,8 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
 }
 
 export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
-  const owner = deps.payments.identify(caller.apiKey);
-  const { headers, refusal } = admit(deps.limiter, () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`));
+  const owner = await deps.payments.identify(caller.apiKey);
+  const { headers, refusal } = await admit(deps.limiter, () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`));
   if (refusal) {
     deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });
     return { status: 429, headers, body: refusal };

@@ -1,8 +1,6 @@
 // Key acquisition and account routes: challenge, claim, me. All free; rate limited per client.
 import { Elysia } from 'elysia';
-import { issueChallenge } from '../billing/challenges.ts';
 import { claimKey } from '../billing/claims.ts';
-import { depositStatus } from '../billing/deposits.ts';
 import { admit, RateLimiter } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
@@ -32,23 +30,23 @@ export function keyRoutes(s: Services) {
   const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
 
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
+  const guarded = async (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
     const client = clientAddress(request, server, s.config.trustedProxies);
-    const { headers, refusal } = admit(s.limiter, () => `addr:${client}`);
+    const { headers, refusal } = await admit(s.limiter, () => `addr:${client}`);
     if (refusal) {
       s.log.info('rate limited', { event: 'rate_limited', route: where, client, retryAfter: headers['retry-after'] });
       return json(429, refusal, headers);
     }
     try {
-      return json(200, fn(client), { ...headers, ...extra });
+      return json(200, await fn(client), { ...headers, ...extra });
     } catch (e) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
     }
   };
 
-  const ownerOf = (request: Request) => {
-    const owner = s.payments.identify(apiKeyOf(request.headers));
+  const ownerOf = async (request: Request) => {
+    const owner = await s.payments.identify(apiKeyOf(request.headers));
     if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
     return owner;
   };
@@ -57,8 +55,8 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/challenge',
       ({ request, query, server }) =>
-        guarded(request, server, 'challenge', (client) => {
-          const issuance = admit(challengeLimiter, () => client);
+        guarded(request, server, 'challenge', async (client) => {
+          const issuance = await admit(challengeLimiter, () => client);
           if (issuance.refusal) throw new GatewayError(429, issuance.refusal, issuance.headers);
           let wallet: string | undefined;
           if (query.wallet !== undefined && query.wallet !== '') {
@@ -68,29 +66,29 @@ export function keyRoutes(s: Services) {
               throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/challenge?wallet=${EXAMPLE_WALLET}`);
             }
           }
-          const { challenge, expiresAt } = issueChallenge(s.db, s.config.challengeTtlSeconds, client, wallet);
+          const { challenge, expiresAt } = await s.store.issueChallenge(s.config.challengeTtlSeconds, client, wallet, Date.now());
           return { challenge, wallet: wallet ?? null, expiresAt: Math.floor(expiresAt / 1000) };
         }),
     )
     .get(
       '/api/keys/deposit',
       ({ request, query, server }) =>
-        guarded(request, server, 'deposit', () => {
+        guarded(request, server, 'deposit', async () => {
           let wallet: string;
           try {
             wallet = walletParam.parse(query.wallet, 'wallet');
           } catch {
             throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/deposit?wallet=${EXAMPLE_WALLET}`);
           }
-          return { wallet, status: depositStatus(s.db, wallet), minDepositLamports: s.config.minDepositLamports };
+          return { wallet, status: await s.store.depositStatus(wallet), minDepositLamports: s.config.minDepositLamports };
         }),
     )
     .post(
       '/api/keys/claim',
       ({ request, body, server }) =>
-        guarded(request, server, 'claim', () => {
+        guarded(request, server, 'claim', async () => {
           try {
-            const { apiKey, wallet, freeCalls, creditLamports } = claimKey(s.db, s.ledger, s.config.freeCalls, body);
+            const { apiKey, wallet, freeCalls, creditLamports } = await claimKey(s.store, s.config.freeCalls, body);
             s.log.info('key claimed', { event: 'claim', wallet, creditLamports, freeCalls });
             return { apiKey };
           } catch (e) {
@@ -102,9 +100,9 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/me',
       ({ request, server }) =>
-        guarded(request, server, 'me', () => {
-          const owner = ownerOf(request);
-          const account = s.ledger.account(owner.wallet);
+        guarded(request, server, 'me', async () => {
+          const owner = await ownerOf(request);
+          const account = await s.store.account(owner.wallet);
           const freeCalls = account?.freeCalls ?? 0;
           const creditLamports = account?.creditLamports ?? 0n;
           const price = s.config.priceLamports;
@@ -121,11 +119,11 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/me/usage',
       ({ request, query, server }) =>
-        guarded(request, server, 'usage', () => {
-          const owner = ownerOf(request);
+        guarded(request, server, 'usage', async () => {
+          const owner = await ownerOf(request);
           const limit = pageParam(query.limit, 'limit', 20, USAGE_PAGE_MAX);
           const before = query.before === undefined ? undefined : pageParam(query.before, 'before', 0, Number.MAX_SAFE_INTEGER);
-          const page = s.usage.page(owner.wallet, limit, before);
+          const page = await s.usage.page(owner.wallet, limit, before);
           return { wallet: owner.wallet, retentionDays: s.config.usageRetentionDays, calls: page.items, nextCursor: page.nextCursor };
         }),
     );

@@ -10,8 +10,8 @@ export function metaRoutes(s: Services) {
   return new Elysia({ name: 'meta' })
     .get(
       '/healthz',
-      () => {
-        s.db.$client.query('SELECT 1').get();
+      async () => {
+        await s.store.ping();
         return json(200, {
           status: 'ok',
           version: VERSION,

@@ -15,7 +15,7 @@ export function webhookRoutes(s: Services) {
       try {
         const result = await handleWebhook(
           {
-            db: s.db,
+            store: s.store,
             rpc: s.upstreams[config.paymentNetwork],
             network: config.paymentNetwork,
             gateway: config.gatewayAddress,

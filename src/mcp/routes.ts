@@ -85,9 +85,9 @@ export function mcpRoutes(s: Services) {
     json(400, { jsonrpc: '2.0', error: { code: -32600, message: `Batch of ${n} messages refused: at most ${maxBatch} messages per batch.` }, id: null });
 
   /** Draws one rate-limit token per message that is not a tools/call; the 429 when the bucket is empty. */
-  const spend = (caller: Caller, messages: number): Response | undefined => {
+  const spend = async (caller: Caller, messages: number): Promise<Response | undefined> => {
     for (let i = 0; i < messages; i++) {
-      const { headers, refusal } = admitCaller(caller, s);
+      const { headers, refusal } = await admitCaller(caller, s);
       if (refusal) return json(429, refusal, headers);
     }
     return undefined;
@@ -97,7 +97,7 @@ export function mcpRoutes(s: Services) {
   /** Who sends this very request: its own key and address, never the session's. */
   const callerOf = (request: Request, server: unknown): Caller => ({ apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' });
 
-  const ownerOf = (caller: Caller): SessionOwner => ({ key: caller.apiKey, address: caller.address, bucket: bucketOf(caller, s) });
+  const ownerOf = async (caller: Caller): Promise<SessionOwner> => ({ key: caller.apiKey, address: caller.address, bucket: await bucketOf(caller, s) });
 
   /**
    * Event streams must outlive Bun's idle timeout. Keep-alive comments alone do not do it: Bun
@@ -117,8 +117,8 @@ export function mcpRoutes(s: Services) {
         const refused = foreign(request);
         if (refused) return refused;
         const caller = callerOf(request, server);
-        const owner = ownerOf(caller);
-        const full = refusal(owner) ?? spend(caller, 1);
+        const owner = await ownerOf(caller);
+        const full = refusal(owner) ?? (await spend(caller, 1));
         if (full) return full;
         holdOpen(request, server);
         const transport = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
@@ -145,7 +145,7 @@ export function mcpRoutes(s: Services) {
         await session.server.connect(transport); // start(): queues the `endpoint` event
         return transport.response;
       })
-      .post(MCP_MESSAGES_PATH, ({ request, query, body, server }) => {
+      .post(MCP_MESSAGES_PATH, async ({ request, query, body, server }) => {
         const refused = foreign(request);
         if (refused) return refused;
         const id = query.sessionId;
@@ -178,7 +178,7 @@ export function mcpRoutes(s: Services) {
             return json(400, { jsonrpc: '2.0', error: { code: -32600, message: 'Session not initialized: send initialize first.' }, id: isRequest(early) ? early.id : null });
           }
         }
-        const limited = spend(caller, chargeable(messages));
+        const limited = await spend(caller, chargeable(messages));
         if (limited) return limited;
         if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
         sessions.touch(session);
@@ -199,7 +199,7 @@ export function mcpRoutes(s: Services) {
         if (Array.isArray(parsedBody) && parsedBody.length > maxBatch) return batchTooLarge(parsedBody.length);
 
         if (!sid && !(await (method === 'POST' ? isLegacyRequest(request, parsedBody) : isLegacyRequest(request)))) {
-          const limited = spend(caller, chargeable(parsedBody));
+          const limited = await spend(caller, chargeable(parsedBody));
           if (limited) return limited;
           return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
         }
@@ -208,7 +208,7 @@ export function mcpRoutes(s: Services) {
           const session = sessions.get(sid);
           if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
           if (!sameOwner(session.owner, caller.apiKey, caller.address)) return notYours();
-          const limited = method === 'POST' ? spend(caller, chargeable(parsedBody)) : method === 'GET' ? spend(caller, 1) : undefined;
+          const limited = method === 'POST' ? await spend(caller, chargeable(parsedBody)) : method === 'GET' ? await spend(caller, 1) : undefined;
           if (limited) return limited;
           sessions.touch(session);
           if (method !== 'GET') return session.transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
@@ -224,8 +224,8 @@ export function mcpRoutes(s: Services) {
         if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
           return rpcError(400, -32000, `Bad Request: send Mcp-Session-Id, or start a session with an initialize request (POST ${MCP_HTTP_PATH})`);
         }
-        const owner = ownerOf(caller);
-        const full = refusal(owner) ?? spend(caller, 1);
+        const owner = await ownerOf(caller);
+        const full = refusal(owner) ?? (await spend(caller, 1));
         if (full) return full;
         const id = crypto.randomUUID();
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 });

@@ -90,7 +90,9 @@ export class WebSseServerTransport implements Transport {
       },
       { highWaterMark: 0 },
     );
-    this.response = new Response(stream, { headers: HEADERS });
+    // The id in a header too, as Streamable HTTP has it: a balancer can learn which replica holds
+    // the stream from the response and send the session's POSTs there (README: several replicas).
+    this.response = new Response(stream, { headers: { ...HEADERS, 'mcp-session-id': this.sessionId } });
     if (signal.aborted) this.finish();
     else signal.addEventListener('abort', () => this.finish(), { once: true });
   }

@@ -120,7 +120,8 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
 
   /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
   const refuse = (caller: Caller, message: string): never => {
-    admitCaller(caller, deps);
+    // The token is drawn as the call would have; the refusal does not wait for it.
+    admitCaller(caller, deps).catch(() => {});
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
   };
 

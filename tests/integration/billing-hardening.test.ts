@@ -62,7 +62,7 @@ describe('exact amounts', () => {
   });
 });
 
-const rows = (gw: TestGateway, sql: string) => gw.services.db.$client.query(sql).get() as Record<string, number>;
+const rows = (gw: TestGateway, sql: string) => gw.services.db!.$client.query(sql).get() as Record<string, number>;
 
 describe('exact amounts through the webhook', () => {
   test('a reported amount past 2^53 (a rounded JSON number) is credited at the exact amount the chain shows', async () => {
@@ -95,7 +95,7 @@ describe('the deposit watcher', () => {
     }) as unknown as typeof fetch;
     let clock = 0;
     const watcher = new DepositWatcher({
-      db: gw.services.db,
+      store: gw.services.store,
       rpc: new Upstream({ label: 'test', urls: [chain.url], timeoutMs: 2000, retries: 0, log: gw.services.log, fetch: forgetful }),
       network: 'mainnet-beta',
       gateway: gatewayAddress,

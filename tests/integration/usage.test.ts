@@ -1,5 +1,6 @@
 // Usage history through the real server: calls made over REST and both MCP transports (official SDK
 // clients) show up at GET /api/keys/me/usage, newest first, paged, with what each cost.
+import type { UsageLog } from '../../src/billing/usage.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
@@ -115,7 +116,7 @@ describe('usage history', () => {
 
   test('rows older than USAGE_RETENTION_DAYS are neither shown nor kept', async () => {
     const s = gw.services;
-    const owner = s.payments.identify(key)!;
+    const owner = (await s.payments.identify(key))!;
     const longAgo = Date.now() - (s.config.usageRetentionDays + 1) * 86_400_000;
     const before = (await usage(key)).body.calls.length;
     s.usage.record({ wallet: owner.wallet, kind: 'credit', price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } }, {
@@ -126,8 +127,8 @@ describe('usage history', () => {
       refunded: false,
     });
     expect((await usage(key)).body.calls.length).toBe(before);
-    s.usage.prune();
-    const count = s.db.$client.query('SELECT count(*) AS n FROM usage_events WHERE at < ?').get(Date.now() - 86_400_000) as { n: number };
+    (s.usage as UsageLog).prune();
+    const count = s.db!.$client.query('SELECT count(*) AS n FROM usage_events WHERE at < ?').get(Date.now() - 86_400_000) as { n: number };
     expect(count.n).toBe(0);
   });
 });

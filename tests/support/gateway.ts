@@ -36,7 +36,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
   };
   const logs: string[] = [];
   const log = createLogger('debug', secretsOf(config), (line) => logs.push(line), config.logFormat);
-  const services = createServices(config, log);
+  const services = await createServices(config, log);
   const app = buildApp(services);
   // The same listener main.ts uses, access log and request metrics included.
   const listening = serve(app, log, { port: 0, hostname: '127.0.0.1', trustedProxies: config.trustedProxies });

@@ -17,7 +17,7 @@ const ROOT = resolve(import.meta.dir, '../..');
 const bin = (name: string) => join(ROOT, 'node_modules/.bin', name);
 
 const dir = mkdtempSync(join(tmpdir(), 'cig-openapi-'));
-const services = createServices({ ...defaultConfig(), databasePath: join(dir, 'gateway.sqlite'), depositPollSeconds: 0 }, createLogger('error', [], () => {}));
+const services = await createServices({ ...defaultConfig(), databasePath: join(dir, 'gateway.sqlite'), depositPollSeconds: 0 }, createLogger('error', [], () => {}));
 const res = await buildApp(services).handle(new Request('http://localhost/openapi.json'));
 const doc = await res.text();
 await services.close();

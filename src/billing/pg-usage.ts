@@ -1,0 +1,60 @@
+// Usage history on PostgreSQL: the same rows and pages as UsageLog (usage.ts), written by each
+// replica for its own calls. A row is written after the call's answer is settled, without holding
+// the answer back; a failed write is logged, never charged to the caller.
+import { and, desc, eq, gte, lt } from 'drizzle-orm';
+import type { PgDb } from '../db/pg-client.ts';
+import { usageEvents } from '../db/pg-schema.ts';
+import type { Logger } from '../log.ts';
+import type { Debit } from './ledger.ts';
+import type { UsageCall, UsageHistory, UsageItem, UsagePage } from './usage.ts';
+
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+export class PgUsageLog implements UsageHistory {
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: PgDb,
+    private readonly retentionDays: number,
+    private readonly log: Logger,
+  ) {}
+
+  record(debit: Debit, call: UsageCall): void {
+    const fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
+    this.db
+      .insert(usageEvents)
+      .values({
+        wallet: debit.wallet,
+        at: call.at,
+        capability: call.capability,
+        face: call.face,
+        paidWith: debit.kind === 'free' ? 'free_call' : 'credit',
+        lamports: debit.kind === 'free' ? 0n : BigInt(debit.price),
+        refunded: call.refunded,
+        status: call.status,
+      })
+      .then(() => {}, fail);
+    if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = call.at;
+      this.db.delete(usageEvents).where(lt(usageEvents.at, this.cutoff(call.at))).then(() => {}, fail);
+    }
+  }
+
+  async page(wallet: string, limit: number, before?: number, now = Date.now()): Promise<UsagePage> {
+    const rows = await this.db
+      .select()
+      .from(usageEvents)
+      .where(and(eq(usageEvents.wallet, wallet), gte(usageEvents.at, this.cutoff(now)), before === undefined ? undefined : lt(usageEvents.id, before)))
+      .orderBy(desc(usageEvents.id))
+      .limit(limit + 1);
+    const items = rows.slice(0, limit).map(
+      (r): UsageItem => ({ id: r.id, time: Math.floor(r.at / 1000), capability: r.capability, face: r.face, paidWith: r.paidWith, lamports: r.lamports, refunded: r.refunded, status: r.status }),
+    );
+    return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.id) : null };
+  }
+
+  private cutoff(now: number): number {
+    return now - this.retentionDays * DAY_MS;
+  }
+}

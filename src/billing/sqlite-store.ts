@@ -1,0 +1,78 @@
+// The embedded store: one SQLite file, synchronous underneath. Only the ledger waits (its group
+// commit); everything else answers at once behind a resolved promise.
+import { and, eq } from 'drizzle-orm';
+import type { Network } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { apiKeys, exactLamports, pendingClaims, watcherCursors } from '../db/schema.ts';
+import { consumeChallenge, issueChallenge } from './challenges.ts';
+import { depositStatus, recordDeposit } from './deposits.ts';
+import { keyLookup, rotateKey } from './keys.ts';
+import { Ledger } from './ledger.ts';
+import { cursorOf, type BillingStore, type ClaimedKey, type WatcherCursor } from './store.ts';
+
+export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
+  // Keys and balances are cached in this process (keys.ts, ledger.ts): sound here because one file has
+  // one writer process and SQLite's data_version reveals any other writer (the keys command).
+  const identify = keyLookup(db);
+  const saveCursor = (network: Network, address: string, c: WatcherCursor) => {
+    const values = {
+      lastSignature: c.last?.signature ?? '',
+      lastSlot: c.last?.slot ?? null,
+      walkHead: c.walk?.head.signature ?? null,
+      walkHeadSlot: c.walk?.head.slot ?? null,
+      walkBefore: c.walk?.before ?? null,
+      updatedAt: Date.now(),
+    };
+    db.insert(watcherCursors)
+      .values({ network, address, ...values })
+      .onConflictDoUpdate({ target: [watcherCursors.network, watcherCursors.address], set: values })
+      .run();
+  };
+  return {
+    backend: 'sqlite',
+    ready: Promise.resolve(),
+    identify: async (apiKey) => identify(apiKey),
+    keyKnown: async (keyHash) => db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() !== undefined,
+    debit: (wallet, price) => ledger.debit(wallet, price),
+    refund: (debit) => ledger.refund(debit),
+    account: async (wallet) => ledger.account(wallet),
+    issueChallenge: async (ttl, requester, wallet, now) => issueChallenge(db, ttl, requester, wallet, now),
+    consumeChallenge: async (challenge, wallet, now) => consumeChallenge(db, challenge, wallet, now),
+    async claim(wallet, freeCalls, now) {
+      // One synchronous transaction: of two racing claims only one finds the pending row.
+      return db.transaction((): ClaimedKey | null => {
+        const pending = db.delete(pendingClaims).where(eq(pendingClaims.wallet, wallet)).returning({ creditLamports: exactLamports(pendingClaims.creditLamports) }).get();
+        if (!pending) return null;
+        const apiKey = rotateKey(db, wallet, now);
+        return { apiKey, ...ledger.credit(wallet, pending.creditLamports, freeCalls, now) };
+      });
+    },
+    recordDeposit: async (d, min, now) => recordDeposit(db, d, min, now),
+    depositStatus: async (wallet) => depositStatus(db, wallet),
+    async watcherCursor(network, address) {
+      const row = db
+        .select()
+        .from(watcherCursors)
+        .where(and(eq(watcherCursors.network, network), eq(watcherCursors.address, address)))
+        .get();
+      return cursorOf(row);
+    },
+    saveWatcherCursor: async (network, address, cursor) => saveCursor(network, address, cursor),
+    async recordWatcherChunk(network, address, deposits, min, cursor) {
+      return db.transaction(() => {
+        const outcomes = deposits.map((d) => recordDeposit(db, d, min));
+        saveCursor(network, address, cursor);
+        return outcomes;
+      });
+    },
+    // One process owns the file: it is always the watcher.
+    leadWatcher: async () => true,
+    async ping() {
+      db.$client.query('SELECT 1').get();
+    },
+    async close() {
+      ledger.settle();
+      db.$client.close();
+    },
+  };
+}

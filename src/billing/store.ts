@@ -1,0 +1,66 @@
+// Where billing keeps its state, as billing's callers see it: keys, the ledger, challenges, claims,
+// deposits and the watcher's cursor and leadership. Two implementations: SQLite for the embedded
+// single binary (sqlite-store.ts, the default) and PostgreSQL for several replicas on one database
+// (pg-store.ts, chosen by DATABASE_URL). Async because Postgres is over the network.
+import type { Network } from '../config.ts';
+import type { DepositOutcome, DepositRecord, DepositStatus } from './deposits.ts';
+import type { KeyOwner } from './keys.ts';
+import type { AccountView, Balance, Debit } from './ledger.ts';
+
+export interface ClaimedKey extends Balance {
+  apiKey: string;
+}
+
+interface SignaturePoint {
+  signature: string;
+  slot: number;
+}
+
+/** The watcher's place in the address's history: the newest signature done, and a walk back to it in progress. */
+export interface WatcherCursor {
+  last?: SignaturePoint;
+  walk?: { head: SignaturePoint; before?: string };
+}
+
+export interface BillingStore {
+  readonly backend: 'sqlite' | 'postgres';
+  /** Resolves once the database is reachable and migrated; rejects when it is not. */
+  readonly ready: Promise<void>;
+  /** Who holds this live (unrevoked) key; null for a revoked, unknown or malformed one. */
+  identify(apiKey: string | undefined): Promise<KeyOwner | null>;
+  /** Whether a key with this hash was ever issued (revoked or not): says why a key was refused. */
+  keyKnown(keyHash: string): Promise<boolean>;
+  /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once durable. */
+  debit(wallet: string, priceLamports: number): Promise<Debit | null>;
+  /** Gives back exactly what `debit` took. Resolves once durable. */
+  refund(debit: Debit): Promise<Balance>;
+  account(wallet: string): Promise<AccountView | null>;
+  /** A newer challenge for a wallet supersedes only the same requester's (client address) older ones. */
+  issueChallenge(ttlSeconds: number, requester: string, wallet: string | undefined, now: number): Promise<{ challenge: string; expiresAt: number }>;
+  /** Uses the challenge up whatever happens next; true when it was live and bound to this wallet or to none. */
+  consumeChallenge(challenge: string, wallet: string, now: number): Promise<boolean>;
+  /** Atomically: takes the wallet's pending claim, revokes its keys, issues a new one, credits the account. Null when nothing is pending. */
+  claim(wallet: string, freeCallsOnOpen: number, now: number): Promise<ClaimedKey | null>;
+  /** deposits.ts recordDeposit: once per (signature, sender); below the minimum, the watcher's dust total. */
+  recordDeposit(d: DepositRecord, minDepositLamports: bigint, now?: number): Promise<DepositOutcome>;
+  /** What the claim page may know about a wallet's deposits (never an amount). */
+  depositStatus(wallet: string): Promise<DepositStatus>;
+  watcherCursor(network: Network, address: string): Promise<WatcherCursor>;
+  saveWatcherCursor(network: Network, address: string, cursor: WatcherCursor): Promise<void>;
+  /** Records one chunk of the watcher's deposits and saves its cursor, in one transaction. */
+  recordWatcherChunk(network: Network, address: string, deposits: DepositRecord[], minDepositLamports: bigint, cursor: WatcherCursor): Promise<DepositOutcome[]>;
+  /** True while this process is the one deposit watcher for the address (always, on SQLite). */
+  leadWatcher(network: Network, address: string): Promise<boolean>;
+  /** Throws when the database cannot answer (health check). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A stored cursor row (either dialect) as the watcher uses it. */
+export function cursorOf(row: { lastSignature: string; lastSlot: number | null; walkHead: string | null; walkHeadSlot: number | null; walkBefore: string | null } | undefined): WatcherCursor {
+  if (!row) return {};
+  return {
+    last: row.lastSignature ? { signature: row.lastSignature, slot: row.lastSlot ?? 0 } : undefined,
+    walk: row.walkHead ? { head: { signature: row.walkHead, slot: row.walkHeadSlot ?? 0 }, before: row.walkBefore ?? undefined } : undefined,
+  };
+}

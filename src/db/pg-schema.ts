@@ -1,0 +1,124 @@
+// The same tables as schema.ts, for PostgreSQL (drizzle builds each dialect's tables separately;
+// tests/unit/pg-schema.test.ts fails when the two drift apart). Times (Unix ms) and lamports need
+// 64 bits here: Postgres `integer` is 32-bit, SQLite's is not. Lamports are bigint in JS, read
+// exactly (Postgres refuses a bigint overflow by itself, where SQLite needs its typeof checks).
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+
+const ms = (name: string) => bigint(name, { mode: 'number' });
+const lamports = (name: string) => bigint(name, { mode: 'bigint' });
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    wallet: text('wallet').notNull(),
+    createdAt: ms('created_at').notNull(),
+    revokedAt: ms('revoked_at'),
+  },
+  (t) => [index('api_keys_wallet_idx').on(t.wallet)],
+);
+
+export const creditAccounts = pgTable(
+  'credit_accounts',
+  {
+    wallet: text('wallet').primaryKey(),
+    freeCalls: integer('free_calls').notNull(),
+    creditLamports: lamports('credit_lamports').notNull(),
+    callsMade: integer('calls_made').notNull().default(0),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [
+    check('credit_accounts_free_calls_nonnegative', sql`${t.freeCalls} >= 0`),
+    check('credit_accounts_credit_nonnegative', sql`${t.creditLamports} >= 0`),
+  ],
+);
+
+export const pendingClaims = pgTable(
+  'pending_claims',
+  {
+    wallet: text('wallet').primaryKey(),
+    creditLamports: lamports('credit_lamports').notNull(),
+    deposits: integer('deposits').notNull(),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [check('pending_claims_credit_nonnegative', sql`${t.creditLamports} >= 0`)],
+);
+
+export const challenges = pgTable(
+  'challenges',
+  {
+    challenge: text('challenge').primaryKey(),
+    wallet: text('wallet'),
+    requester: text('requester').notNull().default(''),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [index('challenges_wallet_idx').on(t.wallet, t.requester), index('challenges_expires_idx').on(t.expiresAt)],
+);
+
+export const deposits = pgTable(
+  'deposits',
+  {
+    signature: text('signature').notNull(),
+    network: text('network').notNull(),
+    wallet: text('wallet').notNull(),
+    lamports: lamports('lamports').notNull(),
+    slot: bigint('slot', { mode: 'number' }),
+    source: text('source', { enum: ['webhook', 'watcher'] }).notNull(),
+    status: text('status', { enum: ['credited', 'below_minimum'] }).notNull(),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.signature, t.wallet] }), index('deposits_wallet_idx').on(t.wallet)],
+);
+
+export const watcherCursors = pgTable(
+  'watcher_cursors',
+  {
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: bigint('last_slot', { mode: 'number' }),
+    walkHead: text('walk_head'),
+    walkHeadSlot: bigint('walk_head_slot', { mode: 'number' }),
+    walkBefore: text('walk_before'),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.address] })],
+);
+
+export const dustTotals = pgTable('dust_totals', {
+  wallet: text('wallet').primaryKey(),
+  lamports: lamports('lamports').notNull(),
+  transfers: integer('transfers').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+});
+
+export const usageEvents = pgTable(
+  'usage_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    wallet: text('wallet').notNull(),
+    at: ms('at').notNull(),
+    capability: text('capability').notNull(),
+    face: text('face', { enum: ['rest', 'mcp'] }).notNull(),
+    paidWith: text('paid_with', { enum: ['free_call', 'credit'] }).notNull(),
+    lamports: lamports('lamports').notNull(),
+    refunded: boolean('refunded').notNull(),
+    status: integer('status').notNull(),
+  },
+  (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id), index('usage_events_at_idx').on(t.at)],
+);
+
+/**
+ * Postgres only: token buckets shared by every replica (one process keeps them in memory).
+ * `allowed` is the last decision, so one upsert both decides and reports it.
+ */
+export const rateBuckets = pgTable('rate_buckets', {
+  key: text('key').primaryKey(),
+  tokens: doublePrecision('tokens').notNull(),
+  at: doublePrecision('at').notNull(),
+  allowed: integer('allowed').notNull(),
+});

@@ -1,0 +1,89 @@
+// Gateway processes started from the CLI entry, as an operator runs several replicas on one
+// database. Used by the replica tests and bench/replicas.ts.
+import { join } from 'node:path';
+
+const MAIN = join(import.meta.dir, '../../src/main.ts');
+
+export interface Replica {
+  url: string;
+  pid: number;
+  /** Log lines so far (JSON lines on stderr). */
+  logs: string[];
+  /** Resolves with the exit code. */
+  exited: Promise<number>;
+  /** SIGKILL: no shutdown, no cleanup, connections dropped by the kernel. */
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+export async function startReplica(env: Record<string, string>, timeoutMs = 60_000): Promise<Replica> {
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn(['bun', MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env }, stdout: 'ignore', stderr: 'pipe' });
+  const logs: string[] = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of proc.stderr) {
+      const lines = (rest + decoder.decode(chunk)).split('\n');
+      rest = lines.pop()!;
+      logs.push(...lines);
+    }
+  })();
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`replica exited (${proc.exitCode}): ${logs.join('\n')}`);
+    try {
+      if ((await fetch(url + '/healthz')).ok) break;
+    } catch {}
+    if (Date.now() > until) {
+      proc.kill(9);
+      throw new Error(`replica did not become healthy: ${logs.join('\n')}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    pid: proc.pid,
+    logs,
+    exited: proc.exited,
+    async kill9() {
+      proc.kill(9);
+      await proc.exited;
+    },
+    async stop() {
+      if (proc.exitCode !== null) return;
+      proc.kill('SIGTERM');
+      await proc.exited;
+    },
+  };
+}
+
+export async function http(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  const res = await fetch(url + path, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** The get/post shape tests/support/agent.ts expects, for one replica. */
+export function clientOf(url: string) {
+  return {
+    get: (path: string, headers: Record<string, string> = {}) => http(url, path, { headers }),
+    post: (path: string, body: unknown, headers: Record<string, string> = {}) => http(url, path, { method: 'POST', body, headers }),
+  };
+}
