@@ -12,19 +12,13 @@ import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
 const runs = Number(process.argv[4] ?? 3);
 const SECRET = 'bench-secret';
 const dir = mkdtempSync(join(tmpdir(), 'cig-bench-'));
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 async function waitFor(url: string) {
   for (let i = 0; ; i++) {
@@ -43,22 +37,14 @@ const barePort = freePort();
 const gw = `http://127.0.0.1:${gwPort}`;
 const bare = `http://127.0.0.1:${barePort}`;
 const children = [
-  Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), join(import.meta.dir, '../src/main.ts')], {
+  Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), MAIN], {
     env: {
       ...process.env,
       PORT: String(gwPort),
       HOST: '127.0.0.1',
-      DATABASE_PATH: join(dir, 'gw.sqlite'),
-      MAINNET_RPC_URLS: chain.url,
-      DEVNET_RPC_URLS: chain.url,
-      GATEWAY_ADDRESS: gatewayAddress,
-      WEBHOOK_SECRET: SECRET,
-      DEPOSIT_POLL_SECONDS: '0',
-      RATE_LIMIT_RPS: '0',
-      FREE_CALLS: '0',
+      ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }),
       // A cheap call so one deposit pays for every run; the debit is the same work at any price.
       PRICE_LAMPORTS: '1000',
-      LOG_LEVEL: 'error',
     },
     stdout: 'inherit',
     stderr: 'inherit',

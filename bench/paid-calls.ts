@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -17,24 +18,14 @@ const SECRET = 'bench-secret';
 const chain = await startSandbox();
 const gatewayAddress = (await generateKeyPairSigner()).address;
 const dir = mkdtempSync(join(tmpdir(), 'cig-bench-'));
-const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-const port = probe.port!;
-probe.stop(true);
+const port = freePort();
 const base = `http://127.0.0.1:${port}`;
-const gateway = Bun.spawn(['bun', join(import.meta.dir, '../src/main.ts')], {
+const gateway = Bun.spawn(['bun', MAIN], {
   env: {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_PATH: join(dir, 'gw.sqlite'),
-    MAINNET_RPC_URLS: chain.url,
-    DEVNET_RPC_URLS: chain.url,
-    GATEWAY_ADDRESS: gatewayAddress,
-    WEBHOOK_SECRET: SECRET,
-    DEPOSIT_POLL_SECONDS: '0',
-    RATE_LIMIT_RPS: '0',
-    FREE_CALLS: '0',
-    LOG_LEVEL: 'error',
+    ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }),
   },
   stdout: 'inherit',
   stderr: 'inherit',

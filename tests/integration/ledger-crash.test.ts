@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../support/agent.ts';
+import { freePort, MAIN, sandboxGatewayEnv } from '../support/process.ts';
 
-const MAIN = join(import.meta.dir, '../../src/main.ts');
 const PRICE = 2_200_000;
 const SECRET = 'whsec_crash';
 const CONCURRENCY = 16;
@@ -19,13 +19,6 @@ beforeAll(async () => {
   chain = await startSandbox();
 });
 afterAll(() => chain.stop());
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
 
 function startProcess(env: Record<string, string>) {
   return Bun.spawn(['bun', MAIN], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'ignore' });
@@ -60,16 +53,8 @@ describe('kill -9 in the middle of paid calls', () => {
       const env = {
         PORT: String(port),
         HOST: '127.0.0.1',
-        DATABASE_PATH: join(dir, 'gw.sqlite'),
-        MAINNET_RPC_URLS: chain.url,
-        DEVNET_RPC_URLS: chain.url,
-        GATEWAY_ADDRESS: gatewayAddress,
-        WEBHOOK_SECRET: SECRET,
-        DEPOSIT_POLL_SECONDS: '0',
-        RATE_LIMIT_RPS: '0',
-        FREE_CALLS: '0',
+        ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }),
         LEDGER_SYNC: ledgerSync,
-        LOG_LEVEL: 'error',
       };
       let gateway = startProcess(env);
       try {

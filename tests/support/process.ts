@@ -11,6 +11,24 @@ export function freePort(): number {
   return port;
 }
 
+/**
+ * Settings of a gateway whose chain is the sandbox: its own SQLite file in `dir`, deposits by
+ * webhook only (no watcher), no rate limit and no free calls, logs at error level.
+ */
+export function sandboxGatewayEnv(o: { chainUrl: string; dir: string; gatewayAddress: string; webhookSecret: string }): Record<string, string> {
+  return {
+    DATABASE_PATH: join(o.dir, 'gw.sqlite'),
+    MAINNET_RPC_URLS: o.chainUrl,
+    DEVNET_RPC_URLS: o.chainUrl,
+    GATEWAY_ADDRESS: o.gatewayAddress,
+    WEBHOOK_SECRET: o.webhookSecret,
+    DEPOSIT_POLL_SECONDS: '0',
+    RATE_LIMIT_RPS: '0',
+    FREE_CALLS: '0',
+    LOG_LEVEL: 'error',
+  };
+}
+
 export interface GatewayProcess {
   url: string;
   proc: ReturnType<typeof Bun.spawn>;
