@@ -5,6 +5,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
+import { otherWriters } from '../db/other-writers.ts';
 import { apiKeys } from '../db/schema.ts';
 
 export const KEY_PREFIX = 'cig_';
@@ -82,17 +83,12 @@ export function keyLookup(db: Db): (apiKey: string | undefined) => KeyOwner | nu
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
     .prepare();
   const cache = cacheOf(db);
-  // Another process (the `gateway keys revoke` command) may revoke keys in the same file; SQLite's
-  // data_version moves whenever another connection commits, and then nothing remembered is trusted.
-  const dataVersion = db.$client.prepare<{ data_version: number }, []>('PRAGMA data_version');
-  let seen = dataVersion.get()!.data_version;
+  // Another process (the `gateway keys revoke` command) may revoke keys in the same file: after any
+  // commit of another connection nothing remembered is trusted.
+  const othersWrote = otherWriters(db.$client);
   return (apiKey) => {
     if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
-    const version = dataVersion.get()!.data_version;
-    if (version !== seen) {
-      seen = version;
-      cache.clear();
-    }
+    if (othersWrote()) cache.clear();
     const known = cache.get(apiKey);
     if (known) return known;
     const keyHash = hashApiKey(apiKey);
