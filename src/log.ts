@@ -12,6 +12,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines at `level` are written: lets a caller skip gathering fields nobody will see. */
+  enabled(level: LogLevel): boolean;
 }
 
 const API_KEY_PATTERN = /cig_[1-9A-HJ-NP-Za-km-z]{20,}/g;
@@ -93,7 +95,8 @@ export function createLogger(
     info: (m, f) => p.info(f ?? {}, m),
     warn: (m, f) => p.warn(f ?? {}, m),
     error: (m, f) => p.error(f ?? {}, m),
+    enabled: (l) => p.isLevelEnabled(l),
   };
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, enabled: () => false };

@@ -9,20 +9,78 @@ const registers = [registry];
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export const httpRequests = new Counter({
-  name: 'gateway_http_requests_total',
-  help: 'HTTP requests answered, by route template, method, status and face (rest, mcp, meta)',
-  labelNames: ['route', 'method', 'status', 'face'] as const,
-  registers,
-});
+/**
+ * Counts and times kept per label set in plain numbers, for the metrics every request touches:
+ * prom-client's own inc/observe hash and validate the labels each time, which cost a cached call
+ * about a tenth of its CPU (bench/hot-path.ts with BENCH_PROFILE). prom-client still formats them.
+ */
+class Tally<L extends string> {
+  private readonly all = new Map<string, { labels: Record<L, string>; counts: Float64Array; sum: number }>();
+  readonly type: 'counter' | 'histogram';
+  readonly aggregator = 'sum';
 
-export const httpDuration = new Histogram({
-  name: 'gateway_http_request_duration_seconds',
-  help: 'Time to the response head (event streams: until the stream opened), by route template',
-  labelNames: ['route', 'face'] as const,
-  buckets: SECONDS,
-  registers,
-});
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly labelNames: readonly L[],
+    private readonly buckets: readonly number[] = [],
+  ) {
+    this.type = buckets.length > 0 ? 'histogram' : 'counter';
+    registry.registerMetric(this as never);
+  }
+
+  /** The series for one label set, to be kept by the caller (label values must come from a closed set). */
+  series(labels: Record<L, string>): { add(value?: number): void } {
+    const id = this.labelNames.map((n) => labels[n]).join('\u0000');
+    let series = this.all.get(id);
+    if (!series) this.all.set(id, (series = { labels: { ...labels }, counts: new Float64Array(this.buckets.length + 1), sum: 0 }));
+    const s = series;
+    const buckets = this.buckets;
+    return {
+      add(value = 1) {
+        let i = 0;
+        while (i < buckets.length && value > buckets[i]!) i++;
+        s.counts[i]!++;
+        s.sum += value;
+      },
+    };
+  }
+
+  get() {
+    const values: { labels: Record<string, string | number>; value: number; metricName?: string }[] = [];
+    for (const { labels, counts, sum } of this.all.values()) {
+      if (this.type === 'counter') {
+        values.push({ labels, value: sum });
+        continue;
+      }
+      let cumulative = 0;
+      this.buckets.forEach((le, i) => values.push({ labels: { ...labels, le }, value: (cumulative += counts[i]!), metricName: `${this.name}_bucket` }));
+      cumulative += counts[this.buckets.length]!;
+      values.push({ labels: { ...labels, le: '+Inf' }, value: cumulative, metricName: `${this.name}_bucket` });
+      values.push({ labels, value: sum, metricName: `${this.name}_sum` });
+      values.push({ labels, value: cumulative, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset() {
+    this.all.clear();
+  }
+}
+
+export const httpRequests = new Tally('gateway_http_requests_total', 'HTTP requests answered, by route template, method, status and face (rest, mcp, meta)', [
+  'route',
+  'method',
+  'status',
+  'face',
+] as const);
+
+export const httpDuration = new Tally(
+  'gateway_http_request_duration_seconds',
+  'Time to the response head (event streams: until the stream opened), by route template',
+  ['route', 'face'] as const,
+  SECONDS,
+);
 
 export const upstreamRequests = new Counter({
   name: 'gateway_upstream_requests_total',

@@ -42,6 +42,24 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
   // Routes are all static paths, so the path itself is the template; anything else is one label.
   const templateOf = (path: string) => ((templates ??= new Set(app.routes.map((r) => r.path))).has(path) ? path : 'unmatched');
   const handle = app.fetch;
+  const accessLog = log.enabled('info');
+  // One series per label set, looked up by a string (the sets are closed, see above).
+  const counters = new Map<string, { add(): void }>();
+  const timers = new Map<string, { add(seconds: number): void }>();
+  const observe = (request: Request, status: number, seconds: number) => {
+    const path = pathOf(request.url);
+    const route = templateOf(path);
+    const face = faceOf(path);
+    const method = METHODS.has(request.method) ? request.method : 'OTHER';
+    const id = `${route} ${face} ${method} ${status}`;
+    let counter = counters.get(id);
+    if (!counter) counters.set(id, (counter = httpRequests.series({ route, method, status: String(status), face })));
+    counter.add();
+    let timer = timers.get(`${route} ${face}`);
+    if (!timer) timers.set(`${route} ${face}`, (timer = httpDuration.series({ route, face })));
+    timer.add(seconds);
+    return { route, face, method };
+  };
   const { idleTimeout, maxRequestBodySize } = (app.config.serve ?? {}) as { idleTimeout?: number; maxRequestBodySize?: number };
 
   const server = Bun.serve({
@@ -52,37 +70,46 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     // reusePort would let a second gateway bind the same port silently and steal traffic.
     reusePort: false,
     development: false,
-    async fetch(request, srv) {
-      const start = performance.now();
-      const context: RequestContext = { upstreamCalls: 0 };
-      let status = 500;
-      try {
-        const response = await withRequestContext(context, () => handle(request));
-        status = response.status;
-        return response;
-      } finally {
-        const seconds = (performance.now() - start) / 1000;
-        const path = pathOf(request.url);
-        const route = templateOf(path);
-        const face = faceOf(path);
-        const method = METHODS.has(request.method) ? request.method : 'OTHER';
-        httpRequests.inc({ route, method, status: String(status), face });
-        httpDuration.observe({ route, face }, seconds);
-        const key = apiKeyOf(request.headers);
-        log.info('request', {
-          kind: 'access',
-          method,
-          route,
-          status,
-          durationMs: Math.round(seconds * 1e6) / 1e3,
-          face,
-          // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
-          keyId: key ? hashApiKey(key).slice(0, 12) : null,
-          client: clientAddress(request, srv, at.trustedProxies),
-          upstreamCalls: context.upstreamCalls,
-        });
-      }
-    },
+    fetch: accessLog
+      ? async (request, srv) => {
+          const start = performance.now();
+          const context: RequestContext = { upstreamCalls: 0 };
+          let status = 500;
+          try {
+            const response = await withRequestContext(context, () => handle(request));
+            status = response.status;
+            return response;
+          } finally {
+            const seconds = (performance.now() - start) / 1000;
+            const { route, face, method } = observe(request, status, seconds);
+            const key = apiKeyOf(request.headers);
+            log.info('request', {
+              kind: 'access',
+              method,
+              route,
+              status,
+              durationMs: Math.round(seconds * 1e6) / 1e3,
+              face,
+              // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
+              keyId: key ? hashApiKey(key).slice(0, 12) : null,
+              client: clientAddress(request, srv, at.trustedProxies),
+              upstreamCalls: context.upstreamCalls,
+            });
+          }
+        }
+      : // Without the access line nothing needs the request context, the key's hash or the peer's
+        // address (a system call): only the metrics are kept.
+        async (request) => {
+          const start = performance.now();
+          let status = 500;
+          try {
+            const response = await handle(request);
+            status = response.status;
+            return response;
+          } finally {
+            observe(request, status, (performance.now() - start) / 1000);
+          }
+        },
   });
   // Handlers read the server from the app (client address, per-request timeouts).
   (app as { server: unknown }).server = server;
