@@ -30,11 +30,13 @@ export function keyRoutes(s: Services) {
   const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
 
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = async (request: Request, server: unknown, where: string, fn: (client: string) => unknown, extra: Record<string, string> = {}) => {
-    const client = clientAddress(request, server, s.config.trustedProxies);
-    const { headers, refusal } = await admit(s.limiter, () => `addr:${client}`);
+  const guarded = async (request: Request, server: unknown, where: string, fn: (client: () => string) => unknown, extra: Record<string, string> = {}) => {
+    // Asked of the socket only when something needs it (a system call, as dear as the rest of /me).
+    let known: string | undefined;
+    const client = () => (known ??= clientAddress(request, server, s.config.trustedProxies));
+    const { headers, refusal } = await admit(s.limiter, () => `addr:${client()}`);
     if (refusal) {
-      s.log.info('rate limited', { event: 'rate_limited', route: where, client, retryAfter: headers['retry-after'] });
+      s.log.info('rate limited', { event: 'rate_limited', route: where, client: client(), retryAfter: headers['retry-after'] });
       return json(429, refusal, headers);
     }
     try {
@@ -56,7 +58,7 @@ export function keyRoutes(s: Services) {
       '/api/keys/challenge',
       ({ request, query, server }) =>
         guarded(request, server, 'challenge', async (client) => {
-          const issuance = await admit(challengeLimiter, () => client);
+          const issuance = await admit(challengeLimiter, client);
           if (issuance.refusal) throw new GatewayError(429, issuance.refusal, issuance.headers);
           let wallet: string | undefined;
           if (query.wallet !== undefined && query.wallet !== '') {
@@ -66,7 +68,7 @@ export function keyRoutes(s: Services) {
               throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/challenge?wallet=${EXAMPLE_WALLET}`);
             }
           }
-          const { challenge, expiresAt } = await s.store.issueChallenge(s.config.challengeTtlSeconds, client, wallet, Date.now());
+          const { challenge, expiresAt } = await s.store.issueChallenge(s.config.challengeTtlSeconds, client(), wallet, Date.now());
           return { challenge, wallet: wallet ?? null, expiresAt: Math.floor(expiresAt / 1000) };
         }),
     )
