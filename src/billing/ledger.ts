@@ -1,9 +1,13 @@
 // The credit ledger. A paid call is one atomic debit (a free call first, else the flat price from
 // credit) made durable before the upstream call, and refunded when the call does not end in 2xx.
 //
-// Exactness: each debit is a conditional UPDATE (WHERE free_calls > 0 / credit >= price), run one
-// after another, so no interleaving can overspend; the schema's CHECK constraints refuse a negative
-// balance even if a caller were wrong.
+// Exactness: a batch runs inside BEGIN IMMEDIATE, which holds SQLite's write lock, so no other
+// writer (process or connection) can change an account between reading it and writing it. Each
+// account the batch touches is read once under that lock; its debits and refunds are applied in
+// order by the pure steps below (a free call first, else the price from credit, else refused); and
+// its final state is written with one UPDATE. A burst of calls from one wallet costs one row write
+// instead of one per call, and no interleaving can overspend. The schema's CHECK constraints refuse
+// a negative balance even if a step were wrong.
 //
 // Durability, chosen per kind of record (README, "Durability of the ledger"). The connection commits
 // with synchronous=FULL, so claims, deposit credits and key rotations are fsynced when they commit.
@@ -16,12 +20,13 @@
 //
 // In-memory view: the committed state of recently used accounts, written right after every commit
 // that changes them (write-through), so reads (/api/keys/me, the balance on a 402) cost no query.
-// The database stays the truth: debits are still decided by SQLite's conditional UPDATE, and every
-// write to credit_accounts goes through this class, which keeps the view exact.
-import { and, eq, gt, gte, sql } from 'drizzle-orm';
+// The database stays the truth: debits are decided on the row as read under the write lock, never
+// on the view, and every write to credit_accounts goes through this class, which keeps the view exact.
+import { eq, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { LedgerSync } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { otherWriters } from '../db/other-writers.ts';
 import { creditAccounts, exactLamports } from '../db/schema.ts';
 import { ledgerBatch, ledgerCommit } from '../metrics.ts';
 
@@ -57,8 +62,8 @@ const accountColumns = {
   callsMade: creditAccounts.callsMade,
 };
 const wallet = sql.placeholder('wallet');
-const price = sql.placeholder('price');
-const now = sql`${sql.placeholder('now')}`;
+const value = (name: string) => sql`${sql.placeholder(name)}`;
+const now = value('now');
 
 /**
  * At most this many operations per transaction: a flush holds the event loop while it runs, so a
@@ -69,24 +74,43 @@ export const MAX_BATCH = 256;
 /** A write nobody waits for commits alone after this long if no debit comes to carry it. */
 const DEFERRED_MS = 200;
 
+/** What one debit or refund does to an account: pure, so a batch can apply many in memory. */
+type Step = (account: AccountView | null) => { value: unknown; next?: AccountView };
+
 interface Pending {
-  apply(): { value: unknown; account?: AccountView };
+  /** A debit or refund: `step` on the account of `wallet`, written with the batch's other steps on it. */
+  wallet?: string;
+  step?: Step;
+  /** Any other write (usage rows): applied as it is, in order. */
+  apply?(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+}
+
+/** A debit on `account`: one free call first, else `price` lamports of credit; undefined when it cannot pay. */
+export function debitStep(account: AccountView | null, price: number): { kind: Debit['kind']; next: AccountView } | undefined {
+  if (!account) return undefined;
+  if (account.freeCalls > 0) return { kind: 'free', next: { ...account, freeCalls: account.freeCalls - 1, callsMade: account.callsMade + 1 } };
+  const lamports = BigInt(price);
+  if (account.creditLamports >= lamports) return { kind: 'credit', next: { ...account, creditLamports: account.creditLamports - lamports, callsMade: account.callsMade + 1 } };
+  return undefined;
+}
+
+/** Gives back exactly what `debit` took from `account`. */
+export function refundStep(account: AccountView, debit: Debit): AccountView {
+  return debit.kind === 'free'
+    ? { ...account, freeCalls: account.freeCalls + 1, callsMade: account.callsMade - 1 }
+    : { ...account, creditLamports: account.creditLamports + BigInt(debit.price), callsMade: account.callsMade - 1 };
 }
 
 const balanceOf = (a: AccountView): Balance => ({ freeCalls: a.freeCalls, creditLamports: a.creditLamports });
 
 export class Ledger {
   // Prepared once: building SQL per call cost more than the update itself.
-  private readonly takeFreeCall;
-  private readonly takeCredit;
-  private readonly giveFreeCall;
-  private readonly giveCredit;
+  private readonly writeAccount;
   private readonly selectAccount;
   private readonly relaxed: boolean;
-  private readonly dataVersion;
-  private seenVersion: number;
+  private readonly othersWrote: () => boolean;
   private readonly view = new LRUCache<string, AccountView>({ max: 100_000 });
   private queue: Pending[] = [];
   private flushScheduled = false;
@@ -99,68 +123,39 @@ export class Ledger {
     private readonly db: Db,
     sync: LedgerSync = 'normal',
   ) {
-    const spend = { callsMade: sql`${creditAccounts.callsMade} + 1`, updatedAt: now };
-    const unspend = { callsMade: sql`${creditAccounts.callsMade} - 1`, updatedAt: now };
-    this.takeFreeCall = db
+    this.writeAccount = db
       .update(creditAccounts)
-      .set({ freeCalls: sql`${creditAccounts.freeCalls} - 1`, ...spend })
-      .where(and(eq(creditAccounts.wallet, wallet), gt(creditAccounts.freeCalls, 0)))
-      .returning(accountColumns)
-      .prepare();
-    this.takeCredit = db
-      .update(creditAccounts)
-      .set({ creditLamports: sql`${creditAccounts.creditLamports} - ${price}`, ...spend })
-      .where(and(eq(creditAccounts.wallet, wallet), gte(creditAccounts.creditLamports, price)))
-      .returning(accountColumns)
-      .prepare();
-    this.giveFreeCall = db
-      .update(creditAccounts)
-      .set({ freeCalls: sql`${creditAccounts.freeCalls} + 1`, ...unspend })
+      .set({ freeCalls: value('freeCalls'), creditLamports: value('creditLamports'), callsMade: value('callsMade'), updatedAt: now })
       .where(eq(creditAccounts.wallet, wallet))
-      .returning(accountColumns)
-      .prepare();
-    this.giveCredit = db
-      .update(creditAccounts)
-      .set({ creditLamports: sql`${creditAccounts.creditLamports} + ${price}`, ...unspend })
-      .where(eq(creditAccounts.wallet, wallet))
-      .returning(accountColumns)
       .prepare();
     this.selectAccount = db.select(accountColumns).from(creditAccounts).where(eq(creditAccounts.wallet, wallet)).prepare();
     this.relaxed = sync === 'normal';
-    this.dataVersion = db.$client.prepare<{ data_version: number }, []>('PRAGMA data_version');
-    this.seenVersion = this.dataVersion.get()!.data_version;
+    this.othersWrote = otherWriters(db.$client);
   }
 
   /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once committed. */
   debit(walletAddress: string, priceLamports: number): Promise<Debit | null> {
-    return this.enqueue((): { value: Debit | null; account?: AccountView } => {
-      const args = { wallet: walletAddress, price: priceLamports, now: Date.now() };
-      const free = this.takeFreeCall.get(args);
-      if (free) return { account: free, value: { wallet: walletAddress, kind: 'free', price: priceLamports, balance: balanceOf(free) } satisfies Debit };
-      const paid = this.takeCredit.get(args);
-      if (paid) return { account: paid, value: { wallet: walletAddress, kind: 'credit', price: priceLamports, balance: balanceOf(paid) } satisfies Debit };
-      return { value: null };
+    return this.enqueue(walletAddress, (account) => {
+      const taken = debitStep(account, priceLamports);
+      if (!taken) return { value: null };
+      const debit: Debit = { wallet: walletAddress, kind: taken.kind, price: priceLamports, balance: balanceOf(taken.next) };
+      return { value: debit, next: taken.next };
     });
   }
 
   /** Gives back exactly what `debit` took. Resolves once committed. */
   refund(debit: Debit): Promise<Balance> {
-    return this.enqueue(() => {
-      const args = { wallet: debit.wallet, price: debit.price, now: Date.now() };
-      const row = (debit.kind === 'free' ? this.giveFreeCall : this.giveCredit).get(args);
-      if (!row) throw new Error('refund: credit account vanished');
-      return { account: row, value: balanceOf(row) };
+    return this.enqueue(debit.wallet, (account) => {
+      if (!account) throw new Error('refund: credit account vanished');
+      const next = refundStep(account, debit);
+      return { value: balanceOf(next), next };
     });
   }
 
   /** The committed state of the wallet's account, from memory when it was seen recently. */
   account(walletAddress: string): AccountView | null {
     // Another process writing to the file (an operator command) makes nothing remembered trustworthy.
-    const version = this.dataVersion.get()!.data_version;
-    if (version !== this.seenVersion) {
-      this.seenVersion = version;
-      this.view.clear();
-    }
+    if (this.othersWrote()) this.view.clear();
     const seen = this.view.get(walletAddress);
     if (seen) return seen;
     const row = this.selectAccount.get({ wallet: walletAddress });
@@ -193,7 +188,7 @@ export class Ledger {
    * call costs no extra sync; when no debit comes it commits alone within DEFERRED_MS.
    */
   defer(apply: () => unknown, onError: (e: unknown) => void): void {
-    this.queue.push({ apply: () => ({ value: apply() }), resolve: () => {}, reject: onError });
+    this.queue.push({ apply, resolve: () => {}, reject: onError });
     if (!this.flushScheduled && !this.lazyFlush) this.lazyFlush = setTimeout(() => this.flush(), DEFERRED_MS);
   }
 
@@ -202,9 +197,9 @@ export class Ledger {
     while (this.queue.length > 0) this.flush();
   }
 
-  private enqueue<T>(apply: () => { value: T; account?: AccountView }): Promise<T> {
+  private enqueue<T>(wallet: string, step: Step): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ apply, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ wallet, step, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -225,18 +220,40 @@ export class Ledger {
     const batch = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (batch === this.queue) this.queue = [];
     else this.schedule();
-    const outcomes: { ok: boolean; value: unknown; account?: AccountView }[] = [];
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    // Each account the batch touches, as read under the write lock and then stepped in order.
+    const accounts = new Map<string, AccountView | null>();
+    const changed = new Map<string, number[]>();
     // The connection's own setting (FULL) is what every other commit uses; only the batch relaxes
     // it. Not a prepared statement: SQLite applies this pragma when it is compiled, not when run.
     if (this.relaxed) this.db.$client.run('PRAGMA synchronous = NORMAL');
     try {
       this.db.$client.transaction(() => {
-        for (const op of batch) {
-          // Each operation is its own statement(s); one that fails changes nothing and fails alone.
+        const at = Date.now();
+        batch.forEach((op, i) => {
+          // An operation that fails changes nothing and fails alone.
           try {
-            outcomes.push({ ok: true, ...op.apply() });
+            if (!op.step) return void (outcomes[i] = { ok: true, value: op.apply!() });
+            const w = op.wallet!;
+            if (!accounts.has(w)) accounts.set(w, this.selectAccount.get({ wallet: w }) ?? null);
+            const { value, next } = op.step(accounts.get(w)!);
+            if (next) {
+              accounts.set(w, next);
+              changed.set(w, [...(changed.get(w) ?? []), i]);
+            }
+            outcomes[i] = { ok: true, value };
           } catch (e) {
-            outcomes.push({ ok: false, value: e });
+            outcomes[i] = { ok: false, value: e };
+          }
+        });
+        for (const [w, ops] of changed) {
+          const a = accounts.get(w)!;
+          try {
+            this.writeAccount.run({ wallet: w, freeCalls: a.freeCalls, creditLamports: a.creditLamports, callsMade: a.callsMade, now: at });
+          } catch (e) {
+            // Nothing of this account was written: its changes fail together, the rest commit.
+            for (const i of ops) outcomes[i] = { ok: false, value: e };
+            accounts.delete(w);
           }
         }
       }).immediate();
@@ -245,12 +262,13 @@ export class Ledger {
       ledgerCommit.observe((performance.now() - started) / 1000);
     } catch (e) {
       outcomes.length = 0;
+      accounts.clear();
       for (const _ of batch) outcomes.push({ ok: false, value: e });
     } finally {
       if (this.relaxed) this.db.$client.run('PRAGMA synchronous = FULL');
     }
     // Write-through: the view learns each account's state only once the database has committed it.
-    for (const o of outcomes) if (o.account) this.view.set(o.account.wallet, o.account);
+    for (const a of accounts.values()) if (a) this.view.set(a.wallet, a);
     const ms = performance.now() - started;
     const stats = this.flushStats;
     stats.flushes++;

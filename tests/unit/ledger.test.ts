@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
-import { Ledger, MAX_BATCH } from '../../src/billing/ledger.ts';
+import { debitStep, Ledger, MAX_BATCH, refundStep, type AccountView } from '../../src/billing/ledger.ts';
 
 let dir: string;
 let db: Db;
@@ -149,11 +149,52 @@ test('debits commit without an fsync (synchronous=NORMAL) by default, or with on
   expect(synchronous()).toBe(FULL);
   // The setting in force while the batch commits, seen from inside the batch.
   const seen: number[] = [];
-  const probe = (l: Ledger) => (l as unknown as { enqueue(f: () => { value: null }): Promise<null> }).enqueue(() => (seen.push(synchronous()), { value: null }));
+  // A deferred write runs inside the same batch as the debit queued in the same turn.
+  const probe = (l: Ledger) => l.defer(() => seen.push(synchronous()), (e) => { throw e; });
   await Promise.all([ledger.debit('w', PRICE), probe(ledger)]);
   expect(synchronous()).toBe(FULL);
   const strict = new Ledger(db, 'full');
   await Promise.all([strict.debit('w', PRICE), probe(strict)]);
   expect(seen).toEqual([1, FULL]);
   expect(synchronous()).toBe(FULL);
+});
+
+test('debit and refund steps: free call first, then credit, never below zero; a refund undoes exactly its debit', () => {
+  const a: AccountView = { wallet: 'w', freeCalls: 1, creditLamports: 5n, callsMade: 0 };
+  const first = debitStep(a, 3)!;
+  expect(first).toEqual({ kind: 'free', next: { wallet: 'w', freeCalls: 0, creditLamports: 5n, callsMade: 1 } });
+  const second = debitStep(first.next, 3)!;
+  expect(second).toEqual({ kind: 'credit', next: { wallet: 'w', freeCalls: 0, creditLamports: 2n, callsMade: 2 } });
+  expect(debitStep(second.next, 3)).toBeUndefined();
+  expect(debitStep(null, 3)).toBeUndefined();
+  const debit = { wallet: 'w', kind: 'credit' as const, price: 3, balance: { freeCalls: 0, creditLamports: 2n } };
+  expect(refundStep(second.next, debit)).toEqual(first.next);
+  expect(refundStep(first.next, { ...debit, kind: 'free' })).toEqual(a);
+});
+
+test('debits, refunds and refusals of one wallet in one batch: each answer and the row match doing them one by one', async () => {
+  ledger.credit('w', BigInt(3 * PRICE), 2);
+  const first = (await ledger.debit('w', PRICE))!;
+  const before = ledger.commits;
+  // One turn: a refund, then more debits than the account covers.
+  const [refunded, ...debits] = await Promise.all([ledger.refund(first), ...Array.from({ length: 8 }, () => ledger.debit('w', PRICE))]);
+  expect(ledger.commits - before).toBe(1);
+  expect(refunded).toEqual({ freeCalls: 2, creditLamports: BigInt(3 * PRICE) });
+  expect(debits.map((d) => d?.kind ?? null)).toEqual(['free', 'free', 'credit', 'credit', 'credit', null, null, null]);
+  expect(debits.map((d) => d?.balance.creditLamports ?? null)).toEqual([BigInt(3 * PRICE), BigInt(3 * PRICE), BigInt(2 * PRICE), BigInt(PRICE), 0n, null, null, null]);
+  const row = db.$client.query('SELECT free_calls, CAST(credit_lamports AS TEXT) AS credit, calls_made FROM credit_accounts WHERE wallet = ?').get('w');
+  expect(row).toEqual({ free_calls: 0, credit: '0', calls_made: 5 });
+});
+
+test('a change another process commits between batches is what the next batch debits from, not the remembered view', async () => {
+  ledger.credit('w', BigInt(PRICE), 0);
+  expect((await ledger.debit('w', PRICE))?.kind).toBe('credit');
+  expect(ledger.account('w')?.creditLamports).toBe(0n);
+  // Another connection (another process) adds credit behind the ledger's back.
+  const other = new Database(join(dir, 'l.sqlite'));
+  other.run('UPDATE credit_accounts SET credit_lamports = ? WHERE wallet = ?', [2 * PRICE, 'w']);
+  other.close();
+  const results = await Promise.all([ledger.debit('w', PRICE), ledger.debit('w', PRICE), ledger.debit('w', PRICE)]);
+  expect(results.map((r) => r?.kind ?? null)).toEqual(['credit', 'credit', null]);
+  expect(results[1]?.balance.creditLamports).toBe(0n);
 });
