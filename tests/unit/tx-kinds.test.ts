@@ -118,6 +118,16 @@ describe('recorded transactions: what they did, not only which programs ran', ()
     expect(body.summary).toContain('co-signer fpBLKs…2cUf received 1.423549656 SOL and sent 3709936.787259 D7LHMh…wP3W');
   });
 
+  test('a new mint signing its own creation is not a co-signer (Pump.fun create): its lamports are the creator\'s rent', () => {
+    const body = decode('getTransaction/pumpfun-create-and-buy-jeffro.json');
+    const mint = '5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump';
+    expect(body.signers).toContain(mint);
+    expect(body.ownerChanges.map((o) => o.owner)).not.toContain(mint);
+    expect(body.summary).not.toContain('co-signer');
+    // a co-signing wallet that existed before is still reported (raydium-clmm two-signer test above)
+    expect(decode('getTransaction/raydium-clmm-swap-two-signers-block-sava.json').ownerChanges.filter((o) => o.signer)).toHaveLength(2);
+  });
+
   test('lending, NFT and order-book instructions get their kinds', () => {
     expect(decode('getTransaction/kamino-lending-repay-block-sava.json').kind).toBe('lending_repay');
     expect(decode('getTransaction/bubblegum-mint-to-collection-block-sava.json').kind).toBe('nft_mint');

@@ -120,14 +120,30 @@ export function balanceChangesFor(tx: NormalizedTransaction, owner: string): Own
 }
 
 /**
+ * Signers that are accounts this transaction created, signing only for their own creation: a new mint (a
+ * pool position's NFT, a launched token) or a new token account (a pool vault made from a fresh keypair).
+ * They held nothing before; their lamports are the creator's rent, not a co-signer's income.
+ */
+export function createdAccountSigners(tx: NormalizedTransaction): Set<string> {
+  const balances = [...tx.preTokenBalances, ...tx.postTokenBalances];
+  const created = new Set([...balances.map((b) => b.mint), ...balances.map((b) => tx.accountKeys[b.accountIndex])]);
+  return new Set(
+    tx.signers.filter((s) => s !== tx.feePayer && created.has(s) && (tx.preBalances[tx.accountKeys.indexOf(s)] ?? 0n) === 0n),
+  );
+}
+
+/**
  * Changes for every signer (fee payer first, in signing order), then for every other owner of a token
  * account the transaction touched whose balances moved (first-seen order): a pool's vault authority, the
- * owner a DCA keeper paid out to. Signers are listed even with nothing but a fee.
+ * owner a DCA keeper paid out to. Signers are listed even with nothing but a fee, except accounts that
+ * signed their own creation (createdAccountSigners).
  */
 export function ownerChangesOf(tx: NormalizedTransaction): OwnerChanges[] {
   const tokenOwners = [...tx.preTokenBalances, ...tx.postTokenBalances].flatMap((b) => (b.owner === null ? [] : [b.owner]));
-  const signers = new Set(tx.signers);
-  return [...new Set([...tx.signers, ...tokenOwners])]
+  const created = createdAccountSigners(tx);
+  const wallets = tx.signers.filter((s) => !created.has(s));
+  const signers = new Set(wallets);
+  return [...new Set([...wallets, ...tokenOwners])]
     .map((owner) => balanceChangesFor(tx, owner))
     .filter((c) => signers.has(c.owner) || c.changes.length > 0);
 }
