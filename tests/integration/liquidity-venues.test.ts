@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { address, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
+import { formatAssetAmount } from '../../src/chain/format.ts';
 import { describeTransaction, type DecodeTxBody } from '../../src/chain/tx/describe.ts';
 import type { ActionKind } from '../../src/chain/tx/instructions.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
@@ -30,6 +31,12 @@ beforeAll(async () => {
 afterAll(() => chain.stop());
 
 const ata = async (owner: Address, mint: Address) => (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN }))[0];
+
+/** "0.0401 SOL rent for 5 accounts it opened", from the lamports LiteSVM holds in those accounts. */
+function rentNote(accounts: Address[]): string {
+  const lamports = accounts.reduce((sum, a) => sum + (chain.svm.getBalance(a) ?? 0n), 0n);
+  return `${formatAssetAmount(lamports, 9, 'SOL')} rent for ${accounts.length} accounts it opened`;
+}
 
 /** A wallet holding two fresh tokens (6 and 9 decimals). */
 async function provider() {
@@ -136,6 +143,8 @@ describe('Raydium CPMM (real raydium_cp_swap binary)', () => {
     const created = await execute(wallet, [cpmm.initialize(wallet, ammConfig, pool, 1_000_000_000n, 2_000_000_000n, accounts)], mints);
     expectDecoded(created, wallet.address, 'pool_create', 'Raydium CPMM', 'initialize');
     expect(chain.svm.getBalance(cpmm.CREATE_POOL_FEE_RECEIVER)! - feeBefore).toBe(createPoolFee);
+    // the new pool accounts' rent is named as rent, not as SOL deposited into the pool
+    expect(created.body.summary).toContain(rentNote([pool.pool, pool.lpMint, pool.vault0, pool.vault1, pool.observation]));
     expect(created.tokens.get(pool.lpMint)).toBeGreaterThan(0n);
 
     const added = await execute(wallet, [cpmm.deposit(wallet, pool, 1_000_000n, accounts)], mints);
@@ -160,8 +169,10 @@ describe("Orca Whirlpool (real binary at Orca's immutable deployment)", () => {
 
     const created = await execute(wallet, [ix], [pool.mintA, pool.mintB]);
     expectDecoded(created, wallet.address, 'pool_create', venue, 'initialize_pool');
-    // the two vaults signed their own creation; the creator only paid their rent
+    // the two vaults signed their own creation; the creator only paid their rent, and deposited nothing
     expect(created.body.signers).toHaveLength(3);
+    expect(created.body.summary).toContain(rentNote([pool.whirlpool, pool.vaultA, pool.vaultB]));
+    expect(created.body.summary).not.toContain('deposited');
 
     // as wallets do it: tick arrays, the position and its first liquidity in one transaction
     const { ixs, position } = await orca.openPosition(wallet, pool, 10);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { parseJson } from '../../src/json';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
 import { ACTION_KINDS, dominantKind, identifyInstruction } from '../../src/chain/tx/instructions';
-import type { NormalizedInstruction } from '../../src/chain/tx/normalize';
+import { accountRentOf } from '../../src/chain/tx/changes';
+import { normalizeTransaction, type NormalizedInstruction } from '../../src/chain/tx/normalize';
 
 const ROOT = join(import.meta.dir, '../fixtures/mainnet');
 const decode = (file: string): DecodeTxBody =>
@@ -126,6 +127,16 @@ describe('recorded transactions: what they did, not only which programs ran', ()
     expect(body.summary).not.toContain('co-signer');
     // a co-signing wallet that existed before is still reported (raydium-clmm two-signer test above)
     expect(decode('getTransaction/raydium-clmm-swap-two-signers-block-sava.json').ownerChanges.filter((o) => o.signer)).toHaveLength(2);
+  });
+
+  test('rent of the accounts a pool action opens or closes is not SOL deposited or returned', () => {
+    const tx = normalizeTransaction(parseJson(readFileSync(join(ROOT, 'getTransaction-jsonParsed/raydium-amm-v4-create-pool-initialize2-helius-notification-happ.json'), 'utf8')));
+    // six new pool accounts; the new wSOL vault counts only its 0.00203928 SOL rent, not the 19.01 SOL it holds
+    expect(accountRentOf(tx, tx.feePayer)).toEqual({ lamports: 51_281_280n, opened: 6, closed: 0 });
+    // only the fee payer pays rent
+    expect(accountRentOf(tx, '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1')).toEqual({ lamports: 0n, opened: 0, closed: 0 });
+    const closed = normalizeTransaction(parseJson(readFileSync(join(ROOT, 'getTransaction/meteora-dlmm-remove-liquidity-claim-close-block-sava.json'), 'utf8')));
+    expect(accountRentOf(closed, closed.feePayer)).toEqual({ lamports: -57_406_080n, opened: 0, closed: 1 });
   });
 
   test('lending, NFT and order-book instructions get their kinds', () => {

@@ -119,6 +119,44 @@ export function balanceChangesFor(tx: NormalizedTransaction, owner: string): Own
   return { owner, feeLamports, solLamports, tokenAccountRentLamports, changes };
 }
 
+export interface AccountRent {
+  /** Lamports put into accounts the transaction opened (+) minus those taken back from accounts it closed. */
+  readonly lamports: bigint;
+  readonly opened: number;
+  readonly closed: number;
+}
+
+/**
+ * Rent the fee payer put into accounts this transaction opened, or got back from accounts it closed, other
+ * than its own token accounts (tokenAccountRentLamports covers those): a pool's state, vaults and position,
+ * tick arrays, a DCA escrow. Opened = no lamports before, some after; closed = the reverse. A wrapped-SOL
+ * account's token amount is a deposit or a withdrawal, not rent, and is left out. Others' rent is not theirs
+ * to pay, so it is zero for every owner but the fee payer.
+ */
+export function accountRentOf(tx: NormalizedTransaction, owner: string): AccountRent {
+  if (owner !== tx.feePayer) return { lamports: 0n, opened: 0, closed: 0 };
+  const ownerIndex = tx.accountKeys.indexOf(owner);
+  const own = new Set([...tx.preTokenBalances, ...tx.postTokenBalances].filter((b) => b.owner === owner).map((b) => b.accountIndex));
+  const wsol = (balances: readonly TokenBalance[], i: number) =>
+    balances.find((b) => b.accountIndex === i && b.mint === WRAPPED_SOL_MINT)?.amount ?? 0n;
+  let lamports = 0n;
+  let opened = 0;
+  let closed = 0;
+  tx.accountKeys.forEach((_key, i) => {
+    if (i === ownerIndex || own.has(i)) return;
+    const pre = tx.preBalances[i] ?? 0n;
+    const post = tx.postBalances[i] ?? 0n;
+    if (pre === 0n && post > 0n) {
+      lamports += post - wsol(tx.postTokenBalances, i);
+      opened++;
+    } else if (pre > 0n && post === 0n) {
+      lamports -= pre - wsol(tx.preTokenBalances, i);
+      closed++;
+    }
+  });
+  return { lamports, opened, closed };
+}
+
 /**
  * Signers that are accounts this transaction created, signing only for their own creation: a new mint (a
  * pool position's NFT, a launched token) or a new token account (a pool vault made from a fresh keypair).
