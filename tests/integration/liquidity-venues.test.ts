@@ -1,4 +1,4 @@
-// Pool creation, liquidity add and liquidity remove on three AMMs, executed on the sandbox chain by the
+// Pool creation, liquidity add and liquidity remove on four AMMs, executed on the sandbox chain by the
 // programs' real binaries (tests/fixtures/programs, sources in SOURCES.md there), fetched back through the
 // sandbox's mainnet-shaped getTransaction and decoded: each must come out as its kind, not as a Swap, with
 // the owner's changes equal to what LiteSVM's own accounts say moved.
@@ -15,6 +15,7 @@ import { rawResult, signedTransaction } from '../support/sandbox/testing.ts';
 import * as damm from '../support/amm/damm-v2.ts';
 import * as cpmm from '../support/amm/raydium-cpmm.ts';
 import * as orca from '../support/amm/orca-whirlpool.ts';
+import * as dlmm from '../support/amm/meteora-dlmm.ts';
 
 const PROGRAMS = join(import.meta.dir, '../fixtures/programs');
 const TOKEN = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -27,6 +28,7 @@ beforeAll(async () => {
   chain.svm.addProgramFromFile(damm.DAMM_V2, join(PROGRAMS, 'meteora_damm_v2.so'));
   chain.svm.addProgramFromFile(cpmm.RAYDIUM_CPMM, join(PROGRAMS, 'raydium_cpmm.so'));
   chain.svm.addProgramFromFile(orca.WHIRLPOOL_IMMUTABLE, join(PROGRAMS, 'orca_whirlpool_immutable.so'));
+  chain.svm.addProgramFromFile(dlmm.DLMM, join(PROGRAMS, 'meteora_dlmm.so'));
 });
 afterAll(() => chain.stop());
 
@@ -67,7 +69,7 @@ interface Executed {
 async function execute(owner: KeyPairSigner, ixs: Instruction[], mints: Address[]): Promise<Executed> {
   const accounts = new Map(await Promise.all(mints.map(async (m) => [m, await ata(owner.address, m)] as const)));
   const before = { lamports: chain.svm.getBalance(owner.address) ?? 0n, tokens: new Map([...accounts].map(([m, a]) => [m, tokenAmount(a)])) };
-  const tx = await signedTransaction(chain.url, owner, [getSetComputeUnitLimitInstruction({ units: 600_000 }), ...ixs]);
+  const tx = await signedTransaction(chain.url, owner, [getSetComputeUnitLimitInstruction({ units: 1_400_000 }), ...ixs]);
   const sent = await chain.send(tx);
   expect(sent.err).toBeNull();
   const result = await rawResult(chain.url, 'getTransaction', [sent.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
@@ -184,5 +186,28 @@ describe("Orca Whirlpool (real binary at Orca's immutable deployment)", () => {
     const removed = await execute(wallet, [orca.decreaseLiquidity(wallet, pool, position, 4n * 10n ** 9n, tokenA, tokenB)], [pool.mintA, pool.mintB]);
     expectDecoded(removed, wallet.address, 'liquidity_remove', venue, 'decrease_liquidity');
     expect([removed.tokens.get(pool.mintA)! > 0n, removed.tokens.get(pool.mintB)! > 0n]).toEqual([true, true]);
+  });
+});
+
+describe('Meteora DLMM (real lb_clmm binary)', () => {
+  test('customizable pair creation, position opened with liquidity by strategy, liquidity removed by range', async () => {
+    const { wallet, mintX, mintY } = await provider();
+    const [tokenX, tokenY] = [await ata(wallet.address, mintX), await ata(wallet.address, mintY)];
+    const { ix, pair } = await dlmm.createPair(wallet, mintX, mintY, tokenX, tokenY);
+
+    const created = await execute(wallet, [ix], [mintX, mintY]);
+    expectDecoded(created, wallet.address, 'pool_create', 'Meteora DLMM', 'initialize_customizable_permissionless_lb_pair2');
+    expect(created.body.summary).toContain(`paid ${rentNote([pair.lbPair, pair.reserveX, pair.reserveY, await dlmm.oracleOf(pair.lbPair)])}`);
+
+    // bin arrays, the position (a fresh keypair that signs its own creation) and the liquidity, in one transaction
+    const { ixs, position } = await dlmm.openPosition(wallet, pair, 10);
+    const added = await execute(wallet, [...ixs, await dlmm.addLiquidity(wallet, pair, position, 1_000_000_000n, 1_000_000_000_000n, tokenX, tokenY)], [mintX, mintY]);
+    expectDecoded(added, wallet.address, 'liquidity_add', 'Meteora DLMM', 'add_liquidity_by_strategy2');
+    expect([added.tokens.get(mintX)! < 0n, added.tokens.get(mintY)! < 0n]).toEqual([true, true]);
+    expect(added.body.summary).toContain(rentNote([...position.binArrays, position.position]));
+
+    const removed = await execute(wallet, [await dlmm.removeLiquidity(wallet, pair, position, 5000, tokenX, tokenY)], [mintX, mintY]);
+    expectDecoded(removed, wallet.address, 'liquidity_remove', 'Meteora DLMM', 'remove_liquidity_by_range2');
+    expect([removed.tokens.get(mintX)! > 0n, removed.tokens.get(mintY)! > 0n]).toEqual([true, true]);
   });
 });

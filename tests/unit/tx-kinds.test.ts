@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { parseJson } from '../../src/json';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
 import { ACTION_KINDS, dominantKind, identifyInstruction } from '../../src/chain/tx/instructions';
-import { accountRentOf } from '../../src/chain/tx/changes';
-import { normalizeTransaction, type NormalizedInstruction } from '../../src/chain/tx/normalize';
+import { accountRentOf, createdAccountSigners } from '../../src/chain/tx/changes';
+import { normalizeTransaction, type NormalizedInstruction, type NormalizedTransaction } from '../../src/chain/tx/normalize';
 
 const ROOT = join(import.meta.dir, '../fixtures/mainnet');
 const decode = (file: string): DecodeTxBody =>
@@ -127,6 +127,33 @@ describe('recorded transactions: what they did, not only which programs ran', ()
     expect(body.summary).not.toContain('co-signer');
     // a co-signing wallet that existed before is still reported (raydium-clmm two-signer test above)
     expect(decode('getTransaction/raydium-clmm-swap-two-signers-block-sava.json').ownerChanges.filter((o) => o.signer)).toHaveLength(2);
+  });
+
+  test('a co-signer the System Program gave space (a DLMM position keypair) is a created account; a funded wallet is not', () => {
+    const system = (topLevelIndex: number, accounts: string[], index: number): NormalizedInstruction => ({
+      topLevelIndex,
+      stackHeight: 1,
+      programId: '11111111111111111111111111111111',
+      accounts,
+      data: Uint8Array.from([index, 0, 0, 0, ...new Array(8).fill(1)]),
+      parsed: null,
+    });
+    const tx = {
+      accountKeys: ['payer', 'position', 'wallet', '11111111111111111111111111111111'],
+      feePayer: 'payer',
+      signers: ['payer', 'position', 'wallet'],
+      preBalances: [10n, 0n, 0n, 1n],
+      postBalances: [5n, 3n, 2n, 1n],
+      preTokenBalances: [],
+      postTokenBalances: [],
+      // CreateAccount(payer -> position) at the top level; Transfer(payer -> wallet) as an inner instruction
+      instructions: [system(0, ['payer', 'position'], 0)],
+      innerInstructions: [{ ...system(0, ['payer', 'wallet'], 2), stackHeight: 2 }],
+    } as unknown as NormalizedTransaction;
+    expect([...createdAccountSigners(tx)]).toEqual(['position']);
+    // jsonParsed nodes name it instead of carrying the bytes
+    const parsed = { ...tx, instructions: [{ ...tx.instructions[0]!, data: null, parsed: { type: 'createAccount', info: { newAccount: 'position' } } }] } as unknown as NormalizedTransaction;
+    expect([...createdAccountSigners(parsed)]).toEqual(['position']);
   });
 
   test('rent of the accounts a pool action opens or closes is not SOL deposited or returned', () => {

@@ -9,7 +9,7 @@
 //   0.00203928 is the new ATA's rent: SOL = -0.4, tokenAccountRent = +0.00203928.
 // Tokens = per mint, sum of (post - pre) over token accounts whose owner is the owner (wSOL excluded).
 
-import { WRAPPED_SOL_MINT } from '../program-ids';
+import { SYSTEM_PROGRAM, WRAPPED_SOL_MINT } from '../program-ids';
 import { SOL_DECIMALS } from '../format';
 import type { NormalizedTransaction, TokenBalance } from './normalize';
 
@@ -157,14 +157,45 @@ export function accountRentOf(tx: NormalizedTransaction, owner: string): Account
   return { lamports, opened, closed };
 }
 
+// System Program instructions that give an account space or a program owner, and where that account sits:
+// CreateAccount, CreateAccountWithSeed (the new account second); Assign, Allocate, AllocateWithSeed, AssignWithSeed.
+const SYSTEM_CREATES: ReadonlyMap<number, number> = new Map([[0, 1], [3, 1], [1, 0], [8, 0], [9, 0], [10, 0]]);
+const SYSTEM_CREATES_PARSED: Readonly<Record<string, string>> = {
+  createAccount: 'newAccount',
+  createAccountWithSeed: 'newAccount',
+  assign: 'account',
+  allocate: 'account',
+  allocateWithSeed: 'account',
+  assignWithSeed: 'account',
+};
+
+/** Accounts the System Program turned into data accounts (space or a program owner) in this transaction. */
+function systemCreatedAccounts(tx: NormalizedTransaction): Set<string> {
+  const out = new Set<string>();
+  for (const ix of [...tx.instructions, ...(tx.innerInstructions ?? [])]) {
+    if (ix.programId !== SYSTEM_PROGRAM) continue;
+    if (ix.data && ix.data.length >= 4) {
+      const at = SYSTEM_CREATES.get(new DataView(ix.data.buffer, ix.data.byteOffset, 4).getUint32(0, true));
+      const account = at === undefined ? undefined : ix.accounts[at];
+      if (account) out.add(account);
+    } else if (ix.parsed?.type && ix.parsed.info) {
+      const field = SYSTEM_CREATES_PARSED[ix.parsed.type];
+      const account = field ? ix.parsed.info[field] : undefined;
+      if (typeof account === 'string') out.add(account);
+    }
+  }
+  return out;
+}
+
 /**
  * Signers that are accounts this transaction created, signing only for their own creation: a new mint (a
- * pool position's NFT, a launched token) or a new token account (a pool vault made from a fresh keypair).
- * They held nothing before; their lamports are the creator's rent, not a co-signer's income.
+ * pool position's NFT, a launched token), a new token account (a pool vault made from a fresh keypair) or a
+ * program's data account (a DLMM position). They held nothing before; their lamports are the creator's rent,
+ * not a co-signer's income. A wallet that is merely funded while co-signing is none of these.
  */
 export function createdAccountSigners(tx: NormalizedTransaction): Set<string> {
   const balances = [...tx.preTokenBalances, ...tx.postTokenBalances];
-  const created = new Set([...balances.map((b) => b.mint), ...balances.map((b) => tx.accountKeys[b.accountIndex])]);
+  const created = new Set([...balances.map((b) => b.mint), ...balances.map((b) => tx.accountKeys[b.accountIndex]), ...systemCreatedAccounts(tx)]);
   return new Set(
     tx.signers.filter((s) => s !== tx.feePayer && created.has(s) && (tx.preBalances[tx.accountKeys.indexOf(s)] ?? 0n) === 0n),
   );
