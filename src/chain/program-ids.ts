@@ -35,6 +35,9 @@ export const VENUES: readonly Venue[] = [
   { programId: 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', name: 'Raydium CPMM', kind: 'exchange' },
   { programId: '5quBtoiQqxF9Jv6KYKctB59NT3gtJD2Y65kdnB1Uev3h', name: 'Raydium Stable AMM', kind: 'exchange' },
   { programId: 'whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc', name: 'Orca Whirlpool', kind: 'exchange' },
+  // Orca's immutable (non-upgradable) Whirlpool deployment, same program and instructions: orca-so/whirlpools
+  // ts-sdk/client/src/config.ts IMMUTABLE_WHIRLPOOLS_PROGRAM_ADDRESS ("for Solana Mainnet", config 8pm8er…).
+  { programId: 'iwhrLHdsgrvmnwU8GF2FSmyabSMjfHwFGJAX2ufJ3ZN', name: 'Orca Whirlpool (immutable)', kind: 'exchange' },
   { programId: 'LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo', name: 'Meteora DLMM', kind: 'exchange' },
   { programId: 'Eo7WjKq67rjJQSZxS6z3YkapzY3eMj6Xy8X5EQVn5UaB', name: 'Meteora Dynamic AMM', kind: 'exchange' },
   { programId: 'cpamdpZCGKUy5JxQXB4dcpGPiikHawvSWAd6mEn1sGG', name: 'Meteora DAMM v2', kind: 'exchange' },

@@ -275,7 +275,8 @@ const EXPECTED: Record<string, Expected> = {
     // initialize2 also sets up the pool's OpenBook v1 market accounts by CPI
     venues: ['Raydium AMM v4', 'OpenBook v1'],
     status: 'SUCCESS',
-    summary: ['Created a pool on Raydium AMM v4 (initialize2): deposited 19.46128128 SOL and 100000000 B4qKiQ…pump, received 1378766.565617 HPk8g4…EVT3'],
+    // 19.41 SOL = the wSOL side of the pool plus Raydium's 0.4 SOL creation fee; the rest is the new accounts' rent
+    summary: ['Created a pool on Raydium AMM v4 (initialize2): deposited 19.41 SOL and 100000000 B4qKiQ…pump, received 1378766.565617 HPk8g4…EVT3 (plus 0.00203928 SOL rent for new token accounts; 0.05128128 SOL rent for 6 accounts it opened)'],
     changes: { SOL: '-19.46128128', B4qKiQd9: '-100000000', HPk8g4SR: '1378766.565617' },
   },
   'getTransaction/meteora-dlmm-remove-liquidity-claim-close-block-sava.json': {
@@ -284,7 +285,8 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: ['Meteora DLMM'],
     status: 'SUCCESS',
-    summary: ['Removed liquidity on Meteora DLMM (remove_liquidity_by_range2): received 0.207924683 SOL and 4.014014 Ce2gx9…pump'],
+    // closing the position gave its rent back: reported apart from what the liquidity returned
+    summary: ['Removed liquidity on Meteora DLMM (remove_liquidity_by_range2): received 0.150518603 SOL and 4.014014 Ce2gx9…pump (plus 0.05740608 SOL rent back from 1 account it closed)'],
     changes: { SOL: '0.207924683', Ce2gx9KG: '4.014014' },
   },
   'getTransaction/jupiter-dca-open-dca-v2-jeffro.json': {
@@ -293,7 +295,8 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: ['Jupiter DCA'],
     status: 'SUCCESS',
-    summary: ['Placed an order on Jupiter DCA (open_dca_v2): put in 0.00698088 SOL and 217363 ED5nyy…PJBY'],
+    // the SOL was the rent of the DCA escrow and its two token accounts, not an amount put into the order
+    summary: ['Placed an order on Jupiter DCA (open_dca_v2): put in 217363 ED5nyy…PJBY (plus 0.00698088 SOL rent for 3 accounts it opened)'],
     changes: { SOL: '-0.00698088', ED5nyyWE: '-217363' },
   },
   'getTransaction/jupiter-dca-close-dca-jeffro.json': {
@@ -302,7 +305,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: ['Jupiter DCA'],
     status: 'SUCCESS',
-    summary: ['Cancelled or closed an order on Jupiter DCA (close_dca): got back 0.00698088 SOL and 225000 6T44rf…pump'],
+    summary: ['Cancelled or closed an order on Jupiter DCA (close_dca): got back 225000 6T44rf…pump (plus 0.00698088 SOL rent back from 3 accounts it closed)'],
     changes: { SOL: '0.00698088', '6T44rfi9': '225000' },
   },
   // the keeper signs and pays; the DCA owner receives (see ownerChanges in the kinds tests)

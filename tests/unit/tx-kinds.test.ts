@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { parseJson } from '../../src/json';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
 import { ACTION_KINDS, dominantKind, identifyInstruction } from '../../src/chain/tx/instructions';
-import type { NormalizedInstruction } from '../../src/chain/tx/normalize';
+import { accountRentOf, createdAccountSigners } from '../../src/chain/tx/changes';
+import { normalizeTransaction, type NormalizedInstruction, type NormalizedTransaction } from '../../src/chain/tx/normalize';
 
 const ROOT = join(import.meta.dir, '../fixtures/mainnet');
 const decode = (file: string): DecodeTxBody =>
@@ -116,6 +117,53 @@ describe('recorded transactions: what they did, not only which programs ran', ()
       ['fpBLKsMxrDs3KBwSPvR9SxCQDvYFhdrRp7totey2cUf', '0', [['SOL', '1423549656', 9], ['D7LHMh', '-3709936787259', 6]]],
     ]);
     expect(body.summary).toContain('co-signer fpBLKs…2cUf received 1.423549656 SOL and sent 3709936.787259 D7LHMh…wP3W');
+  });
+
+  test('a new mint signing its own creation is not a co-signer (Pump.fun create): its lamports are the creator\'s rent', () => {
+    const body = decode('getTransaction/pumpfun-create-and-buy-jeffro.json');
+    const mint = '5dNYcCZXEGfGgbdUdq7MMR7KLsNJLLLgL83wLH8Fpump';
+    expect(body.signers).toContain(mint);
+    expect(body.ownerChanges.map((o) => o.owner)).not.toContain(mint);
+    expect(body.summary).not.toContain('co-signer');
+    // a co-signing wallet that existed before is still reported (raydium-clmm two-signer test above)
+    expect(decode('getTransaction/raydium-clmm-swap-two-signers-block-sava.json').ownerChanges.filter((o) => o.signer)).toHaveLength(2);
+  });
+
+  test('a co-signer the System Program gave space (a DLMM position keypair) is a created account; a funded wallet is not', () => {
+    const system = (topLevelIndex: number, accounts: string[], index: number): NormalizedInstruction => ({
+      topLevelIndex,
+      stackHeight: 1,
+      programId: '11111111111111111111111111111111',
+      accounts,
+      data: Uint8Array.from([index, 0, 0, 0, ...new Array(8).fill(1)]),
+      parsed: null,
+    });
+    const tx = {
+      accountKeys: ['payer', 'position', 'wallet', '11111111111111111111111111111111'],
+      feePayer: 'payer',
+      signers: ['payer', 'position', 'wallet'],
+      preBalances: [10n, 0n, 0n, 1n],
+      postBalances: [5n, 3n, 2n, 1n],
+      preTokenBalances: [],
+      postTokenBalances: [],
+      // CreateAccount(payer -> position) at the top level; Transfer(payer -> wallet) as an inner instruction
+      instructions: [system(0, ['payer', 'position'], 0)],
+      innerInstructions: [{ ...system(0, ['payer', 'wallet'], 2), stackHeight: 2 }],
+    } as unknown as NormalizedTransaction;
+    expect([...createdAccountSigners(tx)]).toEqual(['position']);
+    // jsonParsed nodes name it instead of carrying the bytes
+    const parsed = { ...tx, instructions: [{ ...tx.instructions[0]!, data: null, parsed: { type: 'createAccount', info: { newAccount: 'position' } } }] } as unknown as NormalizedTransaction;
+    expect([...createdAccountSigners(parsed)]).toEqual(['position']);
+  });
+
+  test('rent of the accounts a pool action opens or closes is not SOL deposited or returned', () => {
+    const tx = normalizeTransaction(parseJson(readFileSync(join(ROOT, 'getTransaction-jsonParsed/raydium-amm-v4-create-pool-initialize2-helius-notification-happ.json'), 'utf8')));
+    // six new pool accounts; the new wSOL vault counts only its 0.00203928 SOL rent, not the 19.01 SOL it holds
+    expect(accountRentOf(tx, tx.feePayer)).toEqual({ lamports: 51_281_280n, opened: 6, closed: 0 });
+    // only the fee payer pays rent
+    expect(accountRentOf(tx, '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1')).toEqual({ lamports: 0n, opened: 0, closed: 0 });
+    const closed = normalizeTransaction(parseJson(readFileSync(join(ROOT, 'getTransaction/meteora-dlmm-remove-liquidity-claim-close-block-sava.json'), 'utf8')));
+    expect(accountRentOf(closed, closed.feePayer)).toEqual({ lamports: -57_406_080n, opened: 0, closed: 1 });
   });
 
   test('lending, NFT and order-book instructions get their kinds', () => {

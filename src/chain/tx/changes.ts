@@ -9,7 +9,7 @@
 //   0.00203928 is the new ATA's rent: SOL = -0.4, tokenAccountRent = +0.00203928.
 // Tokens = per mint, sum of (post - pre) over token accounts whose owner is the owner (wSOL excluded).
 
-import { WRAPPED_SOL_MINT } from '../program-ids';
+import { SYSTEM_PROGRAM, WRAPPED_SOL_MINT } from '../program-ids';
 import { SOL_DECIMALS } from '../format';
 import type { NormalizedTransaction, TokenBalance } from './normalize';
 
@@ -119,15 +119,100 @@ export function balanceChangesFor(tx: NormalizedTransaction, owner: string): Own
   return { owner, feeLamports, solLamports, tokenAccountRentLamports, changes };
 }
 
+export interface AccountRent {
+  /** Lamports put into accounts the transaction opened (+) minus those taken back from accounts it closed. */
+  readonly lamports: bigint;
+  readonly opened: number;
+  readonly closed: number;
+}
+
+/**
+ * Rent the fee payer put into accounts this transaction opened, or got back from accounts it closed, other
+ * than its own token accounts (tokenAccountRentLamports covers those): a pool's state, vaults and position,
+ * tick arrays, a DCA escrow. Opened = no lamports before, some after; closed = the reverse. A wrapped-SOL
+ * account's token amount is a deposit or a withdrawal, not rent, and is left out. Others' rent is not theirs
+ * to pay, so it is zero for every owner but the fee payer.
+ */
+export function accountRentOf(tx: NormalizedTransaction, owner: string): AccountRent {
+  if (owner !== tx.feePayer) return { lamports: 0n, opened: 0, closed: 0 };
+  const ownerIndex = tx.accountKeys.indexOf(owner);
+  const own = new Set([...tx.preTokenBalances, ...tx.postTokenBalances].filter((b) => b.owner === owner).map((b) => b.accountIndex));
+  const wsol = (balances: readonly TokenBalance[], i: number) =>
+    balances.find((b) => b.accountIndex === i && b.mint === WRAPPED_SOL_MINT)?.amount ?? 0n;
+  let lamports = 0n;
+  let opened = 0;
+  let closed = 0;
+  tx.accountKeys.forEach((_key, i) => {
+    if (i === ownerIndex || own.has(i)) return;
+    const pre = tx.preBalances[i] ?? 0n;
+    const post = tx.postBalances[i] ?? 0n;
+    if (pre === 0n && post > 0n) {
+      lamports += post - wsol(tx.postTokenBalances, i);
+      opened++;
+    } else if (pre > 0n && post === 0n) {
+      lamports -= pre - wsol(tx.preTokenBalances, i);
+      closed++;
+    }
+  });
+  return { lamports, opened, closed };
+}
+
+// System Program instructions that give an account space or a program owner, and where that account sits:
+// CreateAccount, CreateAccountWithSeed (the new account second); Assign, Allocate, AllocateWithSeed, AssignWithSeed.
+const SYSTEM_CREATES: ReadonlyMap<number, number> = new Map([[0, 1], [3, 1], [1, 0], [8, 0], [9, 0], [10, 0]]);
+const SYSTEM_CREATES_PARSED: Readonly<Record<string, string>> = {
+  createAccount: 'newAccount',
+  createAccountWithSeed: 'newAccount',
+  assign: 'account',
+  allocate: 'account',
+  allocateWithSeed: 'account',
+  assignWithSeed: 'account',
+};
+
+/** Accounts the System Program turned into data accounts (space or a program owner) in this transaction. */
+function systemCreatedAccounts(tx: NormalizedTransaction): Set<string> {
+  const out = new Set<string>();
+  for (const ix of [...tx.instructions, ...(tx.innerInstructions ?? [])]) {
+    if (ix.programId !== SYSTEM_PROGRAM) continue;
+    if (ix.data && ix.data.length >= 4) {
+      const at = SYSTEM_CREATES.get(new DataView(ix.data.buffer, ix.data.byteOffset, 4).getUint32(0, true));
+      const account = at === undefined ? undefined : ix.accounts[at];
+      if (account) out.add(account);
+    } else if (ix.parsed?.type && ix.parsed.info) {
+      const field = SYSTEM_CREATES_PARSED[ix.parsed.type];
+      const account = field ? ix.parsed.info[field] : undefined;
+      if (typeof account === 'string') out.add(account);
+    }
+  }
+  return out;
+}
+
+/**
+ * Signers that are accounts this transaction created, signing only for their own creation: a new mint (a
+ * pool position's NFT, a launched token), a new token account (a pool vault made from a fresh keypair) or a
+ * program's data account (a DLMM position). They held nothing before; their lamports are the creator's rent,
+ * not a co-signer's income. A wallet that is merely funded while co-signing is none of these.
+ */
+export function createdAccountSigners(tx: NormalizedTransaction): Set<string> {
+  const balances = [...tx.preTokenBalances, ...tx.postTokenBalances];
+  const created = new Set([...balances.map((b) => b.mint), ...balances.map((b) => tx.accountKeys[b.accountIndex]), ...systemCreatedAccounts(tx)]);
+  return new Set(
+    tx.signers.filter((s) => s !== tx.feePayer && created.has(s) && (tx.preBalances[tx.accountKeys.indexOf(s)] ?? 0n) === 0n),
+  );
+}
+
 /**
  * Changes for every signer (fee payer first, in signing order), then for every other owner of a token
  * account the transaction touched whose balances moved (first-seen order): a pool's vault authority, the
- * owner a DCA keeper paid out to. Signers are listed even with nothing but a fee.
+ * owner a DCA keeper paid out to. Signers are listed even with nothing but a fee, except accounts that
+ * signed their own creation (createdAccountSigners).
  */
 export function ownerChangesOf(tx: NormalizedTransaction): OwnerChanges[] {
   const tokenOwners = [...tx.preTokenBalances, ...tx.postTokenBalances].flatMap((b) => (b.owner === null ? [] : [b.owner]));
-  const signers = new Set(tx.signers);
-  return [...new Set([...tx.signers, ...tokenOwners])]
+  const created = createdAccountSigners(tx);
+  const wallets = tx.signers.filter((s) => !created.has(s));
+  const signers = new Set(wallets);
+  return [...new Set([...wallets, ...tokenOwners])]
     .map((owner) => balanceChangesFor(tx, owner))
     .filter((c) => signers.has(c.owner) || c.changes.length > 0);
 }

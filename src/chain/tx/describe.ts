@@ -5,7 +5,7 @@ import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
 import { type Action, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
-import { type AssetChange, type OwnerChanges, balanceChangesFor, ownerChangesOf } from './changes';
+import { type AssetChange, type OwnerChanges, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
 import { type ActionKind, KIND_TEXT } from './instructions';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedTransaction, normalizeTransaction } from './normalize';
@@ -171,12 +171,39 @@ function movementSummary(tx: NormalizedTransaction, owner: OwnerChanges, named =
   return named ? `for ${shortenAddress(owner.owner)}: ${text}` : text;
 }
 
-/** "deposited 1 SOL and 5 USDC, received 3 LP…" from one owner's side. */
+/**
+ * The SOL a pool or order action really deposited or paid out, apart from the rent of the accounts it opened or
+ * closed (accountRentOf), never more rent than the SOL that moved that way, and a note naming that rent.
+ */
+function splitRent(tx: NormalizedTransaction, owner: OwnerChanges): { sol: bigint; rent: bigint; note: string } {
+  const rent = accountRentOf(tx, owner.owner);
+  const sol = owner.changes.find((c) => c.asset === 'SOL')?.raw ?? 0n;
+  const min = (a: bigint, b: bigint) => (a < b ? a : b);
+  let carved = 0n;
+  if (rent.lamports > 0n && sol < 0n) carved = min(rent.lamports, -sol);
+  else if (rent.lamports < 0n && sol > 0n) carved = -min(-rent.lamports, sol);
+  const plural = (n: number) => `${n} account${n === 1 ? '' : 's'}`;
+  const note =
+    carved > 0n
+      ? `${solText(carved)} rent for ${plural(rent.opened)} it opened`
+      : carved < 0n
+        ? `${solText(carved)} rent back from ${plural(rent.closed)} it closed`
+        : '';
+  return { sol: sol + carved, rent: carved, note };
+}
+
+/** "deposited 1 SOL and 5 USDC, received 3 LP…" from one owner's side, rent for pool or order accounts apart. */
 function flowText(tx: NormalizedTransaction, owner: OwnerChanges, outVerb: string, inVerb: string): string {
-  const outs = owner.changes.filter((c) => c.raw < 0n).map(amountText);
-  const ins = owner.changes.filter((c) => c.raw > 0n).map(amountText);
+  const { sol, rent: accountRent, note } = splitRent(tx, owner);
+  const shown = owner.changes.flatMap((c) => (c.asset !== 'SOL' ? [c] : sol === 0n ? [] : [{ ...c, raw: sol }]));
+  const outs = shown.filter((c) => c.raw < 0n).map(amountText);
+  const ins = shown.filter((c) => c.raw > 0n).map(amountText);
   const parts = [...(outs.length > 0 ? [`${outVerb} ${joinList(outs)}`] : []), ...(ins.length > 0 ? [`${inVerb} ${joinList(ins)}`] : [])];
-  return (parts.length > 0 ? parts.join(', ') : noChangeText(tx, owner)) + rentNote(owner.tokenAccountRentLamports);
+  const tokenRent = rentNote(owner.tokenAccountRentLamports);
+  const rent = note === '' ? tokenRent : tokenRent === '' ? ` (plus ${note})` : `${tokenRent.slice(0, -1)}; ${note})`;
+  // nothing moved but rent: say so plainly rather than "no balance change (plus rent)"
+  if (parts.length === 0 && tokenRent === '' && accountRent !== 0n) return `${accountRent > 0n ? 'paid' : 'got'} ${note}`;
+  return (parts.length > 0 ? parts.join(', ') : noChangeText(tx, owner)) + rent;
 }
 
 function invokedText(tx: NormalizedTransaction, cls: Classification): string {

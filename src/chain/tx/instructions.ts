@@ -542,6 +542,7 @@ const ANCHOR_PROGRAMS: ReadonlyMap<string, ReadonlyMap<string, InstructionAction
   ['CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK', RAYDIUM_CLMM],
   ['LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', RAYDIUM_LAUNCHLAB],
   ['whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc', ORCA_WHIRLPOOL],
+  ['iwhrLHdsgrvmnwU8GF2FSmyabSMjfHwFGJAX2ufJ3ZN', ORCA_WHIRLPOOL],
   ['LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo', METEORA_DLMM],
   ['Eo7WjKq67rjJQSZxS6z3YkapzY3eMj6Xy8X5EQVn5UaB', METEORA_DAMM_V1],
   ['cpamdpZCGKUy5JxQXB4dcpGPiikHawvSWAd6mEn1sGG', METEORA_DAMM_V2],
