@@ -97,12 +97,7 @@ export const upstreamDuration = new Histogram({
   registers,
 });
 
-export const upstreamCache = new Counter({
-  name: 'gateway_upstream_cache_total',
-  help: 'Cacheable upstream calls served from memory (hit) or fetched (miss)',
-  labelNames: ['network', 'result'] as const,
-  registers,
-});
+export const upstreamCache = new Tally('gateway_upstream_cache_total', 'Cacheable upstream calls served from memory (hit) or fetched (miss)', ['network', 'result'] as const);
 
 export const mcpSessions = new Gauge({
   name: 'gateway_mcp_sessions',

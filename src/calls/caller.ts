@@ -4,7 +4,7 @@
 import { BlockList, isIP } from 'node:net';
 
 export interface Caller {
-  apiKey?: string;
+  readonly apiKey?: string;
   readonly address: string;
   face: 'rest' | 'mcp';
 }
@@ -78,24 +78,29 @@ export function clientAddress(request: Request, server: unknown, trustedProxies:
 }
 
 /**
- * The caller of an HTTP request. The address is looked up only when something reads it (a keyless
- * call's rate-limit bucket): asking the socket costs as much as the rest of a cached call.
+ * The caller of an HTTP request. The key and the address are read only when something asks: a
+ * free call with rate limits off needs neither, and asking the socket for the address is a system
+ * call that costs as much as the rest of a cached call.
  */
 class HttpCaller implements Caller {
-  private known?: string;
+  private address_?: string;
+  private key?: { value: string | undefined };
   constructor(
     private readonly request: Request,
     private readonly server: unknown,
     readonly face: Caller['face'],
     private readonly trustedProxies: readonly string[],
-    readonly apiKey: string | undefined,
   ) {}
 
+  get apiKey(): string | undefined {
+    return (this.key ??= { value: apiKeyOf(this.request.headers) }).value;
+  }
+
   get address(): string {
-    return (this.known ??= clientAddress(this.request, this.server, this.trustedProxies));
+    return (this.address_ ??= clientAddress(this.request, this.server, this.trustedProxies));
   }
 }
 
-export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = [], apiKey: string | undefined = apiKeyOf(request.headers)): Caller {
-  return new HttpCaller(request, server, face, trustedProxies, apiKey);
+export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = []): Caller {
+  return new HttpCaller(request, server, face, trustedProxies);
 }

@@ -32,7 +32,8 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
 }
 
 export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
-  const owner = await deps.payments.identify(caller.apiKey);
+  // A free call looks up its key only to name its rate-limit bucket.
+  const owner = cap.paid || deps.limiter.enabled ? await deps.payments.identify(caller.apiKey) : null;
   const { headers, refusal } = await admit(deps.limiter, () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`));
   if (refusal) {
     deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });

@@ -85,6 +85,8 @@ interface Attempt {
 export class Upstream {
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly cache = new Map<string, { expires: number; value: unknown; size: number }>();
+  private readonly hits: { add(): void };
+  private readonly misses: { add(): void };
   private cachedBytes = 0;
   private readonly fetcher: typeof fetch;
   private nextId = 1;
@@ -94,6 +96,8 @@ export class Upstream {
   constructor(private readonly opts: UpstreamOptions) {
     if (opts.urls.length === 0) throw new Error(`${opts.label}: no RPC URLs`);
     this.fetcher = opts.fetch ?? fetch;
+    this.hits = upstreamCache.series({ network: opts.label, result: 'hit' });
+    this.misses = upstreamCache.series({ network: opts.label, result: 'miss' });
   }
 
   call<T = unknown>(method: string, params: unknown[] = [], options: CallOptions = {}): Promise<T> {
@@ -104,10 +108,10 @@ export class Upstream {
         // Re-insert to keep the Map in least-recently-used order.
         this.cache.delete(key);
         this.cache.set(key, hit);
-        upstreamCache.inc({ network: this.opts.label, result: 'hit' });
+        this.hits.add();
         return Promise.resolve(hit.value as T);
       }
-      upstreamCache.inc({ network: this.opts.label, result: 'miss' });
+      this.misses.add();
     }
     if (options.write) return this.run(method, params, options).then((r) => r.value as T);
     const pending = this.inflight.get(key);
