@@ -21,8 +21,10 @@ export const blockhash = defineCapability({
     const res = await ctx
       .rpc(network)
       .call<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', [{ commitment: 'finalized' }], {
-        // A finalized blockhash stays usable for ~60 s; one second of reuse spares the node bursts.
+        // A finalized blockhash stays usable for ~60 s; one second of reuse spares the node bursts,
+        // and for two more seconds the refresh happens behind the answer, so no caller waits on it.
         cacheMs: 1000,
+        staleMs: 2000,
       });
     return { blockhash: res.value.blockhash, lastValidBlockHeight: res.value.lastValidBlockHeight, slot: res.context.slot };
   },

@@ -43,8 +43,13 @@ export const optimalFee = defineCapability({
   async run(ctx, { accounts, computeUnits, network }) {
     let samples;
     try {
-      // Fees move with every slot (~400 ms); a couple of seconds of reuse only spares the node.
-      samples = await ctx.rpc(network).call<{ slot: number; prioritizationFee: number }[]>('getRecentPrioritizationFees', accounts ? [accounts] : [], { cacheMs: 2000 });
+      // Fees move with every slot (~400 ms), but the sample spans the last 150 slots (~60 s): a couple
+      // of seconds of reuse spares the node, and a couple more while it refreshes keeps paid callers
+      // from waiting on it.
+      samples = await ctx.rpc(network).call<{ slot: number; prioritizationFee: number }[]>('getRecentPrioritizationFees', accounts ? [accounts] : [], {
+        cacheMs: 2000,
+        staleMs: 2000,
+      });
     } catch (e) {
       if (e instanceof UpstreamError) {
         ctx.log.warn('prioritization fees unavailable', { network, error: e.message });

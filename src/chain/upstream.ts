@@ -35,6 +35,11 @@ export interface CallOptions {
   cacheMs?: number;
   /** Cache only answers this accepts (e.g. not a `null` for a transaction that may still land). */
   cacheWhen?: (value: unknown) => boolean;
+  /**
+   * After `cacheMs`, keep answering from memory for up to this long (ms) while one refresh runs in
+   * the background: no caller waits for the node just because the answer aged (stale-while-revalidate).
+   */
+  staleMs?: number;
   /** Writes are never retried: the first attempt may have landed. */
   write?: boolean;
 }
@@ -104,18 +109,26 @@ export class Upstream {
     const key = method + ':' + toJson(params);
     if (options.cacheMs) {
       const hit = this.cache.get(key);
-      if (hit && hit.expires > Date.now()) {
+      const now = Date.now();
+      if (hit && now < hit.expires + (options.staleMs ?? 0)) {
         // Re-insert to keep the Map in least-recently-used order.
         this.cache.delete(key);
         this.cache.set(key, hit);
         this.hits.add();
+        // Aged but still usable: one refresh in the background, its failure left to the next caller.
+        if (now >= hit.expires && !this.inflight.has(key)) this.fetchShared(key, method, params, options).catch(() => {});
         return Promise.resolve(hit.value as T);
       }
       this.misses.add();
     }
     if (options.write) return this.run(method, params, options).then((r) => r.value as T);
+    return this.fetchShared(key, method, params, options) as Promise<T>;
+  }
+
+  /** One request to the nodes per key at a time, shared by every caller asking meanwhile; remembered when cacheable. */
+  private fetchShared(key: string, method: string, params: unknown[], options: CallOptions): Promise<unknown> {
     const pending = this.inflight.get(key);
-    if (pending) return pending as Promise<T>;
+    if (pending) return pending;
     const p = this.run(method, params, options)
       .then(({ value, size }) => {
         if (options.cacheMs && (options.cacheWhen?.(value) ?? true)) this.remember(key, value, size, options.cacheMs);
@@ -123,7 +136,7 @@ export class Upstream {
       })
       .finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
-    return p as Promise<T>;
+    return p;
   }
 
   private drop(key: string) {

@@ -152,3 +152,29 @@ describe('the answer cache', () => {
     expect(chain.calls('getTransaction')).toBe(6);
   });
 });
+
+describe('stale-while-revalidate', () => {
+  test('an aged answer within staleMs is served at once while one refresh goes to the node; past it callers wait', async () => {
+    const up = new Upstream({ label: 'swr', urls: [chain.url], timeoutMs: 2000, retries: 0, log: silentLogger });
+    const opts = { cacheMs: 100, staleMs: 400 };
+    const ask = () => up.call<{ value: { blockhash: string } }>('getLatestBlockhash', [{ commitment: 'finalized' }], opts);
+    chain.resetCalls();
+    const first = await ask();
+    expect(chain.calls('getLatestBlockhash')).toBe(1);
+    await Bun.sleep(150);
+    // Aged: a slow node must not hold the callers up; ten callers cause one refresh.
+    chain.fault({ mode: 'slow', delayMs: 250 }, { methods: ['getLatestBlockhash'] });
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: 10 }, ask));
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(answers.every((a) => a.value.blockhash === first.value.blockhash)).toBe(true);
+    await Bun.sleep(350);
+    expect(chain.calls('getLatestBlockhash')).toBe(2);
+    chain.fault(null);
+    // Past cacheMs + staleMs with the node down: the caller waits for the node and gets its failure.
+    await Bun.sleep(600);
+    chain.fault({ mode: 'http500' }, { methods: ['getLatestBlockhash'] });
+    await expect(ask()).rejects.toThrow('HTTP 500');
+    chain.fault(null);
+  });
+});
