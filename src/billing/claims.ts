@@ -29,11 +29,11 @@ export async function claimKey(store: BillingStore, freeCalls: number, body: unk
   const wallet = (b.wallet as string).trim();
   const signature = (b.signature as string).trim();
   const challenge = (b.challenge as string).trim();
-  const pubkey = base58Bytes(wallet);
+  const pubkey = base58Bytes(wallet, 32);
   if (!pubkey || pubkey.length !== 32) throw badRequest('Invalid wallet', `wallet must be a base58 Solana address (32 bytes). ${HINT}`);
 
   if (!(await store.consumeChallenge(challenge, wallet, now))) throw invalidSignature();
-  const sig = base58Bytes(signature);
+  const sig = base58Bytes(signature, 64);
   if (!sig || sig.length !== 64) throw invalidSignature();
   let valid = false;
   try {

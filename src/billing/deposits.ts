@@ -27,6 +27,8 @@ interface RpcTransaction {
 
 const SYSTEM_TRANSFER = 2;
 const SYSTEM_TRANSFER_WITH_SEED = 11;
+// TransferWithSeed: index, lamports, then a seed (a length and at most 32 bytes) and the owner key.
+const MAX_TRANSFER_DATA_BYTES = 4 + 8 + 8 + 32 + 32;
 
 /**
  * Native SOL moved to `to` by System transfers (top level or inner) of a successful transaction,
@@ -41,7 +43,8 @@ export function transfersTo(tx: unknown, to: string): Transfer[] {
   const sums = new Map<string, bigint>();
   for (const ix of all) {
     if (keys[ix.programIdIndex] !== SYSTEM_PROGRAM) continue;
-    const data = base58Bytes(ix.data);
+    // A transfer's data is 12 bytes; with a seed, at most a few dozen more: longer is something else.
+    const data = base58Bytes(ix.data, MAX_TRANSFER_DATA_BYTES);
     if (!data || data.length < 12) continue;
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const kind = view.getUint32(0, true);

@@ -35,7 +35,7 @@ export interface SkippedEntry {
   error: string;
 }
 
-const isKey = (value: unknown, bytes: number) => typeof value === 'string' && base58Bytes(value)?.length === bytes;
+const isKey = (value: unknown, bytes: number) => typeof value === 'string' && base58Bytes(value, bytes)?.length === bytes;
 
 /** One entry's transfers to the gateway, summed per sender; a string naming what is wrong otherwise. */
 function entryTransfers(tx: unknown, gateway: string): ReportedTransfer[] | string {

@@ -66,7 +66,7 @@ export function runCommand(argv: string[], env: Record<string, string | undefine
       return 0;
     }
     if (sub === 'revoke') {
-      const bytes = wallet ? base58Bytes(wallet) : undefined;
+      const bytes = wallet ? base58Bytes(wallet, 32) : undefined;
       if (!wallet || !bytes || bytes.length !== 32) throw new UsageError(`keys revoke needs a base58 wallet address, got ${JSON.stringify((wallet ?? '').slice(0, 60))}`);
       const db = open(config.databasePath, true);
       const revoked = db

@@ -13,6 +13,9 @@ import { describeTransaction } from '../../src/chain/tx/describe';
 import { describeTransactionError } from '../../src/chain/tx/errors';
 import { programIdsFromLogs } from '../../src/chain/tx/normalize';
 import { simulationBody } from '../../src/capabilities/simulate';
+import { base58Bytes, isBase58Of } from '../../src/chain/base58';
+import { findAta } from '../../src/capabilities/find-ata';
+import { parseInput } from '../../src/capabilities/capability';
 
 const N = 60_000;
 const BOUND_MS = 1000;
@@ -77,5 +80,22 @@ describe('hostile input decodes in linear time', () => {
     const { value, ms } = timed(() => [formatUnits(10n ** 250n + 1n, 255), formatUnits(10n ** 254n, 255)]);
     expect(ms).toBeLessThan(BOUND_MS);
     expect(value).toEqual([`0.00001${'0'.repeat(249)}1`, '0.1']);
+  });
+});
+
+describe('base58 fields are measured before they are decoded', () => {
+  test('text longer than the bytes it must hold is refused without decoding', () => {
+    expect(base58Bytes('2'.repeat(45), 32)).toBeNull();
+    expect(isBase58Of('z'.repeat(44), 32)).toBe(false); // 33 bytes
+    expect(base58Bytes('1'.repeat(32), 32)).toEqual(new Uint8Array(32));
+    expect(isBase58Of('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 32)).toBe(true);
+  });
+
+  test('a thousand 4000-character "addresses" (about the slowest length to decode: 5-35 ms each before) are refused at once', () => {
+    const raw = { wallet: '2'.repeat(4000), mint: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' };
+    const { ms } = timed(() => {
+      for (let i = 0; i < 1000; i++) expect(() => parseInput(findAta, raw)).toThrow('Invalid wallet');
+    });
+    expect(ms).toBeLessThan(BOUND_MS);
   });
 });

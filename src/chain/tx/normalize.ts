@@ -126,8 +126,11 @@ function keyAt(keys: readonly string[], index: unknown, what: string): string {
   return key;
 }
 
+// A whole transaction fits in one 1232-byte packet; nothing in it can be longer.
+const PACKET_BYTES = 1232;
+
 function decodeBase58(text: string, what: string): Uint8Array {
-  const bytes = base58Bytes(text);
+  const bytes = base58Bytes(text, PACKET_BYTES);
   if (!bytes) throw new TransactionFormatError(`${what} is not base58`);
   return bytes;
 }
