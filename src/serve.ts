@@ -37,28 +37,48 @@ function pathOf(url: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
+type Series = { add(value?: number): void };
+
+/** What the metrics know of one route template and face: its timer and its counters by status and method. */
+interface RouteStats {
+  route: string;
+  face: Face;
+  timer: Series;
+  counters: Map<number, Map<string, Series>>;
+}
+
 export function serve(app: App, log: Logger, at: { port: number; hostname: string; trustedProxies?: readonly string[] }): Listening {
   let templates: Set<string> | undefined;
   // Routes are all static paths, so the path itself is the template; anything else is one label.
   const templateOf = (path: string) => ((templates ??= new Set(app.routes.map((r) => r.path))).has(path) ? path : 'unmatched');
   const handle = app.fetch;
   const accessLog = log.enabled('info');
-  // One series per label set, looked up by a string (the sets are closed, see above).
-  const counters = new Map<string, { add(): void }>();
-  const timers = new Map<string, { add(seconds: number): void }>();
-  const observe = (request: Request, status: number, seconds: number) => {
-    const path = pathOf(request.url);
+  // Series found by the request's path, then status and method, without building a key string per
+  // request. Every map is bounded: paths only for real routes (an unmatched path is looked up by
+  // face), statuses the gateway answers with, methods from a closed set.
+  const byPath = new Map<string, RouteStats>();
+  const unmatched = new Map<Face, RouteStats>();
+  const statsOf = (path: string): RouteStats => {
+    const known = byPath.get(path);
+    if (known) return known;
     const route = templateOf(path);
     const face = faceOf(path);
+    const table = route === 'unmatched' ? unmatched : byPath;
+    const key = route === 'unmatched' ? face : path;
+    let stats = (table as Map<string, RouteStats>).get(key);
+    if (!stats) (table as Map<string, RouteStats>).set(key, (stats = { route, face, timer: httpDuration.series({ route, face }), counters: new Map() }));
+    return stats;
+  };
+  const observe = (request: Request, status: number, seconds: number) => {
+    const stats = statsOf(pathOf(request.url));
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
-    const id = `${route} ${face} ${method} ${status}`;
-    let counter = counters.get(id);
-    if (!counter) counters.set(id, (counter = httpRequests.series({ route, method, status: String(status), face })));
+    let byMethod = stats.counters.get(status);
+    if (!byMethod) stats.counters.set(status, (byMethod = new Map()));
+    let counter = byMethod.get(method);
+    if (!counter) byMethod.set(method, (counter = httpRequests.series({ route: stats.route, method, status: String(status), face: stats.face })));
     counter.add();
-    let timer = timers.get(`${route} ${face}`);
-    if (!timer) timers.set(`${route} ${face}`, (timer = httpDuration.series({ route, face })));
-    timer.add(seconds);
-    return { route, face, method };
+    stats.timer.add(seconds);
+    return { route: stats.route, face: stats.face, method };
   };
   const { idleTimeout, maxRequestBodySize } = (app.config.serve ?? {}) as { idleTimeout?: number; maxRequestBodySize?: number };
 

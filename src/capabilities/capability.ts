@@ -5,7 +5,7 @@ import type { Upstream } from '../chain/upstream.ts';
 import { NETWORKS, type Config, type Network } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { badRequest } from '../errors.ts';
-import { InvalidField, type Input, type ParamMap } from './params.ts';
+import { InvalidField, type Input, type Param, type ParamMap } from './params.ts';
 
 export interface CapabilityContext {
   rpc(network: Network): Upstream;
@@ -72,14 +72,19 @@ function exampleUrl(cap: Capability): string {
   return `${restPath(cap)}${q ? '?' + q : ''}${q ? '&' : '?'}network=mainnet-beta`;
 }
 
+// Each capability's parameters as a list, made once: this runs on every call.
+const paramEntries = new WeakMap<ParamMap, [string, Param<unknown>][]>();
+
 /**
  * Turns raw fields (query string, JSON body or MCP arguments) into the capability's typed input,
  * or throws 400 naming what is missing or malformed. Runs before any charge.
  */
 export function parseInput<P extends ParamMap>(cap: Capability<P>, raw: Record<string, unknown>): Input<P> {
-  const entries = Object.entries(cap.params);
-  const missing = entries.filter(([k, p]) => p.required && (raw[k] === undefined || raw[k] === null || raw[k] === '')).map(([k]) => k);
-  if (missing.length > 0) {
+  let entries = paramEntries.get(cap.params);
+  if (!entries) paramEntries.set(cap.params, (entries = Object.entries(cap.params)));
+  const absent = (k: string) => raw[k] === undefined || raw[k] === null || raw[k] === '';
+  if (entries.some(([k, p]) => p.required && absent(k))) {
+    const missing = entries.filter(([k, p]) => p.required && absent(k)).map(([k]) => k);
     const list = missing.length === 1 ? `${missing[0]} is` : `${missing.join(' and ')} are`;
     throw badRequest('Missing parameters', `${list} required. Example: ${exampleUrl(cap)}`, { missing });
   }
