@@ -28,8 +28,16 @@ export function plainJson(value: unknown): string | undefined {
 
 export function toJson(value: unknown): string {
   // Most values hold no bigint, and a replacer (called for every key) makes JSON.stringify several
-  // times slower: the exact path runs only when a bigint is there.
+  // times slower: the exact path runs only when a bigint is there. A bigint among the top-level
+  // fields (an account's balance) is seen before trying, sparing the thrown TypeError (~1 µs).
+  if (hasTopLevelBigInt(value)) return JSON.stringify(value, exactBigInts);
   return plainJson(value) ?? JSON.stringify(value, exactBigInts);
+}
+
+function hasTopLevelBigInt(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const k in value) if (typeof (value as Record<string, unknown>)[k] === 'bigint') return true;
+  return false;
 }
 
 /** An integer from RPC JSON (number or bigint) as a bigint. */
