@@ -37,7 +37,7 @@ export class PgUsageLog implements UsageHistory {
     if (!this.writing) void this.write();
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
-      this.db.delete(usageEvents).where(lt(usageEvents.at, this.cutoff(call.at))).then(() => {}, this.fail);
+      void this.prune(call.at).catch(this.fail);
     }
   }
 
@@ -63,6 +63,12 @@ export class PgUsageLog implements UsageHistory {
       (r): UsageItem => ({ id: r.id, time: Math.floor(r.at / 1000), capability: r.capability, face: r.face, paidWith: r.paidWith, lamports: r.lamports, refunded: r.refunded, status: r.status }),
     );
     return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.id) : null };
+  }
+
+  /** Everything below the first row young enough to keep (rows arrive in time order; no index on `at`). */
+  async prune(now = Date.now()): Promise<void> {
+    const [keep] = await this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, this.cutoff(now))).orderBy(usageEvents.id).limit(1);
+    await this.db.delete(usageEvents).where(keep ? lt(usageEvents.id, keep.id) : undefined);
   }
 
   private cutoff(now: number): number {

@@ -127,7 +127,13 @@ export class UsageLog implements UsageHistory {
 
   /** Deletes rows past the retention period. */
   prune(now = Date.now()): void {
-    this.db.delete(usageEvents).where(lt(usageEvents.at, this.cutoff(now))).run();
+    // Rows arrive in time order, so everything below the first row young enough to keep is old:
+    // found by walking up the rowid from the oldest, with no index on `at` to keep up per call.
+    const keep = this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, this.cutoff(now))).orderBy(usageEvents.id).limit(1).get();
+    this.db
+      .delete(usageEvents)
+      .where(keep ? lt(usageEvents.id, keep.id) : undefined)
+      .run();
   }
 
   private cutoff(now: number): number {

@@ -109,7 +109,7 @@ export const usageEvents = pgTable(
     refunded: boolean('refunded').notNull(),
     status: integer('status').notNull(),
   },
-  (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id), index('usage_events_at_idx').on(t.at)],
+  (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id)],
 );
 
 /**

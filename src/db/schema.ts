@@ -137,11 +137,15 @@ export const dustTotals = sqliteTable(
 /**
  * The key holder's usage history: one row per charged call, written by the call pipeline and kept
  * for USAGE_RETENTION_DAYS. `lamports` is what was taken from credit (0 when a free call paid).
+ * Written on every paid call, so it carries as little as it can: the id is the rowid (no
+ * AUTOINCREMENT bookkeeping row; old rows are pruned from the bottom, so ids keep growing), and
+ * the only index is the one pages are read by. Rows are recorded in the order calls arrive, so
+ * pruning walks up from the lowest id instead of needing an index on `at`.
  */
 export const usageEvents = sqliteTable(
   'usage_events',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    id: integer('id').primaryKey(),
     wallet: text('wallet').notNull(),
     at: integer('at').notNull(),
     capability: text('capability').notNull(),
@@ -151,5 +155,5 @@ export const usageEvents = sqliteTable(
     refunded: integer('refunded', { mode: 'boolean' }).notNull(),
     status: integer('status').notNull(),
   },
-  (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id), index('usage_events_at_idx').on(t.at)],
+  (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id)],
 );

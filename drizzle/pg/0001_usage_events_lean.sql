@@ -1,0 +1,1 @@
+DROP INDEX "usage_events_at_idx";
