@@ -28,16 +28,21 @@ export function plainJson(value: unknown): string | undefined {
 
 export function toJson(value: unknown): string {
   // Most values hold no bigint, and a replacer (called for every key) makes JSON.stringify several
-  // times slower: the exact path runs only when a bigint is there. A bigint among the top-level
-  // fields (an account's balance) is seen before trying, sparing the thrown TypeError (~1 µs).
-  if (hasTopLevelBigInt(value)) return JSON.stringify(value, exactBigInts);
-  return plainJson(value) ?? JSON.stringify(value, exactBigInts);
+  // times slower: the exact path runs only when a bigint is there. Bigints among the top-level
+  // fields (an account's balance) become raw JSON first, sparing both the thrown TypeError and the
+  // replacer (2.3-2.5 µs -> 0.9 for /api/keys/me's body).
+  return plainJson(rawTopLevelBigInts(value)) ?? JSON.stringify(value, exactBigInts);
 }
 
-function hasTopLevelBigInt(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  for (const k in value) if (typeof (value as Record<string, unknown>)[k] === 'bigint') return true;
-  return false;
+/** The object with its top-level bigints as raw JSON integers (a shallow copy), or the value itself when it has none. */
+function rawTopLevelBigInts(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (typeof v === 'bigint') (copy ??= { ...value })[k] = rawJson(v.toString());
+  }
+  return copy ?? value;
 }
 
 /** An integer from RPC JSON (number or bigint) as a bigint. */
