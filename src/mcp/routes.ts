@@ -108,6 +108,27 @@ export function mcpRoutes(s: Services) {
   const holdOpen = (request: Request, server: unknown) => (server as ElysiaServer)?.timeout(request, 0);
 
   const onTransportError = (session: McpSession) => (error: Error) => s.log.debug('mcp transport error', { transport: session.kind, error: error.message });
+  // Made here, not inside a route handler: a closure made there keeps the handler's whole scope
+  // alive (the request, its body stream, the parsed body) for as long as the session lives,
+  // about a third of an idle Streamable HTTP session's memory.
+  const watchClose = (session: McpSession) => {
+    session.transport.onclose = () => sessions.remove(session); // the Server chains its own close onto this
+    session.transport.onerror = onTransportError(session);
+  };
+  const newHttpSession = (owner: SessionOwner): HttpSession => {
+    const id = crypto.randomUUID();
+    const now = Date.now();
+    return {
+      id,
+      kind: 'streamable-http',
+      owner,
+      server: newServer(),
+      transport: new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 }),
+      openedAt: now,
+      lastActivity: now,
+      streams: 0,
+    };
+  };
 
   return (
     new Elysia({ name: 'mcp' })
@@ -140,8 +161,7 @@ export function mcpRoutes(s: Services) {
           await transport.close();
           return unavailable(added, owner);
         }
-        transport.onclose = () => sessions.remove(session); // the Server chains its own close onto this
-        transport.onerror = onTransportError(session);
+        watchClose(session);
         await session.server.connect(transport); // start(): queues the `endpoint` event
         return transport.response;
       })
@@ -227,24 +247,12 @@ export function mcpRoutes(s: Services) {
         const owner = await ownerOf(caller);
         const full = refusal(owner) ?? (await spend(caller, 1));
         if (full) return full;
-        const id = crypto.randomUUID();
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 });
-        const now = Date.now();
-        const session: HttpSession = {
-          id,
-          kind: 'streamable-http',
-          owner,
-          server: newServer(),
-          transport,
-          openedAt: now,
-          lastActivity: now,
-          streams: 0,
-        };
+        const session = newHttpSession(owner);
+        const { transport } = session;
         // Registered before the first await, so concurrent initializes cannot overshoot the caps.
         const added = sessions.add(session);
         if (added !== 'added') return unavailable(added, owner);
-        transport.onclose = () => sessions.remove(session); // DELETE, sweep or shutdown
-        transport.onerror = onTransportError(session);
+        watchClose(session); // DELETE, sweep or shutdown
         await session.server.connect(transport);
         const res = await transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
         // The transport refused the initialize (e.g. 406 for a wrong Accept header): no session.

@@ -227,6 +227,31 @@ describe('many sessions', () => {
     expect(await res.json()).toMatchObject({ error: { code: -32001 } });
   });
 
+  test('an open Streamable HTTP session does not keep the request that opened it alive', async () => {
+    const gw = await gateway();
+    // Asked in-process so the test holds the only other reference, a WeakRef.
+    let opened: WeakRef<Request> | undefined;
+    let sid: string | null = null;
+    await (async () => {
+      const request = new Request(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { host: new URL(gw.url).host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ ...INIT, params: { ...INIT.params, protocolVersion: '2025-11-25' } }),
+      });
+      opened = new WeakRef(request);
+      const res = await gw.app.handle(request);
+      sid = res.headers.get('mcp-session-id');
+      await res.text();
+    })();
+    expect(gw.services.mcp.get(sid!)?.kind).toBe('streamable-http');
+    for (let i = 0; i < 5 && opened!.deref() !== undefined; i++) {
+      await Bun.sleep(10);
+      Bun.gc(true);
+    }
+    expect(opened!.deref()).toBeUndefined();
+    expect(gw.services.mcp.get(sid!)?.kind).toBe('streamable-http');
+  });
+
   test('a Streamable HTTP request with neither a session nor an initialize: 400', async () => {
     const gw = await gateway();
     const res = await fetch(`${gw.url}/mcp`, {
