@@ -2,10 +2,11 @@
 // sockets that read their stream), then separately N Streamable HTTP sessions (initialize only),
 // are opened; its RSS is read from /proc before, with all open, and a while after they close.
 //
-//   bun bench/mcp-sessions.ts [--sessions 10000] [--settle 60] [--main path/to/src/main.ts]
+//   bun bench/mcp-sessions.ts [--sessions 10000] [--settle 60] [--main path/to/src/main.ts | --exe dist/gateway]
 //
 // --main runs another checkout's gateway (e.g. an older commit unpacked elsewhere) for a
-// before/after comparison on the same machine.
+// before/after comparison on the same machine; --exe runs a compiled gateway (`bun run build`),
+// the single binary operators deploy, which starts smaller than `bun src/main.ts`.
 import { cpus } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,8 @@ const arg = (name: string, fallback: string) => {
 const N = Number(arg('sessions', '10000'));
 const SETTLE_S = Number(arg('settle', '60'));
 const MAIN = resolve(arg('main', join(import.meta.dir, '../src/main.ts')));
+const EXE = process.argv.includes('--exe') ? resolve(arg('exe', 'dist/gateway')) : undefined;
+const COMMAND = EXE ? [EXE] : ['bun', MAIN];
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
@@ -26,7 +29,7 @@ async function startGateway() {
   const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
   const port = probe.port;
   probe.stop(true);
-  const proc = Bun.spawn(['bun', MAIN], {
+  const proc = Bun.spawn(COMMAND, {
     env: {
       ...process.env,
       PORT: String(port),
@@ -130,6 +133,6 @@ async function measure(kind: 'legacy SSE' | 'Streamable HTTP') {
 }
 
 console.log(`command: bun ${process.argv.slice(1).map((a) => a.replace(process.cwd() + '/', '')).join(' ')}`);
-console.log(`machine: ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, bun ${Bun.version}, gateway ${MAIN}`);
+console.log(`machine: ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, bun ${Bun.version}, gateway ${COMMAND.join(' ')}`);
 await measure('legacy SSE');
 await measure('Streamable HTTP');

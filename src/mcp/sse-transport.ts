@@ -37,6 +37,8 @@ export function parseMessages(body: unknown): JSONRPCMessage[] {
   });
 }
 
+const ENCODER = new TextEncoder();
+
 /** A charged call's answer and how to give its charge back if the answer is never delivered. */
 type Chunk = { bytes: Uint8Array; refund?: () => Promise<void> };
 
@@ -57,7 +59,6 @@ export class WebSseServerTransport implements Transport {
   lastMessageAt = Date.now();
 
   private controller!: ReadableStreamDefaultController<Uint8Array>;
-  private readonly encoder = new TextEncoder();
   private keepAlive?: ReturnType<typeof setInterval>;
   private started = false;
   private closed = false;
@@ -65,8 +66,8 @@ export class WebSseServerTransport implements Transport {
   private queuedBytes = 0;
   /** The HTTP layer asked for data and none was there: the next write goes straight out. */
   private wanted = false;
-  /** Refunds of charged calls whose answers have not been sent yet, by JSON-RPC request id. */
-  private readonly charged = new Map<string | number, () => Promise<void>>();
+  /** Refunds of charged calls whose answers have not been sent yet, by JSON-RPC request id (made on first use: most sessions never hold one). */
+  private charged?: Map<string | number, () => Promise<void>>;
 
   /**
    * @param endpoint path the client POSTs to; `?sessionId=<id>` is appended.
@@ -116,13 +117,13 @@ export class WebSseServerTransport implements Transport {
   /** Registers how to refund the charged call `id` if its answer is never delivered. */
   onCharged(id: string | number, refund: () => Promise<void>): void {
     if (this.closed) void refund();
-    else this.charged.set(id, refund);
+    else (this.charged ??= new Map()).set(id, refund);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
-    const refund = id === undefined ? undefined : this.charged.get(id);
-    if (refund) this.charged.delete(id!);
+    const refund = id === undefined ? undefined : this.charged?.get(id);
+    if (refund) this.charged!.delete(id!);
     if (this.closed) {
       if (refund) void refund();
       throw new Error('Not connected');
@@ -152,7 +153,7 @@ export class WebSseServerTransport implements Transport {
       if (refund) void refund();
       return;
     }
-    const bytes = this.encoder.encode(text);
+    const bytes = ENCODER.encode(text);
     if (this.wanted && this.queue.length === 0) {
       this.wanted = false;
       this.controller.enqueue(bytes);
@@ -188,10 +189,10 @@ export class WebSseServerTransport implements Transport {
     if (this.keepAlive) clearInterval(this.keepAlive);
     // Answers that never left: their charges go back.
     for (const c of this.queue) if (c.refund) void c.refund();
-    for (const refund of this.charged.values()) void refund();
+    for (const refund of this.charged?.values() ?? []) void refund();
     this.queue.length = 0;
     this.queuedBytes = 0;
-    this.charged.clear();
+    this.charged?.clear();
     this.onclose?.();
   }
 }
