@@ -13,7 +13,7 @@
 // on that very request.
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Elysia } from 'elysia';
-import { apiKeyOf, clientAddress, type Caller } from '../calls/caller.ts';
+import { httpCaller, type Caller } from '../calls/caller.ts';
 import { admitCaller, bucketOf } from '../calls/pipeline.ts';
 import { jsonResponse as json } from '../json.ts';
 import type { Services } from '../services.ts';
@@ -23,6 +23,7 @@ import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './paths.ts';
 import { sameOwner, type AddResult, type HttpSession, type McpSession, type McpSessions, type SessionOwner, type SseSession } from './sessions.ts';
 import { InvalidMessage, parseMessages, WebSseServerTransport } from './sse-transport.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
+import { fastToolCall } from './fast-call.ts';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
 
@@ -94,8 +95,8 @@ export function mcpRoutes(s: Services) {
   };
   const chargeable = (body: unknown) => (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length;
 
-  /** Who sends this very request: its own key and address, never the session's. */
-  const callerOf = (request: Request, server: unknown): Caller => ({ apiKey: apiKeyOf(request.headers), address: clientAddress(request, server, s.config.trustedProxies), face: 'mcp' });
+  /** Who sends this very request: its own key and address, never the session's. The address is looked up when first read. */
+  const callerOf = (request: Request, server: unknown): Caller => httpCaller(request, server, 'mcp', s.config.trustedProxies);
 
   const ownerOf = async (caller: Caller): Promise<SessionOwner> => ({ key: caller.apiKey, address: caller.address, bucket: await bucketOf(caller, s) });
 
@@ -231,6 +232,10 @@ export function mcpRoutes(s: Services) {
           const limited = method === 'POST' ? await spend(caller, chargeable(parsedBody)) : method === 'GET' ? await spend(caller, 1) : undefined;
           if (limited) return limited;
           sessions.touch(session);
+          if (method === 'POST') {
+            const direct = fastToolCall(session, request, parsedBody, caller, newServer.runner);
+            if (direct) return direct;
+          }
           if (method !== 'GET') return session.transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
           holdOpen(request, server);
           // One standalone stream per session: a new GET replaces the old one (a client that

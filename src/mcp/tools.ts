@@ -15,7 +15,7 @@ import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
-import { toJson } from '../json.ts';
+import { plainJson as bigintFreeJson, toJson } from '../json.ts';
 import { formatSol as sol } from '../chain/format.ts';
 import { guides } from './guides.ts';
 
@@ -96,13 +96,58 @@ export function toolResult(cap: Capability, outcome: Outcome): CallToolResult {
     const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
     meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
   }
-  return { content: [{ type: 'text', text: toJson(outcome.body) }], structuredContent: jsonSafe(outcome.body), isError: outcome.status >= 400, _meta: meta };
+  // Without a bigint inside, the body itself is valid structured content: no second walk.
+  const plain = bigintFreeJson(outcome.body);
+  return {
+    content: [{ type: 'text', text: plain ?? toJson(outcome.body) }],
+    structuredContent: plain === undefined ? jsonSafe(outcome.body) : (outcome.body as Record<string, unknown>),
+    isError: outcome.status >= 400,
+    _meta: meta,
+  };
+}
+
+/**
+ * Runs one tools/call through the call pipeline: the SDK's handler and the direct path
+ * (fast-call.ts) share it, so both answer and charge alike. A refusal (unknown tool, unknown or
+ * invalid arguments) is thrown as the ProtocolError the SDK turns into a JSON-RPC error.
+ */
+export interface ToolRunner {
+  has(tool: string): boolean;
+  run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): Promise<CallToolResult>;
+}
+
+export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolRunner {
+  const byTool = new Map(capabilities.map((c) => [c.tool, c]));
+  const names = [...byTool.keys()].join(', ');
+
+  /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
+  const refuse = (caller: Caller, message: string): never => {
+    // The token is drawn as the call would have; the refusal does not wait for it.
+    admitCaller(caller, deps).catch(() => {});
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+  };
+
+  return {
+    has: (tool) => byTool.has(tool),
+    async run(name, args, caller, onCharged) {
+      const cap = byTool.get(name);
+      if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
+      const extra = Object.keys(args).filter((k) => !Object.hasOwn(cap.params, k));
+      if (extra.length > 0) {
+        return refuse(caller, `Invalid arguments for tool ${name}: unknown ${extra.length === 1 ? 'argument' : 'arguments'} ${extra.join(', ')}. It takes: ${Object.keys(cap.params).join(', ')}`);
+      }
+      const outcome = await call(cap, { ...args }, caller, deps);
+      if (outcome.refund) onCharged?.(outcome.refund);
+      return toolResult(cap, outcome);
+    },
+  };
 }
 
 export interface ToolServerFactory {
   /** A new Server for one session or one stateless request (an SDK Server serves one transport). */
   (): Server;
   readonly tools: Tool[];
+  readonly runner: ToolRunner;
 }
 
 const INSTRUCTIONS =
@@ -112,18 +157,10 @@ const INSTRUCTIONS =
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
   const tools = toolList(deps.ctx.config.priceLamports, capabilities);
   const listing = { tools };
-  const byTool = new Map(capabilities.map((c) => [c.tool, c]));
-  const names = [...byTool.keys()].join(', ');
+  const runner = toolRunner(deps, capabilities);
   const guide = guides(deps, capabilities);
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
-
-  /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
-  const refuse = (caller: Caller, message: string): never => {
-    // The token is drawn as the call would have; the refusal does not wait for it.
-    admitCaller(caller, deps).catch(() => {});
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
-  };
 
   const factory = () => {
     const server = new Server(
@@ -135,20 +172,12 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
     server.setRequestHandler('resources/read', (request) => guide.read(request.params.uri));
     server.setRequestHandler('prompts/list', () => promptList);
     server.setRequestHandler('prompts/get', (request) => guide.get(request.params.name, request.params.arguments));
-    server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
-      const caller = callerOf(ctx.http?.authInfo);
-      const { name, arguments: args = {} } = request.params;
-      const cap = byTool.get(name);
-      if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
-      const extra = Object.keys(args).filter((k) => !Object.hasOwn(cap.params, k));
-      if (extra.length > 0) {
-        return refuse(caller, `Invalid arguments for tool ${name}: unknown ${extra.length === 1 ? 'argument' : 'arguments'} ${extra.join(', ')}. It takes: ${Object.keys(cap.params).join(', ')}`);
-      }
-      const outcome = await call(cap, { ...args }, caller, deps);
-      if (outcome.refund) (ctx.http?.authInfo?.extra?.onCharged as OnCharged | undefined)?.(ctx.mcpReq.id, outcome.refund);
-      return toolResult(cap, outcome);
+    server.setRequestHandler('tools/call', (request, ctx): Promise<CallToolResult> => {
+      const authInfo = ctx.http?.authInfo;
+      const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
+      return runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund)));
     });
     return server;
   };
-  return Object.assign(factory, { tools });
+  return Object.assign(factory, { tools, runner });
 }
