@@ -180,7 +180,7 @@ export function mcpRoutes(s: Services) {
         const session = sessions.get(id);
         if (!session || session.kind !== 'sse' || session.transport.isClosed) return json(404, { error: 'MCP SSE Session not found' });
         const caller = callerOf(request, server);
-        if (!sameOwner(session.owner, caller.apiKey, caller.address)) return notYours();
+        if (!sameOwner(session.owner, caller)) return notYours();
         if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
         let messages: JSONRPCMessage[];
         try {
@@ -228,7 +228,7 @@ export function mcpRoutes(s: Services) {
         if (sid) {
           const session = sessions.get(sid);
           if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
-          if (!sameOwner(session.owner, caller.apiKey, caller.address)) return notYours();
+          if (!sameOwner(session.owner, caller)) return notYours();
           const limited = method === 'POST' ? await spend(caller, chargeable(parsedBody)) : method === 'GET' ? await spend(caller, 1) : undefined;
           if (limited) return limited;
           sessions.touch(session);

@@ -27,12 +27,13 @@ export interface SessionOwner {
 }
 
 /**
- * Whether a request from `key`/`address` may use a session opened by `owner`: a session opened
- * with a key takes only requests with that key; a keyless one only requests from its address
- * (which may send a key of their own: a tool call is charged to the key on its request).
+ * Whether a request from `caller` may use a session opened by `owner`: a session opened with a
+ * key takes only requests with that key; a keyless one only requests from its address (which may
+ * send a key of their own: a tool call is charged to the key on its request). The caller's
+ * address is read only for a keyless session: looking it up costs as much as a cached call.
  */
-export function sameOwner(owner: SessionOwner, key: string | undefined, address: string): boolean {
-  return owner.key !== undefined ? key === owner.key : address === owner.address;
+export function sameOwner(owner: SessionOwner, caller: { readonly apiKey?: string; readonly address: string }): boolean {
+  return owner.key !== undefined ? caller.apiKey === owner.key : caller.address === owner.address;
 }
 
 interface SessionBase {
