@@ -152,6 +152,29 @@ end
 `,
   );
 
+  // The same call on the stateless 2026-07-28 revision: no session, the per-request envelope and
+  // headers exactly as the official v2 client sends them.
+  const modernCall = (id: number | string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"optimal_fee","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`;
+  const modernHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee', 'mcp-protocol-version': '2026-07-28', ...paid };
+  const modernProbe = await fetch(gw + '/mcp', { method: 'POST', headers: modernHeaders, body: modernCall(0) });
+  const modernAnswer = (await modernProbe.json()) as { result?: { isError?: boolean } };
+  if (modernProbe.status !== 200 || modernAnswer.result?.isError !== false) throw new Error(`stateless MCP optimal_fee failed: ${JSON.stringify(modernAnswer)}`);
+  const modernScript = join(dir, 'mcp-modern-call.lua');
+  writeFileSync(
+    modernScript,
+    `wrk.method = "POST"
+${Object.entries(modernHeaders)
+  .map(([k, v]) => `wrk.headers["${k}"] = "${v}"`)
+  .join('\n')}
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, nil, '${modernCall("' .. n .. '")}')
+end
+`,
+  );
+
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`command: bun bench/hot-path.ts ${seconds} ${connections} ${runs}   (wrk -t1 -c${connections} -d${seconds}s per run)`);
   console.log(`machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`);
@@ -164,6 +187,13 @@ end
     { name: 'paid optimal-fee', goal: 0.4, target: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
     { name: 'GET /api/keys/me', goal: 0.5, target: () => wrk(gw + '/api/keys/me', { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
     { name: 'paid MCP tools/call optimal_fee', goal: 0.8, target: () => wrk(gw + '/mcp', { script }), base: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }), baseName: 'REST paid optimal-fee' },
+    {
+      name: 'paid MCP tools/call optimal_fee, stateless 2026-07-28',
+      goal: 0.8,
+      target: () => wrk(gw + '/mcp', { script: modernScript }),
+      base: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }),
+      baseName: 'REST paid optimal-fee',
+    },
   ];
 
   const chosen = figures.filter((f) => f.name.includes(process.env.BENCH_ONLY ?? ''));

@@ -1,40 +1,64 @@
 // The common MCP message answered without the SDK's machinery: one well-formed tools/call POSTed
-// on an open Streamable HTTP session. Through the SDK's transport and Server such a call costs
-// several times the REST call it wraps (a ReadableStream and an SSE event per request, zod
-// validating the message in, the request again, and the result); here it costs the REST call
-// plus one JSON envelope, which the spec allows as the answer to a POSTed request.
+// on an open Streamable HTTP session (2025-era), or sent stateless on the 2026-07-28 revision.
+// Through the SDK such a call costs several times the REST call it wraps (per session request a
+// ReadableStream and an SSE event, per stateless request a new Server, and zod validating the
+// message in, the request again, and the result); here it costs the REST call plus one JSON
+// envelope, the answer the spec allows for a POSTed request and the SDK itself gives in JSON mode.
 //
-// It runs after every check routes.ts makes on a session request (Origin/Host, session lookup,
-// owner, batch cap, rate limit) and only for the plain case: jsonrpc 2.0, a string or integer
-// id, params {name, arguments?} of a known tool, an initialized session, a supported
-// mcp-protocol-version, an Accept of both types and a JSON content type. Anything else (a batch,
-// a notification, `_meta`, an unknown tool, another header) returns undefined and goes to the
-// SDK as before, so every transport-level error stays the SDK's own. The tool runs through the
-// ToolRunner the SDK's handler uses, and an error it throws is answered as the SDK answers it.
-import { isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/server';
+// It runs after every check routes.ts makes (Origin/Host, session lookup and owner, batch cap,
+// rate limit) and only for the plain case: jsonrpc 2.0, a string or integer id, params
+// {name, arguments?} of a known tool, an Accept of both types and a JSON content type; on a
+// session, an initialized one and a supported mcp-protocol-version; stateless, exactly the
+// envelope and headers the 2026-07-28 revision requires, with nothing else that could change the
+// SDK's answer. Anything else (a batch, a notification, other `_meta`, an unknown tool, another
+// header) returns undefined and goes to the SDK as before, so every transport-level error stays
+// the SDK's own. The tool runs through the ToolRunner the SDK's handler uses, and an error it
+// throws is answered as the SDK answers it.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+} from '@modelcontextprotocol/server';
 import type { Caller } from '../calls/caller.ts';
 import type { HttpSession } from './sessions.ts';
-import type { ToolRunner } from './tools.ts';
+import { SERVER_INFO, type ToolRunner } from './tools.ts';
 
 interface PlainToolCall {
   jsonrpc: '2.0';
   id: string | number;
   method: 'tools/call';
-  params: { name: string; arguments?: Record<string, unknown> };
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => isObject(v) && Object.getPrototypeOf(v) === Object.prototype;
+const only = (o: Record<string, unknown>, keys: readonly string[]) => {
+  for (const k in o) if (!keys.includes(k)) return false;
+  return true;
+};
 
-function isPlainToolCall(body: unknown): body is PlainToolCall {
-  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return false;
-  for (const k in body) if (k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params') return false;
+const CALL_KEYS = ['jsonrpc', 'id', 'method', 'params'];
+const SESSION_PARAMS = ['name', 'arguments'];
+const STATELESS_PARAMS = ['name', 'arguments', '_meta'];
+
+/** A single tools/call request whose params hold `paramKeys` at most. */
+function isPlainToolCall(body: unknown, paramKeys: readonly string[]): body is PlainToolCall {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call' || !only(body, CALL_KEYS)) return false;
   const id = body.id;
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
   const params = body.params;
-  if (!isObject(params) || typeof params.name !== 'string') return false;
-  for (const k in params) if (k !== 'name' && k !== 'arguments') return false;
-  return params.arguments === undefined || (isObject(params.arguments) && Object.getPrototypeOf(params.arguments) === Object.prototype);
+  if (!isObject(params) || typeof params.name !== 'string' || !only(params, paramKeys)) return false;
+  return params.arguments === undefined || isPlainObject(params.arguments);
 }
+
+const acceptsBoth = (headers: Headers) => {
+  const accept = headers.get('accept');
+  return accept !== null && accept.includes('application/json') && accept.includes('text/event-stream');
+};
 
 /** The JSON-RPC error the SDK's Protocol sends for what a request handler throws. */
 function rpcErrorOf(e: unknown) {
@@ -52,11 +76,9 @@ function headersOf(session: HttpSession): Headers {
 
 /** The direct answer to a plain tools/call on `session`, or undefined for the SDK to answer. */
 export function fastToolCall(session: HttpSession, request: Request, body: unknown, caller: Caller, runner: ToolRunner): Promise<Response> | undefined {
-  if (!isPlainToolCall(body) || !runner.has(body.params.name)) return undefined;
+  if (!isPlainToolCall(body, SESSION_PARAMS) || !runner.has(body.params.name)) return undefined;
   const headers = request.headers;
-  const accept = headers.get('accept');
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if (!isJsonContentType(headers.get('content-type'))) return undefined;
+  if (!acceptsBoth(headers) || !isJsonContentType(headers.get('content-type'))) return undefined;
   const version = headers.get('mcp-protocol-version');
   if (version === null || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   // Initialized (the transport sets its id only once initialize went through), and this very session.
@@ -70,5 +92,56 @@ export function fastToolCall(session: HttpSession, request: Request, body: unkno
   return runner.run(params.name, params.arguments ?? {}, caller).then(
     (result) => answer({ result }),
     (e: unknown) => answer({ error: rpcErrorOf(e) }),
+  );
+}
+
+const MODERN = '2026-07-28';
+/** The request headers of the MCP transport this path reads; any other `mcp-` header goes to the SDK. */
+const MODERN_HEADERS = new Set(['mcp-protocol-version', 'mcp-method', 'mcp-name']);
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY];
+const STATELESS_ANSWER_HEADERS = new Headers({ 'content-type': 'application/json' });
+
+/** The envelope the 2026-07-28 revision requires, and nothing more: no capabilities, a bare client name and version. */
+function isPlainEnvelope(meta: unknown): boolean {
+  if (!isPlainObject(meta) || !only(meta, ENVELOPE_KEYS) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return false;
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  if (!isPlainObject(capabilities) || Object.keys(capabilities).length > 0) return false;
+  const info = meta[CLIENT_INFO_META_KEY];
+  if (info === undefined) return true;
+  return isPlainObject(info) && only(info, ['name', 'version']) && typeof info.name === 'string' && info.name !== '' && typeof info.version === 'string' && info.version !== '';
+}
+
+function hasOnlyModernHeaders(headers: Headers): boolean {
+  let ok = true;
+  headers.forEach((_, name) => {
+    if (name.startsWith('mcp-') && !MODERN_HEADERS.has(name)) ok = false;
+  });
+  return ok;
+}
+
+/**
+ * A tools/call whose header and envelope both claim 2026-07-28, with the headers that revision
+ * requires and nothing else: one the SDK's classifier can only call modern (a test holds it to that).
+ */
+export function isPlainStatelessCall(request: Request, body: unknown): body is PlainToolCall {
+  if (request.method !== 'POST' || !isPlainToolCall(body, STATELESS_PARAMS) || !isPlainEnvelope(body.params._meta)) return false;
+  const headers = request.headers;
+  if (!acceptsBoth(headers) || !isJsonContentType(headers.get('content-type'))) return false;
+  if (headers.get('mcp-protocol-version') !== MODERN || headers.get('mcp-method') !== 'tools/call' || headers.get('mcp-name') !== body.params.name) return false;
+  return hasOnlyModernHeaders(headers);
+}
+
+/**
+ * The direct answer to a plain stateless 2026-07-28 tools/call, or undefined for the SDK's
+ * handler. The result is encoded as that revision's codec encodes it: `resultType` "complete" and
+ * the server's identity under `_meta`; errors are JSON-RPC errors with HTTP 200, as the SDK sends them.
+ */
+export function fastStatelessToolCall(request: Request, body: unknown, caller: Caller, runner: ToolRunner): Promise<Response> | undefined {
+  if (!isPlainStatelessCall(request, body) || !runner.has(body.params.name)) return undefined;
+  const { id, params } = body;
+  const answer = (message: unknown) => new Response(JSON.stringify(message), { status: 200, headers: STATELESS_ANSWER_HEADERS });
+  return runner.run(params.name, params.arguments ?? {}, caller).then(
+    (result: CallToolResult) => answer({ result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO }, resultType: 'complete' }, jsonrpc: '2.0', id }),
+    (e: unknown) => answer({ jsonrpc: '2.0', id, error: rpcErrorOf(e) }),
   );
 }

@@ -20,6 +20,8 @@ import { formatSol as sol } from '../chain/format.ts';
 import { guides } from './guides.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
+/** The implementation this server names on initialize, and on every 2026-07-28 result. */
+export const SERVER_INFO = { name: SERVER_NAME, version: VERSION } as const;
 
 /** Reverse-DNS prefix of this gateway's `_meta` keys (the spec reserves unprefixed names). */
 export const META_PREFIX = 'io.github.chain-intelligence-gateway';
@@ -164,7 +166,7 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
 
   const factory = () => {
     const server = new Server(
-      { name: SERVER_NAME, version: VERSION },
+      { ...SERVER_INFO },
       { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler('tools/list', () => listing);

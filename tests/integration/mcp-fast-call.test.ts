@@ -319,3 +319,120 @@ describe('everything else goes to the SDK, which answers as before', () => {
     expect(await credit(gw, key)).toBe(PRICE);
   });
 });
+
+describe('stateless 2026-07-28: a plain tools/call is answered directly, as the SDK would answer it', () => {
+  let gw: TestGateway;
+  let key: string;
+  let wallet: Address;
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  /** The same call down the SDK's handler: a client title is something only the SDK reads. */
+  const SDK_ENVELOPE = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1', title: 'Test' } };
+  const call = (id: unknown, name: string, args: Record<string, unknown> = {}, envelope: Record<string, unknown> = ENVELOPE) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: envelope },
+  });
+  const post = async (body: any, extra: Record<string, string> = {}) =>
+    read(
+      await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': String(body?.params?.name),
+          'x-api-key': key,
+          ...extra,
+        },
+        body: JSON.stringify(body),
+      }),
+    );
+  beforeAll(async () => {
+    gw = await gateway();
+    ({ key, wallet } = await fundedKey(gw, chain, 10 * PRICE));
+  });
+
+  test('free, paid and payment-required results equal the SDK handler\'s, and each call is charged once', async () => {
+    const free = await post(call(1, 'get_chain_balance', { wallet }));
+    const freeSdk = await post(call(1, 'get_chain_balance', { wallet }, SDK_ENVELOPE));
+    expect(free.status).toBe(200);
+    expect(free.json).toEqual(freeSdk.json);
+    expect(free.json.result.resultType).toBe('complete');
+    expect(free.json.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('chain-intelligence-gateway');
+
+    const before = await credit(gw, key);
+    const paid = await post(call('a', 'optimal_fee'));
+    const paidSdk = await post(call('b', 'optimal_fee', {}, SDK_ENVELOPE));
+    expect(paid.json.id).toBe('a');
+    expect(Object.keys(paid.json.result).sort()).toEqual(Object.keys(paidSdk.json.result).sort());
+    expect(paid.json.result.structuredContent).toEqual(JSON.parse(paid.json.result.content[0].text));
+    expect(paid.json.result.structuredContent.tiers).toEqual(paidSdk.json.result.structuredContent.tiers);
+    expect(paid.json.result._meta[META_HTTP].headers['x-credits-remaining']).toBe(String(before - PRICE));
+    expect(await credit(gw, key)).toBe(before - 2 * PRICE);
+
+    const keyless = await post(call(2, 'optimal_fee'), { 'x-api-key': '' });
+    const keylessSdk = await post(call(2, 'optimal_fee', {}, SDK_ENVELOPE), { 'x-api-key': '' });
+    expect(keyless.json).toEqual(keylessSdk.json);
+    expect(keyless.json.result._meta[META_HTTP].status).toBe(402);
+  });
+
+  test('invalid or unknown arguments: the same -32602 as the SDK handler, nothing charged', async () => {
+    const before = await credit(gw, key);
+    for (const args of [{ wallet: 'not-a-wallet', mint }, { wallet, mint, surprise: 1 }]) {
+      const a = await post(call(3, 'find_ata', args));
+      const b = await post(call(3, 'find_ata', args, SDK_ENVELOPE));
+      expect(a.json.error.code).toBe(-32602);
+      expect(a).toEqual(b);
+    }
+    expect(await credit(gw, key)).toBe(before);
+  });
+
+  test('headers or envelopes the revision refuses get the SDK\'s refusal, and cost nothing', async () => {
+    const before = await credit(gw, key);
+    const refused = [
+      await post(call(4, 'optimal_fee'), { 'mcp-name': 'get_chain_blockhash' }), // header and body disagree
+      await post(call(5, 'optimal_fee'), { 'mcp-method': 'tools/list' }),
+      await post(call(6, 'optimal_fee', {}, { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' })),
+      await post(call(7, 'optimal_fee', {}, { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' })), // no capabilities
+      await post({ ...call(8, 'optimal_fee'), id: 1.5 }),
+    ];
+    for (const a of refused) expect(a.json?.result).toBeUndefined();
+    expect(await credit(gw, key)).toBe(before);
+  });
+
+  test('client capabilities, an unknown tool or an extra mcp- header: the SDK handler answers', async () => {
+    const before = await credit(gw, key);
+    const withCapabilities = await post(call(9, 'optimal_fee', {}, { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }));
+    expect(withCapabilities.json.result.isError).toBe(false);
+    const withHeader = await post(call(10, 'optimal_fee'), { 'mcp-param-network': 'mainnet-beta' });
+    expect(withHeader.json.result.isError).toBe(false);
+    const unknown = await post(call(11, 'no_such_tool'));
+    expect(unknown.json.error.code).toBe(-32602);
+    expect(await credit(gw, key)).toBe(before - 2 * PRICE);
+  });
+
+  test('the rate limit applies: 429 as an error result, nothing charged', async () => {
+    // Two calls at once, then one token every 500 ms.
+    const limited = await gateway({ rateLimitRps: 2, rateLimitBurst: 2 });
+    const { key: k } = await fundedKey(limited, chain, 5 * PRICE);
+    await Bun.sleep(1100); // the bucket full again after the purchase's own requests
+    const send = (id: number) =>
+      fetch(`${limited.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee', 'x-api-key': k },
+        body: JSON.stringify(call(id, 'optimal_fee')),
+      }).then(read);
+    const answers = [await send(1), await send(2), await send(3)];
+    expect(answers.map((a) => a.json.result._meta[META_HTTP].status)).toEqual([200, 200, 429]);
+    expect(answers[2]!.json.result.isError).toBe(true);
+    await Bun.sleep(600);
+    const later = await send(4);
+    expect(later.json.result._meta[META_HTTP].headers['x-credits-remaining']).toBe(String(2 * PRICE)); // three calls charged, not four
+  });
+});
