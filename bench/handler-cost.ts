@@ -81,6 +81,11 @@ try {
   let rpcId = 1;
   const toolCall = () => ({ method: 'POST', headers: session, body: `{"jsonrpc":"2.0","id":${rpcId++},"method":"tools/call","params":{"name":"optimal_fee","arguments":{}}}` });
   routes.push(['paid MCP optimal_fee', '/mcp', session]);
+  // The same call on the stateless 2026-07-28 revision, as the official v2 client sends it.
+  const stateless = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee', ...paid };
+  const envelope = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}';
+  const statelessCall = () => ({ method: 'POST', headers: stateless, body: `{"jsonrpc":"2.0","id":${rpcId++},"method":"tools/call","params":{"name":"optimal_fee","arguments":{},${envelope}}}` });
+  routes.push(['paid MCP 2026 optimal_fee', '/mcp?stateless', stateless]);
 
   async function measure(path: string, headers: Record<string, string>, n: number) {
     let next = 0;
@@ -90,7 +95,7 @@ try {
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (next++ < n) {
-          const res = await send(path, path === '/mcp' ? toolCall() : { headers });
+          const res = await send(path, path === '/mcp' ? toolCall() : path === '/mcp?stateless' ? statelessCall() : { headers });
           await res.arrayBuffer();
           if (res.status !== 200) bad++;
         }
