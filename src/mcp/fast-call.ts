@@ -52,7 +52,8 @@ function isPlainToolCall(body: unknown, paramKeys: readonly string[]): body is P
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
   const params = body.params;
   if (!isObject(params) || typeof params.name !== 'string' || !only(params, paramKeys)) return false;
-  return params.arguments === undefined || isPlainObject(params.arguments);
+  // An own `__proto__` key (JSON.parse makes one) the SDK's schema would turn into a prototype: its answer, not ours.
+  return params.arguments === undefined || (isPlainObject(params.arguments) && !Object.hasOwn(params.arguments, '__proto__'));
 }
 
 const acceptsBoth = (headers: Headers) => {

@@ -200,6 +200,34 @@ describe('the checks of a session request come first', () => {
     expect(await credit(gw, owner.key)).toBe(PRICE);
   });
 
+  test('a foreign Origin: 403 before anything else, on a session and stateless, nothing charged', async () => {
+    const { key } = await fundedKey(gw, chain, PRICE);
+    const s = await session(gw, { 'x-api-key': key });
+    const onSession = await s.post(toolCall(1, 'optimal_fee', {}), { origin: 'https://evil.example' });
+    expect(onSession.status).toBe(403);
+    expect(onSession.json.error).toBe('Origin not allowed');
+    const stateless = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'optimal_fee',
+        'x-api-key': key,
+        origin: 'https://evil.example',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'optimal_fee', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+    });
+    expect(stateless.status).toBe(403);
+    expect(await credit(gw, key)).toBe(PRICE);
+  });
+
   test('a keyless session used from another address: 403', async () => {
     const s = await session(gw);
     const a = await s.post(toolCall(1, 'get_chain_blockhash', {}), {}, fetchFrom('127.0.0.2') as typeof fetch);
@@ -304,6 +332,17 @@ describe('everything else goes to the SDK, which answers as before', () => {
     const huge = await s.post('{"jsonrpc":"2.0","id":123456789012345678901234,"method":"tools/call","params":{"name":"optimal_fee","arguments":{}}}');
     expect(huge.json?.result).toBeUndefined();
     expect(await credit(gw, key)).toBe(2 * PRICE);
+  });
+
+  test('an argument named __proto__ gets the SDK\'s own answer', async () => {
+    const body = (meta: string) =>
+      `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"get_chain_blockhash","arguments":{"__proto__":{"network":"devnet"}}${meta}}}`;
+    const plain = await s.post(body(''));
+    const sdk = await s.post(body(',"_meta":{"progressToken":"p"}'));
+    expect(plain.type).toStartWith(SDK);
+    const network = (a: Answer) => JSON.parse(a.json.result.content[0].text).network;
+    expect(plain.json.result.isError).toBe(sdk.json.result.isError);
+    expect(network(plain)).toBe(network(sdk));
   });
 
   test('a tools/call sent as a notification (no id) runs nothing and costs nothing', async () => {

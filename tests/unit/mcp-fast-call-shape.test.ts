@@ -39,6 +39,7 @@ describe('what the direct stateless path takes', () => {
     ['a notification', { jsonrpc: '2.0', method: 'tools/call', params: { name: 'optimal_fee', _meta: ENVELOPE } }, HEADERS],
     ['a fractional id', { ...body, id: 1.5 }, HEADERS],
     ['arguments that are no object', callWith({ arguments: [1], _meta: ENVELOPE }), HEADERS],
+    ['an argument named __proto__', JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"optimal_fee","arguments":{"__proto__":{}},"_meta":${JSON.stringify(ENVELOPE)}}}`), HEADERS],
   ];
   test.each(notTaken)('%s is left to the SDK', (_, b, headers) => {
     expect(isPlainStatelessCall(request(b, headers), b)).toBe(false);
