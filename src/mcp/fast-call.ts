@@ -21,11 +21,10 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../calls/caller.ts';
 import type { HttpSession } from './sessions.ts';
-import { SERVER_INFO, type ToolRunner } from './tools.ts';
+import { resultJsonOf, SERVER_INFO, type ToolRunner } from './tools.ts';
 
 interface PlainToolCall {
   jsonrpc: '2.0';
@@ -85,14 +84,10 @@ export function fastToolCall(session: HttpSession, request: Request, body: unkno
   // Initialized (the transport sets its id only once initialize went through), and this very session.
   if (session.transport.sessionId !== session.id) return undefined;
   const { id, params } = body;
-  const answer = (message: { result: CallToolResult } | { error: ReturnType<typeof rpcErrorOf> }) =>
-    new Response(JSON.stringify('result' in message ? { result: message.result, jsonrpc: '2.0', id } : { jsonrpc: '2.0', id, error: message.error }), {
-      status: 200,
-      headers: headersOf(session),
-    });
+  const answer = (json: string) => new Response(json, { status: 200, headers: headersOf(session) });
   return runner.run(params.name, params.arguments ?? {}, caller).then(
-    (result) => answer({ result }),
-    (e: unknown) => answer({ error: rpcErrorOf(e) }),
+    (a) => answer(`{"result":${resultJsonOf(a)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
+    (e: unknown) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
   );
 }
 
@@ -140,9 +135,9 @@ export function isPlainStatelessCall(request: Request, body: unknown): body is P
 export function fastStatelessToolCall(request: Request, body: unknown, caller: Caller, runner: ToolRunner): Promise<Response> | undefined {
   if (!isPlainStatelessCall(request, body) || !runner.has(body.params.name)) return undefined;
   const { id, params } = body;
-  const answer = (message: unknown) => new Response(JSON.stringify(message), { status: 200, headers: STATELESS_ANSWER_HEADERS });
+  const answer = (json: string) => new Response(json, { status: 200, headers: STATELESS_ANSWER_HEADERS });
   return runner.run(params.name, params.arguments ?? {}, caller).then(
-    (result: CallToolResult) => answer({ result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO }, resultType: 'complete' }, jsonrpc: '2.0', id }),
-    (e: unknown) => answer({ jsonrpc: '2.0', id, error: rpcErrorOf(e) }),
+    (a) => answer(`{"result":${resultJsonOf(a, { ...a.meta, [SERVER_INFO_META_KEY]: SERVER_INFO }, 'complete')},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
+    (e: unknown) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
   );
 }

@@ -86,8 +86,21 @@ function jsonSafe(value: unknown): Record<string, unknown> {
   return walk(value) as Record<string, unknown>;
 }
 
-/** A tool result from a pipeline outcome; a 400 (bad arguments) is the caller's -32602 instead. */
-export function toolResult(cap: Capability, outcome: Outcome): CallToolResult {
+/**
+ * A tool's answer from a pipeline outcome, before it is written out: as the SDK's result object
+ * (resultOf) or as JSON text (resultJsonOf). A 400 (bad arguments) is the caller's -32602 instead.
+ */
+export interface ToolAnswer {
+  readonly body: unknown;
+  /** The body as exact JSON: the text content, and the JSON of the structured content. */
+  readonly text: string;
+  /** Whether the body holds no bigint, so that it is valid structured content as it is. */
+  readonly plain: boolean;
+  readonly isError: boolean;
+  readonly meta: Record<string, unknown>;
+}
+
+export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
   if (outcome.status === 400) {
     const { error, hint } = outcome.body as { error?: string; hint?: string };
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${cap.tool}: ${error}${hint ? `. ${hint}` : ''}`, outcome.body);
@@ -98,14 +111,29 @@ export function toolResult(cap: Capability, outcome: Outcome): CallToolResult {
     const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
     meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
   }
-  // Without a bigint inside, the body itself is valid structured content: no second walk.
   const plain = bigintFreeJson(outcome.body);
+  return { body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
+}
+
+/** The SDK's CallToolResult. Without a bigint inside, the body itself is the structured content: no second walk. */
+export function resultOf(a: ToolAnswer): CallToolResult {
   return {
-    content: [{ type: 'text', text: plain ?? toJson(outcome.body) }],
-    structuredContent: plain === undefined ? jsonSafe(outcome.body) : (outcome.body as Record<string, unknown>),
-    isError: outcome.status >= 400,
-    _meta: meta,
+    content: [{ type: 'text', text: a.text }],
+    structuredContent: a.plain ? (a.body as Record<string, unknown>) : jsonSafe(a.body),
+    isError: a.isError,
+    _meta: a.meta,
   };
+}
+
+/**
+ * The same result as JSON text (what the SDK writes for resultOf), with `_meta` given and, for
+ * the 2026-07-28 revision, its resultType. The structured content is written as the text it
+ * equals: in the running gateway JSON.stringify of the whole message took 6.8 µs a call against
+ * 1.3 µs written this way, a fifth of everything the direct path adds to the REST call.
+ */
+export function resultJsonOf(a: ToolAnswer, meta: Record<string, unknown> = a.meta, resultType?: 'complete'): string {
+  const tail = resultType ? `,"resultType":"${resultType}"` : '';
+  return `{"content":[{"type":"text","text":${JSON.stringify(a.text)}}],"structuredContent":${a.text},"isError":${a.isError},"_meta":${toJson(meta)}${tail}}`;
 }
 
 /**
@@ -115,7 +143,7 @@ export function toolResult(cap: Capability, outcome: Outcome): CallToolResult {
  */
 export interface ToolRunner {
   has(tool: string): boolean;
-  run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): Promise<CallToolResult>;
+  run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): Promise<ToolAnswer>;
 }
 
 export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolRunner {
@@ -140,7 +168,7 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
       }
       const outcome = await call(cap, { ...args }, caller, deps);
       if (outcome.refund) onCharged?.(outcome.refund);
-      return toolResult(cap, outcome);
+      return answerOf(cap, outcome);
     },
   };
 }
@@ -177,7 +205,7 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
     server.setRequestHandler('tools/call', (request, ctx): Promise<CallToolResult> => {
       const authInfo = ctx.http?.authInfo;
       const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
-      return runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund)));
+      return runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))).then(resultOf);
     });
     return server;
   };

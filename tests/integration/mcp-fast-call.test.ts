@@ -126,6 +126,21 @@ describe('a plain tools/call is answered directly, as the SDK would answer it', 
     expect(await credit(gw, key)).toBe(before - 2 * PRICE);
   });
 
+  test('an integer beyond 2^53 is exact in the text and in the structured content, as on the SDK path', async () => {
+    const lamports = 2n ** 53n + 1n;
+    const whale = await chain.newWallet(lamports);
+    const raw = async (body: unknown) => {
+      const text = await (await s.raw(body)).text();
+      return text.startsWith('event:') ? /^data: (.*)$/m.exec(text)![1]! : text;
+    };
+    const direct = await raw(toolCall(30, 'get_chain_balance', { wallet: whale.address }));
+    const sdk = await raw(viaSdk(30, 'get_chain_balance', { wallet: whale.address }));
+    expect(direct).toContain(`"structuredContent":{"wallet":"${whale.address}","balance_lamports":${lamports},`);
+    expect(direct).toContain(`\\"balance_lamports\\":${lamports},`);
+    const structured = (text: string) => /"structuredContent":(\{[^}]*\})/.exec(text)![1];
+    expect(structured(direct)).toBe(structured(sdk));
+  });
+
   test('invalid arguments: the same -32602 error on both paths, and it costs nothing', async () => {
     const before = await credit(gw, key);
     for (const args of [{ wallet: 'not-a-wallet', mint }, { wallet, mint, surprise: 1 }]) {
