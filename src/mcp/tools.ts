@@ -61,7 +61,9 @@ export type OnCharged = (requestId: string | number, refund: () => Promise<void>
 
 /** The caller of one MCP message (and the transport's OnCharged) travel to the tool handler as the SDK's AuthInfo. */
 export function authInfoFor(caller: Caller, onCharged?: OnCharged): AuthInfo {
-  return { token: caller.apiKey ?? '', clientId: caller.address, scopes: [], extra: { caller, onCharged } };
+  // A plain copy: the SDK may hold what it is given longer than the request, and a lazy caller holds the Request.
+  const plain: Caller = { apiKey: caller.apiKey, address: caller.address, face: caller.face };
+  return { token: plain.apiKey ?? '', clientId: plain.address, scopes: [], extra: { caller: plain, onCharged } };
 }
 
 function callerOf(authInfo: AuthInfo | undefined): Caller {
