@@ -52,7 +52,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body).toMatchObject({ freeCallsRemaining: 0, creditLamports: 1000, callsMade: 3 });
       // The usage history shows the three charged calls (Postgres writes its rows just after answering).
       let calls: { paidWith: string }[] = [];
-      for (let i = 0; i < 50 && calls.length < 3; i++, await Bun.sleep(20)) calls = (await gw.get('/api/keys/me/usage', { 'x-api-key': key })).body.calls;
+      for (let i = 0; i < 250 && calls.length < 3; i++, await Bun.sleep(20)) calls = (await gw.get('/api/keys/me/usage', { 'x-api-key': key })).body.calls;
       expect(calls.map((c) => c.paidWith)).toEqual(['credit', 'free_call', 'free_call']);
 
       await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
