@@ -194,21 +194,27 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
 
+  // The handlers are made once and shared by every Server: a function made per Server lives as
+  // long as its session (bench/mcp-sessions.ts holds 10,000 of them).
+  const serverCapabilities = { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } };
+  const listTools = () => listing;
+  const listResources = () => resourceList;
+  const readResource = (request: { params: { uri: string } }) => guide.read(request.params.uri);
+  const listPrompts = () => promptList;
+  const getPrompt = (request: { params: { name: string; arguments?: Record<string, string> } }) => guide.get(request.params.name, request.params.arguments);
+  const callTool = (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } }): Promise<CallToolResult> => {
+    const authInfo = ctx.http?.authInfo;
+    const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
+    return runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))).then(resultOf);
+  };
   const factory = () => {
-    const server = new Server(
-      { ...SERVER_INFO },
-      { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } }, instructions: INSTRUCTIONS },
-    );
-    server.setRequestHandler('tools/list', () => listing);
-    server.setRequestHandler('resources/list', () => resourceList);
-    server.setRequestHandler('resources/read', (request) => guide.read(request.params.uri));
-    server.setRequestHandler('prompts/list', () => promptList);
-    server.setRequestHandler('prompts/get', (request) => guide.get(request.params.name, request.params.arguments));
-    server.setRequestHandler('tools/call', (request, ctx): Promise<CallToolResult> => {
-      const authInfo = ctx.http?.authInfo;
-      const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
-      return runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))).then(resultOf);
-    });
+    const server = new Server({ ...SERVER_INFO }, { capabilities: serverCapabilities, instructions: INSTRUCTIONS });
+    server.setRequestHandler('tools/list', listTools);
+    server.setRequestHandler('resources/list', listResources);
+    server.setRequestHandler('resources/read', readResource);
+    server.setRequestHandler('prompts/list', listPrompts);
+    server.setRequestHandler('prompts/get', getPrompt);
+    server.setRequestHandler('tools/call', callTool);
     return server;
   };
   return Object.assign(factory, { tools, runner });
