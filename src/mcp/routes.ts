@@ -108,13 +108,17 @@ export function mcpRoutes(s: Services) {
    */
   const holdOpen = (request: Request, server: unknown) => (server as ElysiaServer)?.timeout(request, 0);
 
-  const onTransportError = (session: McpSession) => (error: Error) => s.log.debug('mcp transport error', { transport: session.kind, error: error.message });
+  // One logger per transport kind, not a closure per session.
+  const transportErrorLogs = {
+    sse: (error: Error) => s.log.debug('mcp transport error', { transport: 'sse', error: error.message }),
+    'streamable-http': (error: Error) => s.log.debug('mcp transport error', { transport: 'streamable-http', error: error.message }),
+  } as const;
   // Made here, not inside a route handler: a closure made there keeps the handler's whole scope
   // alive (the request, its body stream, the parsed body) for as long as the session lives,
   // about a third of an idle Streamable HTTP session's memory.
   const watchClose = (session: McpSession) => {
     session.transport.onclose = () => sessions.remove(session); // the Server chains its own close onto this
-    session.transport.onerror = onTransportError(session);
+    session.transport.onerror = transportErrorLogs[session.kind];
   };
   const newHttpSession = (owner: SessionOwner): HttpSession => {
     const id = crypto.randomUUID();
@@ -124,7 +128,7 @@ export function mcpRoutes(s: Services) {
       kind: 'streamable-http',
       owner,
       server: newServer(),
-      transport: new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 }),
+      transport: new SessionTransport(id, keepAliveMs),
       openedAt: now,
       lastActivity: now,
       streams: 0,
@@ -308,6 +312,21 @@ function flushedAtOnce(res: Response, onEnd: () => void): Response {
     }),
   );
   return new Response(body, { status: res.status, headers: res.headers });
+}
+
+/** The session's id, read by the transport at initialize (it calls its generator as a method). */
+function presetSessionId(this: SessionTransport): string {
+  return this.presetId;
+}
+
+/** A session transport whose id is chosen up front: a field, not a closure kept per session. */
+class SessionTransport extends WebStandardStreamableHTTPServerTransport {
+  constructor(
+    readonly presetId: string,
+    keepAliveMs: number,
+  ) {
+    super({ sessionIdGenerator: presetSessionId as () => string, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 });
+  }
 }
 
 function rpcError(status: number, code: number, message: string): Response {
