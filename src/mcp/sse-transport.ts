@@ -39,6 +39,38 @@ export function parseMessages(body: unknown): JSONRPCMessage[] {
 
 const ENCODER = new TextEncoder();
 
+/**
+ * The keep-alives of every open stream with the same interval, from one timer: a timer and its
+ * closure per session were a tenth of an idle session's memory (bench/mcp-sessions.ts). A
+ * stream's first keep-alive may come sooner than one interval after it opened, never later.
+ */
+class KeepAlives {
+  private readonly streams = new Set<WebSseServerTransport>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  constructor(private readonly ms: number) {}
+
+  add(stream: WebSseServerTransport) {
+    this.streams.add(stream);
+    this.timer ??= setInterval(() => {
+      for (const s of this.streams) s.keepAlive();
+    }, this.ms);
+  }
+
+  delete(stream: WebSseServerTransport) {
+    this.streams.delete(stream);
+    if (this.streams.size > 0 || this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+const keepAlives = new Map<number, KeepAlives>();
+function keepAlivesEvery(ms: number): KeepAlives {
+  let k = keepAlives.get(ms);
+  if (!k) keepAlives.set(ms, (k = new KeepAlives(ms)));
+  return k;
+}
+
 /** A charged call's answer and how to give its charge back if the answer is never delivered. */
 type Chunk = { bytes: Uint8Array; refund?: () => Promise<void> };
 
@@ -59,7 +91,6 @@ export class WebSseServerTransport implements Transport {
   lastMessageAt = Date.now();
 
   private controller!: ReadableStreamDefaultController<Uint8Array>;
-  private keepAlive?: ReturnType<typeof setInterval>;
   private started = false;
   private closed = false;
   private readonly queue: Chunk[] = [];
@@ -111,7 +142,12 @@ export class WebSseServerTransport implements Transport {
     if (this.started) throw new Error('WebSseServerTransport already started');
     this.started = true;
     this.write(`event: endpoint\ndata: ${this.endpoint}?sessionId=${this.sessionId}\n\n`);
-    if (this.keepAliveMs > 0) this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), this.keepAliveMs);
+    if (this.keepAliveMs > 0) keepAlivesEvery(this.keepAliveMs).add(this);
+  }
+
+  /** A comment line every SSE parser ignores: it keeps proxies and clients from timing the stream out. */
+  keepAlive(): void {
+    this.write(': keep-alive\n\n');
   }
 
   /** Registers how to refund the charged call `id` if its answer is never delivered. */
@@ -186,7 +222,7 @@ export class WebSseServerTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.keepAlive) clearInterval(this.keepAlive);
+    if (this.keepAliveMs > 0) keepAlivesEvery(this.keepAliveMs).delete(this);
     // Answers that never left: their charges go back.
     for (const c of this.queue) if (c.refund) void c.refund();
     for (const refund of this.charged?.values() ?? []) void refund();
