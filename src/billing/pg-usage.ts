@@ -65,10 +65,15 @@ export class PgUsageLog implements UsageHistory {
     return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.id) : null };
   }
 
-  /** Everything below the first row young enough to keep (rows arrive in time order; no index on `at`). */
+  /**
+   * Old rows, found below the first row young enough to keep (rows arrive in time order; no index
+   * on `at`). Each deleted row is itself old: a young row inserted meanwhile, not yet visible to
+   * the first query, is never taken.
+   */
   async prune(now = Date.now()): Promise<void> {
-    const [keep] = await this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, this.cutoff(now))).orderBy(usageEvents.id).limit(1);
-    await this.db.delete(usageEvents).where(keep ? lt(usageEvents.id, keep.id) : undefined);
+    const cutoff = this.cutoff(now);
+    const [keep] = await this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, cutoff)).orderBy(usageEvents.id).limit(1);
+    await this.db.delete(usageEvents).where(and(lt(usageEvents.at, cutoff), keep ? lt(usageEvents.id, keep.id) : undefined));
   }
 
   private cutoff(now: number): number {

@@ -129,10 +129,12 @@ export class UsageLog implements UsageHistory {
   prune(now = Date.now()): void {
     // Rows arrive in time order, so everything below the first row young enough to keep is old:
     // found by walking up the rowid from the oldest, with no index on `at` to keep up per call.
-    const keep = this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, this.cutoff(now))).orderBy(usageEvents.id).limit(1).get();
+    const cutoff = this.cutoff(now);
+    const keep = this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, cutoff)).orderBy(usageEvents.id).limit(1).get();
+    // Each deleted row is itself old, whatever the order it arrived in.
     this.db
       .delete(usageEvents)
-      .where(keep ? lt(usageEvents.id, keep.id) : undefined)
+      .where(and(lt(usageEvents.at, cutoff), keep ? lt(usageEvents.id, keep.id) : undefined))
       .run();
   }
 
