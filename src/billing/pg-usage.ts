@@ -6,7 +6,7 @@ import type { PgDb } from '../db/pg-client.ts';
 import { usageEvents } from '../db/pg-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit } from './ledger.ts';
-import type { UsageCall, UsageHistory, UsageItem, UsagePage } from './usage.ts';
+import { usageRow, type UsageCall, type UsageHistory, type UsageItem, type UsagePage } from './usage.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -24,16 +24,7 @@ export class PgUsageLog implements UsageHistory {
   ) {}
 
   record(debit: Debit, call: UsageCall): void {
-    this.pending.push({
-      wallet: debit.wallet,
-      at: call.at,
-      capability: call.capability,
-      face: call.face,
-      paidWith: debit.kind === 'free' ? 'free_call' : 'credit',
-      lamports: debit.kind === 'free' ? 0n : BigInt(debit.price),
-      refunded: call.refunded,
-      status: call.status,
-    });
+    this.pending.push(usageRow(debit, call));
     if (!this.writing) void this.write();
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;

@@ -43,6 +43,20 @@ export const USAGE_PAGE_MAX = 100;
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
+/** The row of one charged call, as both backends store it. */
+export function usageRow(debit: Debit, call: UsageCall) {
+  return {
+    wallet: debit.wallet,
+    at: call.at,
+    capability: call.capability,
+    face: call.face,
+    paidWith: debit.kind === 'free' ? ('free_call' as const) : ('credit' as const),
+    lamports: debit.kind === 'free' ? 0n : BigInt(debit.price),
+    refunded: call.refunded,
+    status: call.status,
+  };
+}
+
 /** Where usage rows go: UsageLog (SQLite, with the ledger's group commit) or PgUsageLog (Postgres). */
 export interface UsageHistory {
   record(debit: Debit, call: UsageCall): void;
@@ -76,16 +90,7 @@ export class UsageLog implements UsageHistory {
 
   /** Records one charged call; returns at once, the row commits with the next ledger batch. */
   record(debit: Debit, call: UsageCall): void {
-    const row = {
-      wallet: debit.wallet,
-      at: call.at,
-      capability: call.capability,
-      face: call.face,
-      paidWith: debit.kind === 'free' ? 'free_call' : 'credit',
-      lamports: debit.kind === 'free' ? 0n : BigInt(debit.price),
-      refunded: call.refunded ? 1 : 0,
-      status: call.status,
-    };
+    const row = { ...usageRow(debit, call), refunded: call.refunded ? 1 : 0 };
     const fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
     this.ledger.defer(() => this.insert.run(row), fail);
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
