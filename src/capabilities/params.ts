@@ -1,6 +1,7 @@
 // Input fields shared by the capabilities. Each field is defined once: its JSON Schema (for
 // OpenAPI and MCP tool listings), an example (for hints), and a parser that turns a raw query,
 // body or MCP argument into a typed value or a 400 with a hint.
+import { LRUCache } from 'lru-cache';
 import { isBase58Of } from '../chain/base58.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
@@ -32,6 +33,18 @@ const text = (raw: unknown): string | undefined => {
   return undefined;
 };
 
+// Addresses already found valid: an agent asks about the same wallet and mint again and again, and
+// a base58 decode was about a twentieth of a cached paid call (BENCH_PROFILE of find-ata). Only
+// valid addresses are kept, at most this many.
+const validAddresses = new LRUCache<string, true>({ max: 10_000 });
+
+function isAddress(text: string): boolean {
+  if (validAddresses.get(text)) return true;
+  if (!isBase58Of(text, 32)) return false;
+  validAddresses.set(text, true);
+  return true;
+}
+
 export function address(description: string, example: string): Param<string> {
   return {
     schema: t.String({ description, examples: [example], minLength: 32, maxLength: 44 }),
@@ -39,7 +52,7 @@ export function address(description: string, example: string): Param<string> {
     example,
     parse(raw, field) {
       const v = text(raw);
-      if (v === undefined || !isBase58Of(v, 32)) throw new InvalidField(field, `${field} must be a base58 Solana address (32 bytes)`);
+      if (v === undefined || !isAddress(v)) throw new InvalidField(field, `${field} must be a base58 Solana address (32 bytes)`);
       return v;
     },
   };
@@ -112,7 +125,7 @@ export function addressList(description: string, max: number): Param<string[] | 
       if (!items) throw new InvalidField(field, `${field} must be comma-separated base58 addresses`);
       const list = [...new Set(items.map((a) => (typeof a === 'string' ? a.trim() : '')).filter(Boolean))];
       if (list.length > max) throw new InvalidField(field, `${field} takes at most ${max} addresses`);
-      for (const a of list) if (!isBase58Of(a, 32)) throw new InvalidField(field, `${field} must hold base58 Solana addresses (32 bytes each)`);
+      for (const a of list) if (!isAddress(a)) throw new InvalidField(field, `${field} must hold base58 Solana addresses (32 bytes each)`);
       return list.length ? list : undefined;
     },
   };

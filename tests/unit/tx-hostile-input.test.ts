@@ -99,3 +99,14 @@ describe('base58 fields are measured before they are decoded', () => {
     expect(ms).toBeLessThan(BOUND_MS);
   });
 });
+
+describe('validated addresses are remembered, refused ones are not', () => {
+  test('a valid address stays valid, an invalid one stays invalid, however often it is asked', () => {
+    const good = { wallet: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', mint: 'So11111111111111111111111111111111111111112' };
+    const bad = { ...good, wallet: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5D0' }; // '0' is not base58
+    for (let i = 0; i < 3; i++) {
+      expect(parseInput(findAta, good)).toMatchObject({ wallet: good.wallet, mint: good.mint });
+      expect(() => parseInput(findAta, bad)).toThrow('Invalid wallet');
+    }
+  });
+});
