@@ -71,11 +71,16 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * `bucket` names the bucket only when limits are on (naming it may mean asking the socket or the
  * key store). The headers object may be shared between answers: copy it to add to it.
  */
-export async function admit(
-  limiter: Limiter,
-  bucket: () => string | Promise<string>,
-): Promise<{ headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } }> {
-  if (!limiter.enabled) return { headers: NO_HEADERS };
+type Admission = { headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } };
+
+// With limits off the answer is always the same, and given without a promise of its own.
+const UNLIMITED: Admission = Object.freeze({ headers: NO_HEADERS });
+
+export function admit(limiter: Limiter, bucket: () => string | Promise<string>): Admission | Promise<Admission> {
+  return limiter.enabled ? admitLimited(limiter, bucket) : UNLIMITED;
+}
+
+async function admitLimited(limiter: Limiter, bucket: () => string | Promise<string>): Promise<Admission> {
   const decision = await limiter.take(await bucket());
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };

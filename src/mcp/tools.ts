@@ -155,7 +155,7 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
   /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
   const refuse = (caller: Caller, message: string): never => {
     // The token is drawn as the call would have; the refusal does not wait for it.
-    admitCaller(caller, deps).catch(() => {});
+    Promise.resolve(admitCaller(caller, deps)).catch(() => {});
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
   };
 
