@@ -9,7 +9,7 @@ import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaim
 import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from './deposits.ts';
 import { generateApiKey, hashApiKey, keyHashOf } from './keys.ts';
 import { PgLedger } from './pg-ledger.ts';
-import { cursorOf, type BillingStore, type WatcherCursor } from './store.ts';
+import { cursorOf, cursorRow, type BillingStore, type WatcherCursor } from './store.ts';
 
 type Tx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
@@ -53,14 +53,7 @@ async function addToPendingClaim(tx: Tx, wallet: string, lamports: bigint, now: 
 }
 
 async function saveCursor(db: PgDb | Tx, network: Network, address: string, c: WatcherCursor) {
-  const values = {
-    lastSignature: c.last?.signature ?? '',
-    lastSlot: c.last?.slot ?? null,
-    walkHead: c.walk?.head.signature ?? null,
-    walkHeadSlot: c.walk?.head.slot ?? null,
-    walkBefore: c.walk?.before ?? null,
-    updatedAt: Date.now(),
-  };
+  const values = cursorRow(c);
   await db
     .insert(watcherCursors)
     .values({ network, address, ...values })

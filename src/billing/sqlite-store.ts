@@ -8,21 +8,14 @@ import { consumeChallenge, issueChallenge } from './challenges.ts';
 import { depositStatus, recordDeposit } from './deposits.ts';
 import { keyLookup, rotateKey } from './keys.ts';
 import { Ledger } from './ledger.ts';
-import { cursorOf, type BillingStore, type ClaimedKey, type WatcherCursor } from './store.ts';
+import { cursorOf, cursorRow, type BillingStore, type ClaimedKey, type WatcherCursor } from './store.ts';
 
 export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
   // Keys and balances are cached in this process (keys.ts, ledger.ts): sound here because one file has
   // one writer process and SQLite's data_version reveals any other writer (the keys command).
   const identify = keyLookup(db);
   const saveCursor = (network: Network, address: string, c: WatcherCursor) => {
-    const values = {
-      lastSignature: c.last?.signature ?? '',
-      lastSlot: c.last?.slot ?? null,
-      walkHead: c.walk?.head.signature ?? null,
-      walkHeadSlot: c.walk?.head.slot ?? null,
-      walkBefore: c.walk?.before ?? null,
-      updatedAt: Date.now(),
-    };
+    const values = cursorRow(c);
     db.insert(watcherCursors)
       .values({ network, address, ...values })
       .onConflictDoUpdate({ target: [watcherCursors.network, watcherCursors.address], set: values })
