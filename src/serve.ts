@@ -54,19 +54,17 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
   const handle = app.fetch;
   const accessLog = log.enabled('info');
   // Series found by the request's path, then status and method, without building a key string per
-  // request. Every map is bounded: paths only for real routes (an unmatched path is looked up by
-  // face), statuses the gateway answers with, methods from a closed set.
+  // request. Every map is bounded: paths only for real routes (an unmatched path is kept under its
+  // face's name, which no path can be), statuses the gateway answers with, methods from a closed set.
   const byPath = new Map<string, RouteStats>();
-  const unmatched = new Map<Face, RouteStats>();
   const statsOf = (path: string): RouteStats => {
     const known = byPath.get(path);
     if (known) return known;
     const route = templateOf(path);
     const face = faceOf(path);
-    const table = route === 'unmatched' ? unmatched : byPath;
     const key = route === 'unmatched' ? face : path;
-    let stats = (table as Map<string, RouteStats>).get(key);
-    if (!stats) (table as Map<string, RouteStats>).set(key, (stats = { route, face, timer: httpDuration.series({ route, face }), counters: new Map() }));
+    let stats = byPath.get(key);
+    if (!stats) byPath.set(key, (stats = { route, face, timer: httpDuration.series({ route, face }), counters: new Map() }));
     return stats;
   };
   const observe = (request: Request, status: number, seconds: number) => {
