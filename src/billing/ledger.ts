@@ -239,7 +239,9 @@ export class Ledger {
             const { value, next } = op.step(accounts.get(w)!);
             if (next) {
               accounts.set(w, next);
-              changed.set(w, [...(changed.get(w) ?? []), i]);
+              const ops = changed.get(w);
+              if (ops) ops.push(i);
+              else changed.set(w, [i]);
             }
             outcomes[i] = { ok: true, value };
           } catch (e) {
