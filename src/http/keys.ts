@@ -7,7 +7,7 @@ import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { errorOutcome } from '../calls/outcome.ts';
 import type { Services } from '../services.ts';
 import { badRequest, GatewayError } from '../errors.ts';
-import { apiKeyOf, clientAddress } from '../calls/caller.ts';
+import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
 
@@ -30,25 +30,24 @@ export function keyRoutes(s: Services) {
   const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
 
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = async (request: Request, server: unknown, where: string, fn: (client: () => string) => unknown, extra: Record<string, string> = {}) => {
-    // Asked of the socket only when something needs it (a system call, as dear as the rest of /me).
-    let known: string | undefined;
-    const client = () => (known ??= clientAddress(request, server, s.config.trustedProxies));
-    const { headers, refusal } = await admit(s.limiter, () => `addr:${client()}`);
+  const guarded = async (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}) => {
+    // The caller reads its key and asks the socket for its address only when something needs them.
+    const caller = httpCaller(request, server, 'rest', s.config.trustedProxies);
+    const { headers, refusal } = await admit(s.limiter, () => `addr:${caller.address}`);
     if (refusal) {
-      s.log.info('rate limited', { event: 'rate_limited', route: where, client: client(), retryAfter: headers['retry-after'] });
+      s.log.info('rate limited', { event: 'rate_limited', route: where, client: caller.address, retryAfter: headers['retry-after'] });
       return json(429, refusal, headers);
     }
     try {
-      return json(200, await fn(client), { ...headers, ...extra });
+      return json(200, await fn(caller), { ...headers, ...extra });
     } catch (e) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
     }
   };
 
-  const ownerOf = async (request: Request) => {
-    const owner = await s.payments.identify(apiKeyOf(request.headers));
+  const ownerOf = async (caller: Caller) => {
+    const owner = await s.payments.identify(caller.apiKey);
     if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
     return owner;
   };
@@ -57,8 +56,8 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/challenge',
       ({ request, query, server }) =>
-        guarded(request, server, 'challenge', async (client) => {
-          const issuance = await admit(challengeLimiter, client);
+        guarded(request, server, 'challenge', async (caller) => {
+          const issuance = await admit(challengeLimiter, () => caller.address);
           if (issuance.refusal) throw new GatewayError(429, issuance.refusal, issuance.headers);
           let wallet: string | undefined;
           if (query.wallet !== undefined && query.wallet !== '') {
@@ -68,7 +67,7 @@ export function keyRoutes(s: Services) {
               throw badRequest('Invalid wallet', `wallet must be a base58 Solana address. Example: /api/keys/challenge?wallet=${EXAMPLE_WALLET}`);
             }
           }
-          const { challenge, expiresAt } = await s.store.issueChallenge(s.config.challengeTtlSeconds, client(), wallet, Date.now());
+          const { challenge, expiresAt } = await s.store.issueChallenge(s.config.challengeTtlSeconds, caller.address, wallet, Date.now());
           return { challenge, wallet: wallet ?? null, expiresAt: Math.floor(expiresAt / 1000) };
         }),
     )
@@ -102,8 +101,8 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/me',
       ({ request, server }) =>
-        guarded(request, server, 'me', async () => {
-          const owner = await ownerOf(request);
+        guarded(request, server, 'me', async (caller) => {
+          const owner = await ownerOf(caller);
           const account = await s.store.account(owner.wallet);
           const freeCalls = account?.freeCalls ?? 0;
           const creditLamports = account?.creditLamports ?? 0n;
@@ -121,8 +120,8 @@ export function keyRoutes(s: Services) {
     .get(
       '/api/keys/me/usage',
       ({ request, query, server }) =>
-        guarded(request, server, 'usage', async () => {
-          const owner = await ownerOf(request);
+        guarded(request, server, 'usage', async (caller) => {
+          const owner = await ownerOf(caller);
           const limit = pageParam(query.limit, 'limit', 20, USAGE_PAGE_MAX);
           const before = query.before === undefined ? undefined : pageParam(query.before, 'before', 0, Number.MAX_SAFE_INTEGER);
           const page = await s.usage.page(owner.wallet, limit, before);
