@@ -116,7 +116,7 @@ export class Upstream {
         this.cache.set(key, hit);
         this.hits.add();
         // Aged but still usable: one refresh in the background, its failure left to the next caller.
-        if (now >= hit.expires && !this.inflight.has(key)) this.fetchShared(key, method, params, options).catch(() => {});
+        if (now >= hit.expires) this.fetchShared(key, method, params, options).catch(() => {});
         return Promise.resolve(hit.value as T);
       }
       this.misses.add();

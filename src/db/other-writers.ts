@@ -6,7 +6,7 @@
 // a few reads a second instead of one or two per call.
 import type { Database } from 'bun:sqlite';
 
-export const OTHER_WRITER_CHECK_MS = 5;
+const OTHER_WRITER_CHECK_MS = 5;
 
 /** A check that answers true once after each commit by another connection (at most `intervalMs` late). */
 export function otherWriters(client: Database, intervalMs = OTHER_WRITER_CHECK_MS): () => boolean {

@@ -109,10 +109,8 @@ export function mcpRoutes(s: Services) {
   const holdOpen = (request: Request, server: unknown) => (server as ElysiaServer)?.timeout(request, 0);
 
   // One logger per transport kind, not a closure per session.
-  const transportErrorLogs = {
-    sse: (error: Error) => s.log.debug('mcp transport error', { transport: 'sse', error: error.message }),
-    'streamable-http': (error: Error) => s.log.debug('mcp transport error', { transport: 'streamable-http', error: error.message }),
-  } as const;
+  const errorLog = (transport: McpSession['kind']) => (error: Error) => s.log.debug('mcp transport error', { transport, error: error.message });
+  const transportErrorLogs = { sse: errorLog('sse'), 'streamable-http': errorLog('streamable-http') } as const;
   // Made here, not inside a route handler: a closure made there keeps the handler's whole scope
   // alive (the request, its body stream, the parsed body) for as long as the session lives,
   // about a third of an idle Streamable HTTP session's memory.
