@@ -2,7 +2,7 @@
 // sockets that read their stream), then separately N Streamable HTTP sessions (initialize only),
 // are opened; its RSS is read from /proc before, with all open, and a while after they close.
 //
-//   bun bench/mcp-sessions.ts [--sessions 10000] [--settle 60] [--main path/to/src/main.ts | --exe dist/gateway]
+//   bun bench/mcp-sessions.ts [--sessions 10000] [--open 20] [--settle 60] [--main path/to/src/main.ts | --exe dist/gateway]
 //
 // --main runs another checkout's gateway (e.g. an older commit unpacked elsewhere) for a
 // before/after comparison on the same machine; --exe runs a compiled gateway (`bun run build`),
@@ -18,6 +18,7 @@ const arg = (name: string, fallback: string) => {
 };
 const N = Number(arg('sessions', '10000'));
 const SETTLE_S = Number(arg('settle', '60'));
+const OPEN_S = Number(arg('open', '20'));
 const MAIN = resolve(arg('main', join(import.meta.dir, '../src/main.ts')));
 const EXE = process.argv.includes('--exe') ? resolve(arg('exe', 'dist/gateway')) : undefined;
 const COMMAND = EXE ? [EXE] : ['bun', MAIN];
@@ -116,11 +117,12 @@ async function measure(kind: 'legacy SSE' | 'Streamable HTTP') {
       };
     }
     const openMs = performance.now() - t0;
-    // Sampled for ten seconds while every session stays open: right after the burst the RSS still
-    // holds the garbage of opening them until the gateway's collector runs; the last sample is
-    // what the open sessions themselves hold.
+    // Sampled for OPEN_S seconds while every session stays open: right after the burst the RSS
+    // still holds the garbage of opening them (and, for Streamable HTTP, the Servers that answered
+    // each initialize, closed a second later) until the runtime returns it, about ten seconds here;
+    // the last sample is what the open sessions themselves hold.
     const samples: number[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < OPEN_S; i++) {
       await Bun.sleep(1000);
       samples.push(rssMb(gw.proc.pid));
     }
@@ -131,7 +133,7 @@ async function measure(kind: 'legacy SSE' | 'Streamable HTTP') {
     const after = rssMb(gw.proc.pid);
     const perSession = ((open - idle) * 1024) / N;
     console.log(
-      `${kind.padEnd(16)} ${N} sessions opened in ${(openMs / 1000).toFixed(1)} s | RSS idle ${idle.toFixed(0)} MB, all open ${open.toFixed(0)} MB after 10 s (peak ${peak.toFixed(0)}) ` +
+      `${kind.padEnd(16)} ${N} sessions opened in ${(openMs / 1000).toFixed(1)} s | RSS idle ${idle.toFixed(0)} MB, all open ${open.toFixed(0)} MB after ${OPEN_S} s (peak ${peak.toFixed(0)}) ` +
         `(${perSession.toFixed(1)} KB/session), ${SETTLE_S} s after closing ${after.toFixed(0)} MB`,
     );
   } finally {

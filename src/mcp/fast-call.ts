@@ -81,8 +81,8 @@ export function fastToolCall(session: HttpSession, request: Request, body: unkno
   if (!acceptsBoth(headers) || !isJsonContentType(headers.get('content-type'))) return undefined;
   const version = headers.get('mcp-protocol-version');
   if (version === null || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-  // Initialized (the transport sets its id only once initialize went through), and this very session.
-  if (session.transport.sessionId !== session.id) return undefined;
+  // Initialized: a session remembers its initialize only once the transport accepted it.
+  if (session.hello === undefined) return undefined;
   const { id, params } = body;
   const answer = (json: string) => new Response(json, { status: 200, headers: headersOf(session) });
   return runner.run(params.name, params.arguments ?? {}, caller).then(

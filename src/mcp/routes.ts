@@ -3,15 +3,15 @@
 // protocol revision as the spec says (the SDK's own classifier): 2026-07-28 requests (a
 // per-request `_meta` envelope, `server/discover` instead of initialize) are served statelessly
 // by the SDK's handler; 2025-era requests (2025-11-25, 2025-06-18, 2025-03-26) by sessions
-// (POST/GET/DELETE). One SDK Server per session; all sessions in one table with one cap (503
-// beyond it) and a smaller one per owner.
+// (POST/GET/DELETE). All sessions are in one table with one cap (503 beyond it) and a smaller one
+// per owner; a session has an SDK Server only while it is in use (session-servers.ts).
 //
 // Every request passes, in this order: the Origin/Host check (403), the session lookup (404), the
 // owner check (403: a session id is not a credential), the batch cap, then the rate limit: every
 // message but a tools/call draws one token from the caller's REST bucket (a tools/call draws its
 // own in the call pipeline, like the REST call it is). A tool call is charged only to the key sent
 // on that very request.
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Elysia } from 'elysia';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { admitCaller, bucketOf } from '../calls/pipeline.ts';
@@ -20,7 +20,8 @@ import type { Services } from '../services.ts';
 import { manifest } from './manifest.ts';
 import { originGuard } from './origin.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './paths.ts';
-import { sameOwner, type AddResult, type HttpSession, type McpSession, type McpSessions, type SessionOwner, type SseSession } from './sessions.ts';
+import { sameOwner, type AddResult, type HttpSession, type McpSession, type SessionOwner, type SseSession } from './sessions.ts';
+import { sessionServers } from './session-servers.ts';
 import { InvalidMessage, parseMessages, WebSseServerTransport } from './sse-transport.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
 import { fastStatelessToolCall, fastToolCall } from './fast-call.ts';
@@ -111,26 +112,24 @@ export function mcpRoutes(s: Services) {
   // One logger per transport kind, not a closure per session.
   const errorLog = (transport: McpSession['kind']) => (error: Error) => s.log.debug('mcp transport error', { transport, error: error.message });
   const transportErrorLogs = { sse: errorLog('sse'), 'streamable-http': errorLog('streamable-http') } as const;
+  const servers = sessionServers({ sessions, newServer, keepAliveMs, onError: (kind) => transportErrorLogs[kind] });
   // Made here, not inside a route handler: a closure made there keeps the handler's whole scope
   // alive (the request, its body stream, the parsed body) for as long as the session lives,
   // about a third of an idle Streamable HTTP session's memory.
-  const watchClose = (session: McpSession) => {
-    session.transport.onclose = () => sessions.remove(session); // the Server chains its own close onto this
-    session.transport.onerror = transportErrorLogs[session.kind];
-  };
   const newHttpSession = (owner: SessionOwner): HttpSession => {
-    const id = crypto.randomUUID();
     const now = Date.now();
-    return {
-      id,
-      kind: 'streamable-http',
-      owner,
-      server: newServer(),
-      transport: new SessionTransport(id, keepAliveMs),
-      openedAt: now,
-      lastActivity: now,
-      streams: 0,
+    return { id: crypto.randomUUID(), kind: 'streamable-http', owner, openedAt: now, lastActivity: now, streams: 0, busy: 0 };
+  };
+  const newSseSession = (owner: SessionOwner, stream: WebSseServerTransport): SseSession => {
+    const now = Date.now();
+    const session: SseSession = { id: stream.sessionId, kind: 'sse', owner, stream, openedAt: now, lastActivity: now, streams: 1, busy: 0, initialized: false };
+    // The client went away (or stopped reading): the session ends, and its Server if it has one.
+    stream.onclose = () => {
+      sessions.remove(session);
+      servers.release(session);
     };
+    stream.onerror = transportErrorLogs.sse;
+    return session;
   };
 
   return (
@@ -145,28 +144,16 @@ export function mcpRoutes(s: Services) {
         const full = refusal(owner) ?? (await spend(caller, 1));
         if (full) return full;
         holdOpen(request, server);
-        const transport = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
-        if (transport.isClosed) return transport.response; // the client is already gone
-        const now = Date.now();
-        const session: SseSession = {
-          id: transport.sessionId,
-          kind: 'sse',
-          owner,
-          server: newServer(),
-          transport,
-          openedAt: now,
-          lastActivity: now,
-          streams: 1,
-          initialized: false,
-        };
+        const stream = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
+        if (stream.isClosed) return stream.response; // the client is already gone
+        const session = newSseSession(owner, stream);
         const added = sessions.add(session);
         if (added !== 'added') {
-          await transport.close();
+          await stream.close();
           return unavailable(added, owner);
         }
-        watchClose(session);
-        await session.server.connect(transport); // start(): queues the `endpoint` event
-        return transport.response;
+        await stream.start(); // queues the `endpoint` event
+        return stream.response;
       })
       .post(MCP_MESSAGES_PATH, async ({ request, query, body, server }) => {
         const refused = foreign(request);
@@ -180,7 +167,7 @@ export function mcpRoutes(s: Services) {
           });
         }
         const session = sessions.get(id);
-        if (!session || session.kind !== 'sse' || session.transport.isClosed) return json(404, { error: 'MCP SSE Session not found' });
+        if (!session || session.kind !== 'sse' || session.stream.isClosed) return json(404, { error: 'MCP SSE Session not found' });
         const caller = callerOf(request, server);
         if (!sameOwner(session.owner, caller)) return notYours();
         if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
@@ -205,8 +192,8 @@ export function mcpRoutes(s: Services) {
         if (limited) return limited;
         if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
         sessions.touch(session);
-        session.transport.deliver(messages, {
-          authInfo: authInfoFor(caller, (id, refund) => session.transport.onCharged(id, refund)),
+        await servers.deliverSse(session, messages, {
+          authInfo: authInfoFor(caller, (id, refund) => session.stream.onCharged(id, refund)),
           request,
         });
         return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });
@@ -244,14 +231,9 @@ export function mcpRoutes(s: Services) {
             const direct = fastToolCall(session, request, parsedBody, caller, newServer.runner);
             if (direct) return direct;
           }
-          if (method !== 'GET') return session.transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
+          if (method !== 'GET') return servers.serveHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
           holdOpen(request, server);
-          // One standalone stream per session: a new GET replaces the old one (a client that
-          // reconnects must not meet a 409 from its own stale stream).
-          session.transport.closeStandaloneSSEStream();
-          const res = await session.transport.handleRequest(request, { authInfo: authInfoFor(caller) });
-          if (res.status !== 200) return res;
-          return flushedAtOnce(res, attachStream(sessions, session, request.signal));
+          return servers.serveHttp(session, request, { authInfo: authInfoFor(caller) }, true);
         }
 
         if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
@@ -261,70 +243,12 @@ export function mcpRoutes(s: Services) {
         const full = refusal(owner) ?? (await spend(caller, 1));
         if (full) return full;
         const session = newHttpSession(owner);
-        const { transport } = session;
         // Registered before the first await, so concurrent initializes cannot overshoot the caps.
         const added = sessions.add(session);
         if (added !== 'added') return unavailable(added, owner);
-        watchClose(session); // DELETE, sweep or shutdown
-        await session.server.connect(transport);
-        const res = await transport.handleRequest(request, { authInfo: authInfoFor(caller), parsedBody });
-        // The transport refused the initialize (e.g. 406 for a wrong Accept header): no session.
-        if (transport.sessionId === undefined) await transport.close();
-        return res;
+        return servers.openHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
       })
   );
-}
-
-/**
- * Counts an open GET stream of a Streamable HTTP session until its client goes away or the
- * server ends it; returns the detach to call when the stream ends.
- */
-function attachStream(sessions: McpSessions, session: McpSession, signal: AbortSignal): () => void {
-  session.streams++;
-  let attached = true;
-  const detach = () => {
-    if (!attached) return;
-    attached = false;
-    session.streams--;
-    sessions.touch(session);
-  };
-  if (signal.aborted) detach();
-  else signal.addEventListener('abort', detach, { once: true });
-  return detach;
-}
-
-/**
- * An event stream whose headers go out now: Bun sends a streaming response's headers only with
- * its first chunk, and the SDK writes none until the first keep-alive (15 s), long enough for
- * clients to give up. A comment line is a no-op for every SSE parser.
- */
-function flushedAtOnce(res: Response, onEnd: () => void): Response {
-  if (!res.body) return res;
-  const opened = new TextEncoder().encode(': stream open\n\n');
-  const body = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      start(controller) {
-        controller.enqueue(opened);
-      },
-      flush: onEnd,
-    }),
-  );
-  return new Response(body, { status: res.status, headers: res.headers });
-}
-
-/** The session's id, read by the transport at initialize (it calls its generator as a method). */
-function presetSessionId(this: SessionTransport): string {
-  return this.presetId;
-}
-
-/** A session transport whose id is chosen up front: a field, not a closure kept per session. */
-class SessionTransport extends WebStandardStreamableHTTPServerTransport {
-  constructor(
-    readonly presetId: string,
-    keepAliveMs: number,
-  ) {
-    super({ sessionIdGenerator: presetSessionId as () => string, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 });
-  }
 }
 
 function rpcError(status: number, code: number, message: string): Response {

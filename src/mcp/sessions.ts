@@ -11,10 +11,10 @@
 // stream and may never send DELETE), so it is closed after `idleTtlMs` without a request while no
 // event stream of its is attached. A session whose stream stays open but carries nothing but
 // keep-alives, with no request, is closed after `streamIdleMs`.
-import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { JSONRPCRequest, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.ts';
 import { mcpSessions } from '../metrics.ts';
-import type { WebSseServerTransport } from './sse-transport.ts';
+import type { SsePort, WebSseServerTransport } from './sse-transport.ts';
 
 /** Who opened a session. */
 export interface SessionOwner {
@@ -36,26 +36,44 @@ export function sameOwner(owner: SessionOwner, caller: { readonly apiKey?: strin
   return owner.key !== undefined ? caller.apiKey === owner.key : caller.address === owner.address;
 }
 
+/**
+ * The SDK Server serving a session right now, and the transport it is connected to. It exists
+ * only while the session is in use: an idle session is its record alone (see session-servers.ts).
+ */
+export interface LiveServer<T> {
+  readonly server: Server;
+  readonly transport: T;
+  /** Closed because the session went idle, not because the session ended. */
+  released: boolean;
+}
+
 interface SessionBase {
   readonly id: string;
   readonly owner: SessionOwner;
-  readonly server: Server;
   readonly openedAt: number;
   lastActivity: number;
   /** Event streams attached right now; a session with one never idles out. */
   streams: number;
+  /** Requests being handed to the SDK or served by it; the Server stays while there are any. */
+  busy: number;
+  /** The initialize request that opened the session, replayed into each Server made for it later. */
+  hello?: JSONRPCRequest;
+  /** A release of the Server is scheduled (once per tick, however many requests end in it). */
+  releasing?: boolean;
 }
 
 export interface SseSession extends SessionBase {
   readonly kind: 'sse';
-  readonly transport: WebSseServerTransport;
+  /** The event stream: it lives as long as the session, whether or not a Server is attached. */
+  readonly stream: WebSseServerTransport;
+  live?: Promise<LiveServer<SsePort>>;
   /** Set once the client has sent `initialize`; other requests are refused until then. */
   initialized: boolean;
 }
 
 export interface HttpSession extends SessionBase {
   readonly kind: 'streamable-http';
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  live?: Promise<LiveServer<WebStandardStreamableHTTPServerTransport>>;
 }
 
 export type McpSession = SseSession | HttpSession;
@@ -202,11 +220,14 @@ export class McpSessions {
   }
 }
 
-/** Closing the transport runs the Server's own close path (Protocol wraps transport.onclose). */
+/** Ends a session: its event stream, and its Server if it has one (which closes the Server's transport). */
 async function closeSession(s: McpSession): Promise<void> {
+  const live = s.live;
+  s.live = undefined;
   try {
-    await s.transport.close();
+    if (s.kind === 'sse') await s.stream.close();
   } finally {
-    await s.server.close().catch(() => {});
+    const l = await live?.catch(() => undefined);
+    await l?.server.close().catch(() => {});
   }
 }

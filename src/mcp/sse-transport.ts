@@ -1,6 +1,8 @@
 // The legacy MCP HTTP+SSE server transport over a web ReadableStream. The SDK's own
 // SSEServerTransport writes to Node's ServerResponse, which Elysia on Bun does not have; this one
-// implements the SDK's Transport interface on the Response a route handler returns.
+// writes to the Response a route handler returns. The event stream (WebSseServerTransport) lives
+// as long as the session; the SDK Server is connected to it through an SsePort only while
+// requests are being answered (session-servers.ts), so an idle session holds no Server.
 //
 // Wire format (what the SDK's SSEClientTransport expects): the first event is
 // `event: endpoint` with the messages URL; every JSON-RPC message after it is `event: message`;
@@ -11,6 +13,7 @@ import {
   isJSONRPCRequest,
   isJSONRPCResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type MessageExtraInfo,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -80,11 +83,10 @@ type Chunk = { bytes: Uint8Array; refund?: () => Promise<void> };
  * is bounded by `outputBudget` bytes; a session over it is closed, and every charged answer still
  * in it is refunded, as are those of a session that closes for any other reason before delivery.
  */
-export class WebSseServerTransport implements Transport {
+export class WebSseServerTransport {
   readonly sessionId: string;
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** The event stream; return it from the GET handler. */
   readonly response: Response;
   /** When something other than a keep-alive last went out (or was asked for). */
@@ -168,12 +170,6 @@ export class WebSseServerTransport implements Transport {
     this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`, refund);
   }
 
-  /** Hands already-parsed JSON-RPC messages (see parseMessages) to the server. */
-  deliver(messages: readonly JSONRPCMessage[], extra?: MessageExtraInfo): void {
-    this.lastMessageAt = Date.now();
-    for (const m of messages) this.onmessage?.(m, extra);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     try {
@@ -229,6 +225,73 @@ export class WebSseServerTransport implements Transport {
     this.queue.length = 0;
     this.queuedBytes = 0;
     this.charged?.clear();
+    this.onclose?.();
+  }
+}
+
+/** What a port counts on its session: requests unanswered, and when it was last used. */
+export interface PortUse {
+  busy: number;
+  lastActivity: number;
+}
+
+/**
+ * The Transport an SDK Server is connected to for a while: what it sends goes out on the
+ * session's event stream; closing it detaches the Server and leaves the stream open. Each
+ * request delivered counts on the session until its answer is sent. A request the client cancels
+ * gets no answer and keeps the count up: the Server then stays until the session ends.
+ */
+export class SsePort implements Transport {
+  readonly sessionId: string;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Set while a replayed initialize is answered: that answer is for this Server only, not the client. */
+  private swallow?: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly stream: WebSseServerTransport,
+    private readonly use: PortUse,
+  ) {
+    this.sessionId = stream.sessionId;
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // An answer (a result or an error) ends a request; anything else the Server sends just goes out.
+    if (!isJSONRPCResponse(message)) return this.stream.send(message);
+    if (this.swallow) {
+      const done = this.swallow;
+      this.swallow = undefined;
+      return done();
+    }
+    this.use.busy--;
+    this.use.lastActivity = Date.now();
+    return this.stream.send(message);
+  }
+
+  /** Hands already-parsed JSON-RPC messages (see parseMessages) to the Server. */
+  deliver(messages: readonly JSONRPCMessage[], extra?: MessageExtraInfo): void {
+    this.stream.lastMessageAt = Date.now();
+    for (const m of messages) {
+      if ('method' in m && 'id' in m) this.use.busy++;
+      this.onmessage?.(m, extra);
+    }
+  }
+
+  /** Replays the session's initialize into a new Server; resolves once it has answered (to nobody). */
+  replay(hello: JSONRPCRequest): Promise<void> {
+    return new Promise((resolve) => {
+      this.swallow = resolve;
+      this.onmessage?.(hello);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.onclose?.();
   }
 }

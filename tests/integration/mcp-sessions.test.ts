@@ -131,10 +131,12 @@ describe('legacy SSE, raw HTTP', () => {
     const sse = await openRawSse(`${gw.url}/mcp/sse`);
     const id = (await sse.next())!.data.split('sessionId=')[1]!;
     const session = gw.services.mcp.get(id)!;
-    expect(session.server.transport).toBeDefined();
+    expect((await postMessage(gw, `?sessionId=${id}`, INIT)).status).toBe(202);
+    const live = await session.live!; // the Server made to answer the initialize
+    expect(live.server.transport).toBeDefined();
     sse.close();
     expect(await eventually(() => gw.services.mcp.get(id) === undefined)).toBe(true);
-    expect(session.server.transport).toBeUndefined(); // the session's Server is closed too
+    expect(live.server.transport).toBeUndefined(); // the session's Server is closed too
     const res = await postMessage(gw, `?sessionId=${id}`, INIT);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'MCP SSE Session not found' });

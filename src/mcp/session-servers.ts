@@ -1,0 +1,207 @@
+// An MCP session's SDK Server exists only while the session is in use. The SDK wants a Server per
+// connection, and an idle one holds about 6 KB (bench/mcp-sessions.ts: an idle legacy SSE session
+// cost 12.6 KB with its Server, 6.3 KB without); most sessions are idle most of the time, and a
+// plain tools/call on a Streamable HTTP session is answered without one (fast-call.ts). So a
+// Server is made when a request needs one, is told the session's initialize again (its answer
+// goes nowhere), and is closed once nothing it serves is left (no request in flight, no GET
+// stream) and the session has been quiet for LINGER_MS, so a client's run of requests shares one.
+//
+// The initialize is all a Server of this gateway remembers between requests (protocol revision,
+// client capabilities and info): it sends no requests to clients and offers no subscriptions and
+// no logging level, so nothing else is lost when one is closed.
+import { WebStandardStreamableHTTPServerTransport, type HandleRequestOptions, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type Server } from '@modelcontextprotocol/server';
+import type { HttpSession, LiveServer, McpSession, McpSessions, SseSession } from './sessions.ts';
+import { SsePort } from './sse-transport.ts';
+
+/** How long a session's Server outlives its last request. */
+export const LINGER_MS = 1000;
+
+/** The session's id, read by the transport at initialize (it calls its generator as a method). */
+function presetSessionId(this: SessionTransport): string {
+  return this.presetId;
+}
+
+/** A session transport whose id is chosen up front: a field, not a closure kept per session. */
+class SessionTransport extends WebStandardStreamableHTTPServerTransport {
+  constructor(
+    readonly presetId: string,
+    keepAliveMs: number,
+  ) {
+    super({ sessionIdGenerator: presetSessionId as () => string, keepAliveMs: keepAliveMs > 0 ? keepAliveMs : 0 });
+  }
+}
+
+/** What a replayed initialize is sent with: the headers the transport requires of a POST. */
+const REPLAY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const STREAM_OPENED = new TextEncoder().encode(': stream open\n\n');
+
+export interface SessionServersOptions {
+  sessions: McpSessions;
+  newServer: () => Server;
+  keepAliveMs: number;
+  onError: (kind: McpSession['kind']) => (error: Error) => void;
+}
+
+export function sessionServers({ sessions, newServer, keepAliveMs, onError }: SessionServersOptions) {
+  /** Sessions that have a Server now; looked at every half LINGER_MS while there are any. */
+  const withServer = new Set<McpSession>();
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+
+  const inUse = (s: McpSession) => s.busy > 0 || (s.kind === 'streamable-http' && s.streams > 0);
+
+  /** Closes the session's Server, leaving the session open. */
+  const release = (s: McpSession) => {
+    withServer.delete(s);
+    const live = s.live;
+    s.live = undefined;
+    void live
+      ?.then((l) => {
+        l.released = true;
+        return l.server.close();
+      })
+      .catch(() => {});
+  };
+
+  const sweep = () => {
+    const now = Date.now();
+    for (const s of withServer) {
+      if (!s.live) withServer.delete(s);
+      else if (!inUse(s) && now - s.lastActivity >= LINGER_MS) release(s);
+    }
+    if (withServer.size === 0) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+
+  const track = (s: McpSession) => {
+    withServer.add(s);
+    if (sweeper) return;
+    sweeper = setInterval(sweep, LINGER_MS / 2);
+    sweeper.unref?.();
+  };
+
+  /** A made-once promise of the session's Server; a failed wake leaves the next request to try again. */
+  function liveOf<T>(s: { live?: Promise<T> }, wake: () => Promise<T>): Promise<T> {
+    if (s.live) return s.live;
+    const p = wake();
+    s.live = p;
+    p.catch(() => {
+      if (s.live === p) s.live = undefined;
+    });
+    return p;
+  }
+
+  async function wakeHttp(session: HttpSession): Promise<LiveServer<SessionTransport>> {
+    const server = newServer();
+    const transport = new SessionTransport(session.id, keepAliveMs);
+    const live: LiveServer<SessionTransport> = { server, transport, released: false };
+    // Closed by a DELETE, or refused at initialize: the session ends with it. A release is not an end.
+    transport.onclose = () => {
+      if (live.released) return;
+      withServer.delete(session);
+      session.live = undefined;
+      sessions.remove(session);
+    };
+    transport.onerror = onError('streamable-http');
+    await server.connect(transport);
+    if (session.hello) {
+      const replayed = await transport.handleRequest(new Request('http://session.local/mcp', { method: 'POST', headers: REPLAY_HEADERS }), { parsedBody: session.hello });
+      await replayed.text();
+      if (transport.sessionId !== session.id) throw new Error(`replayed initialize answered ${replayed.status}`);
+    }
+    track(session);
+    return live;
+  }
+
+  async function wakeSse(session: SseSession): Promise<LiveServer<SsePort>> {
+    const server = newServer();
+    const port = new SsePort(session.stream, session);
+    port.onerror = onError('sse');
+    await server.connect(port);
+    if (session.hello) await port.replay(session.hello);
+    track(session);
+    return { server, transport: port, released: false };
+  }
+
+  /**
+   * Hands a request to the Streamable HTTP session's Server, made if it has none; it stays at
+   * least until the answer has gone out (or the client has gone). `stream` marks the GET that
+   * attaches an event stream: counted as one while open, and flushed at once (Bun sends a
+   * streaming response's headers only with its first chunk, and the SDK writes none until the
+   * first keep-alive, long enough for clients to give up; a comment line is a no-op for every
+   * SSE parser).
+   */
+  async function serveHttp(session: HttpSession, request: Request, options: HandleRequestOptions, stream = false): Promise<Response> {
+    session.busy++;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      session.busy--;
+      if (stream) session.streams--;
+      sessions.touch(session);
+    };
+    try {
+      const { transport } = await liveOf(session, () => wakeHttp(session));
+      // One standalone stream per session: a new GET replaces the old one (a client that
+      // reconnects must not meet a 409 from its own stale stream).
+      if (stream) transport.closeStandaloneSSEStream();
+      const res = await transport.handleRequest(request, options);
+      if (!res.body || (stream && res.status !== 200)) {
+        end();
+        return res;
+      }
+      if (stream) session.streams++;
+      if (request.signal.aborted) end();
+      else request.signal.addEventListener('abort', end, { once: true });
+      const body = res.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          start: (controller) => {
+            if (stream) controller.enqueue(STREAM_OPENED);
+          },
+          flush: end,
+        }),
+      );
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    } catch (e) {
+      end();
+      throw e;
+    }
+  }
+
+  return {
+    serveHttp,
+
+    /**
+     * Serves the initialize that opens a Streamable HTTP session. When the transport accepts it,
+     * the session remembers it for every later Server; when it refuses it (a wrong Accept header,
+     * say) the session ends.
+     */
+    async openHttp(session: HttpSession, request: Request, options: HandleRequestOptions & { parsedBody: unknown }): Promise<Response> {
+      const res = await serveHttp(session, request, options);
+      const live = await session.live?.catch(() => undefined);
+      // Accepted: the transport took it as a JSON-RPC initialize request.
+      if (live?.transport.sessionId === session.id) session.hello = options.parsedBody as JSONRPCRequest;
+      else await (live ? live.transport.close() : sessions.remove(session));
+      return res;
+    },
+
+    /** Delivers POSTed messages to the legacy SSE session's Server, made if it has none. */
+    async deliverSse(session: SseSession, messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): Promise<void> {
+      session.busy++;
+      try {
+        const { transport: port } = await liveOf(session, () => wakeSse(session));
+        session.hello ??= messages.find((m): m is JSONRPCRequest => 'method' in m && m.method === 'initialize' && 'id' in m);
+        port.deliver(messages, extra);
+      } finally {
+        session.busy--;
+        sessions.touch(session);
+      }
+    },
+
+    /** The session has ended: its Server goes too, whatever it was doing. */
+    release,
+  };
+}

@@ -1,0 +1,212 @@
+// A session's SDK Server exists only while the session is in use (src/mcp/session-servers.ts):
+// idle sessions hold none, a later request gets a new one that knows the session's initialize,
+// a request in flight keeps its Server however long it takes, and a plain tools/call on a
+// Streamable HTTP session needs none at all. Over the wire, against the real server.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { connectMcp, eventually, openRawSse } from '../support/mcp.ts';
+import { LINGER_MS } from '../../src/mcp/session-servers.ts';
+import type { McpSession } from '../../src/mcp/sessions.ts';
+
+const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const hello = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+let chain: Sandbox;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  chain = await startSandbox();
+  // A slow node must answer, not time out: one test holds a call open for several lingers.
+  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], mcpMaxSessionsPerAddress: 10_000, rpcTimeoutMs: 10_000 });
+});
+afterAll(async () => {
+  await gw.stop();
+  await chain.stop();
+});
+
+/** Waits until the session has no Server (LINGER_MS after its last request, checked every half of it). */
+const serverless = (s: McpSession | undefined) => eventually(() => s !== undefined && s.live === undefined, LINGER_MS * 4);
+
+/** Opens a Streamable HTTP session by hand; returns its id and a way to POST on it. */
+async function httpSession(protocolVersion = '2025-11-25') {
+  const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(hello(protocolVersion)) });
+  expect(res.status).toBe(200);
+  await res.text();
+  const id = res.headers.get('mcp-session-id')!;
+  const post = async (body: unknown, version = protocolVersion) => {
+    const r = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { ...JSON_AND_SSE, 'mcp-session-id': id, 'mcp-protocol-version': version }, body: JSON.stringify(body) });
+    const text = await r.text();
+    // An SDK answer comes as one SSE event, a direct one as JSON.
+    const data = text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)?.[1];
+    return { status: r.status, body: data ? JSON.parse(data) : undefined, raw: text };
+  };
+  return { id, session: () => gw.services.mcp.get(id), post };
+}
+
+describe('Streamable HTTP', () => {
+  test('an idle session holds no Server; a request that needs one gets the same answers as before', async () => {
+    const s = await httpSession();
+    const before = await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(before.status).toBe(200);
+    expect(before.body.result.tools.length).toBe(9);
+    expect(await serverless(s.session())).toBe(true);
+
+    const after = await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(after).toEqual(before);
+    const prompts = await s.post({ jsonrpc: '2.0', id: 3, method: 'prompts/list' });
+    expect(prompts.body.result.prompts.length).toBeGreaterThan(0);
+    // The new Server checks the session's headers as the first one did.
+    const wrongVersion = await s.post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, '1999-01-01');
+    expect(wrongVersion.status).toBe(400);
+  });
+
+  test('a plain tools/call on an idle session is answered without making a Server', async () => {
+    const s = await httpSession();
+    expect(await serverless(s.session())).toBe(true);
+    const call = await s.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_chain_blockhash', arguments: {} } });
+    expect(call.status).toBe(200);
+    expect(call.body.result.structuredContent.blockhash).toBeString();
+    expect(s.session()!.live).toBeUndefined();
+  });
+
+  test('a request the SDK serves, slower than the linger, keeps its Server until its answer is out', async () => {
+    const s = await httpSession();
+    expect(await serverless(s.session())).toBe(true);
+    chain.fault({ mode: 'slow', delayMs: LINGER_MS * 3 }, { methods: ['getBalance'] });
+    try {
+      // `_meta` takes the call off the direct path: the SDK answers it, on an event stream.
+      const pending = s.post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_chain_balance', arguments: { wallet: '11111111111111111111111111111111' }, _meta: { progressToken: 5 } } });
+      await Bun.sleep(LINGER_MS * 2.5);
+      expect(s.session()!.live).toBeDefined();
+      const call = await pending;
+      expect(call.status).toBe(200);
+      expect(call.body.id).toBe(5);
+      expect(call.body.result.isError).toBe(false);
+      expect(await serverless(s.session())).toBe(true);
+    } finally {
+      chain.fault(null);
+    }
+  });
+
+  test('DELETE on an idle session ends it', async () => {
+    const s = await httpSession();
+    expect(await serverless(s.session())).toBe(true);
+    const res = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': s.id, 'mcp-protocol-version': '2025-11-25' } });
+    expect(res.status).toBe(200);
+    expect(await eventually(() => s.session() === undefined)).toBe(true);
+    expect((await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(404);
+  });
+
+  test('an attached GET stream keeps its Server; when the stream goes, so does the Server', async () => {
+    const s = await httpSession();
+    const stream = await openRawSse(`${gw.url}/mcp`, { 'mcp-session-id': s.id, 'mcp-protocol-version': '2025-11-25' });
+    expect(stream.response.status).toBe(200);
+    await Bun.sleep(LINGER_MS * 2);
+    expect(s.session()!.live).toBeDefined();
+    expect(s.session()!.streams).toBe(1);
+    stream.close();
+    expect(await serverless(s.session())).toBe(true);
+    expect(s.session()!.streams).toBe(0);
+  });
+
+  test('a refused initialize leaves no session behind', async () => {
+    const before = gw.services.mcp.size();
+    const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(hello('2025-11-25')) });
+    expect(res.status).toBe(406);
+    expect(await eventually(() => gw.services.mcp.size() === before)).toBe(true);
+  });
+});
+
+describe('legacy SSE', () => {
+  /** An SSE session by hand, initialized; its messages answered on the stream. */
+  async function sseSession() {
+    const sse = await openRawSse(`${gw.url}/mcp/sse`);
+    const endpoint = (await sse.nextEvent())!.data;
+    const id = endpoint.split('sessionId=')[1]!;
+    const send = async (body: unknown) => {
+      const r = await fetch(`${gw.url}${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(r.status).toBe(202);
+    };
+    await send(hello('2024-11-05'));
+    const init = JSON.parse((await sse.nextEvent())!.data);
+    expect(init.result.protocolVersion).toBe('2024-11-05');
+    return { sse, id, session: () => gw.services.mcp.get(id), send, answer: async () => JSON.parse((await sse.nextEvent())!.data) };
+  }
+
+  test('an idle session holds no Server and keeps its stream; the next request is answered on it, once', async () => {
+    const s = await sseSession();
+    try {
+      await s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const before = await s.answer();
+      expect(before.result.tools.length).toBe(9);
+      expect(await serverless(s.session())).toBe(true);
+
+      await s.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+      const after = await s.answer();
+      // The replayed initialize was answered to nobody: the next event is this request's answer.
+      expect(after.id).toBe(3);
+      expect(after.result).toEqual(before.result);
+      await s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_chain_blockhash', arguments: {} } });
+      const call = await s.answer();
+      expect(call.id).toBe(4);
+      expect(call.result.structuredContent.blockhash).toBeString();
+      // Nothing else came: the next thing on the stream is a keep-alive or nothing at all.
+      await expect(s.sse.nextEvent(300)).rejects.toThrow();
+    } finally {
+      s.sse.close();
+    }
+  });
+
+  test('a request slower than the linger keeps its Server until it is answered', async () => {
+    const s = await sseSession();
+    try {
+      chain.fault({ mode: 'slow', delayMs: LINGER_MS * 3 }, { methods: ['getBalance'] });
+      await s.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_chain_balance', arguments: { wallet: '11111111111111111111111111111111' } } });
+      await Bun.sleep(LINGER_MS * 2.5);
+      expect(s.session()!.live).toBeDefined(); // still answering
+      const call = await s.answer();
+      expect(call.id).toBe(9);
+      expect(call.result.isError).toBe(false);
+      expect(await serverless(s.session())).toBe(true);
+    } finally {
+      chain.fault(null);
+      s.sse.close();
+    }
+  });
+
+  test('the client going away ends the session and its Server', async () => {
+    const s = await sseSession();
+    const live = await s.session()!.live!;
+    s.sse.close();
+    expect(await eventually(() => s.session() === undefined)).toBe(true);
+    expect(live.server.transport).toBeUndefined();
+  });
+});
+
+// The official Streamable HTTP client attaches a GET stream, which the SDK's transport serves: such
+// a session keeps its Server while the stream is open (the GET test above). The legacy SSE stream
+// is the gateway's own, so official SSE clients' idle sessions hold none.
+test('200 idle official SSE clients hold no Server, and go on after the idle time', async () => {
+  const clients = await Promise.all(Array.from({ length: 200 }, () => connectMcp(gw.url, 'sse')));
+  try {
+    const sse = () => gw.services.mcp.list().filter((s) => s.kind === 'sse');
+    expect(sse().length).toBeGreaterThanOrEqual(200);
+    expect(await eventually(() => sse().every((s) => s.live === undefined), LINGER_MS * 4)).toBe(true);
+    for (const c of clients.slice(0, 5)) {
+      const { tools } = await c.client.listTools();
+      expect(tools.length).toBe(9);
+      const { isError, body } = await c.call('get_chain_blockhash');
+      expect(isError).toBe(false);
+      expect(body.blockhash).toBeString();
+    }
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+});
+
+test('200 idle Streamable HTTP sessions hold no Server, and each still answers', async () => {
+  const sessions = await Promise.all(Array.from({ length: 200 }, () => httpSession()));
+  expect(await eventually(() => sessions.every((s) => s.session()?.live === undefined), LINGER_MS * 4)).toBe(true);
+  for (const s of sessions.slice(0, 5)) expect((await s.post({ jsonrpc: '2.0', id: 2, method: 'ping' })).body).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+});
