@@ -11,7 +11,7 @@
 // message but a tools/call draws one token from the caller's REST bucket (a tools/call draws its
 // own in the call pipeline, like the REST call it is). A tool call is charged only to the key sent
 // on that very request.
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Elysia } from 'elysia';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { admitCaller, bucketOf } from '../calls/pipeline.ts';
@@ -132,6 +132,42 @@ export function mcpRoutes(s: Services) {
     return session;
   };
 
+  /** The answers the SDK's transport gives a GET it cannot serve, for the checks it makes before ours. */
+  const streamRefusal = (request: Request, session: HttpSession) => {
+    const headers = request.headers;
+    if (!headers.get('accept')?.includes('text/event-stream')) return rpcError(406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+    if (session.hello === undefined) return rpcError(400, -32000, 'Bad Request: Server not initialized');
+    const version = headers.get('mcp-protocol-version');
+    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    }
+    return undefined;
+  };
+
+  /**
+   * A Streamable HTTP session's GET stream, the gateway's own: it sends nothing unasked (no list
+   * changes, no logging, no requests to the client), so the stream carries keep-alives only and
+   * needs no SDK Server. Its first line goes out at once: Bun sends a streaming response's
+   * headers only with its first chunk, and clients give up waiting for them; a comment line is a
+   * no-op for every SSE parser. One stream per session: a new GET replaces the old one (a client
+   * that reconnects must not meet a 409 from its own stale stream).
+   */
+  const attachStream = (session: HttpSession, signal: AbortSignal): Response => {
+    void session.stream?.close();
+    const stream = new WebSseServerTransport(MCP_HTTP_PATH, signal, keepAliveMs, s.config.mcpStreamBufferBytes, session.id);
+    if (stream.isClosed) return stream.response;
+    session.stream = stream;
+    session.streams++;
+    stream.onclose = () => {
+      session.streams--;
+      if (session.stream === stream) session.stream = undefined;
+      sessions.touch(session);
+    };
+    stream.onerror = transportErrorLogs['streamable-http'];
+    stream.begin(': stream open\n\n');
+    return stream.response;
+  };
+
   return (
     new Elysia({ name: 'mcp' })
       .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)))
@@ -232,8 +268,10 @@ export function mcpRoutes(s: Services) {
             if (direct) return direct;
           }
           if (method !== 'GET') return servers.serveHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
+          const refusedStream = streamRefusal(request, session);
+          if (refusedStream) return refusedStream;
           holdOpen(request, server);
-          return servers.serveHttp(session, request, { authInfo: authInfoFor(caller) }, true);
+          return attachStream(session, request.signal);
         }
 
         if (method !== 'POST' || !isInitializeRequest(parsedBody)) {

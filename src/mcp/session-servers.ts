@@ -3,8 +3,9 @@
 // cost 12.6 KB with its Server, 6.3 KB without); most sessions are idle most of the time, and a
 // plain tools/call on a Streamable HTTP session is answered without one (fast-call.ts). So a
 // Server is made when a request needs one, is told the session's initialize again (its answer
-// goes nowhere), and is closed once nothing it serves is left (no request in flight, no GET
-// stream) and the session has been quiet for LINGER_MS, so a client's run of requests shares one.
+// goes nowhere), and is closed once no request is in flight and the session has been quiet for
+// LINGER_MS, so a client's run of requests shares one. Event streams are the gateway's own
+// (sse-transport.ts) and need no Server.
 //
 // The initialize is all a Server of this gateway remembers between requests (protocol revision,
 // client capabilities and info): it sends no requests to clients and offers no subscriptions and
@@ -34,8 +35,6 @@ class SessionTransport extends WebStandardStreamableHTTPServerTransport {
 /** What a replayed initialize is sent with: the headers the transport requires of a POST. */
 const REPLAY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-const STREAM_OPENED = new TextEncoder().encode(': stream open\n\n');
-
 export interface SessionServersOptions {
   sessions: McpSessions;
   newServer: () => Server;
@@ -48,7 +47,6 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
   const withServer = new Set<McpSession>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
 
-  const inUse = (s: McpSession) => s.busy > 0 || (s.kind === 'streamable-http' && s.streams > 0);
 
   /** Closes the session's Server, leaving the session open. */
   const release = (s: McpSession) => {
@@ -67,7 +65,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
     const now = Date.now();
     for (const s of withServer) {
       if (!s.live) withServer.delete(s);
-      else if (!inUse(s) && now - s.lastActivity >= LINGER_MS) release(s);
+      else if (s.busy === 0 && now - s.lastActivity >= LINGER_MS) release(s);
     }
     if (withServer.size === 0) {
       clearInterval(sweeper);
@@ -103,6 +101,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
       withServer.delete(session);
       session.live = undefined;
       sessions.remove(session);
+      void session.stream?.close();
     };
     transport.onerror = onError('streamable-http');
     await server.connect(transport);
@@ -127,43 +126,27 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
 
   /**
    * Hands a request to the Streamable HTTP session's Server, made if it has none; it stays at
-   * least until the answer has gone out (or the client has gone). `stream` marks the GET that
-   * attaches an event stream: counted as one while open, and flushed at once (Bun sends a
-   * streaming response's headers only with its first chunk, and the SDK writes none until the
-   * first keep-alive, long enough for clients to give up; a comment line is a no-op for every
-   * SSE parser).
+   * least until the answer has gone out (or the client has gone).
    */
-  async function serveHttp(session: HttpSession, request: Request, options: HandleRequestOptions, stream = false): Promise<Response> {
+  async function serveHttp(session: HttpSession, request: Request, options: HandleRequestOptions): Promise<Response> {
     session.busy++;
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
       session.busy--;
-      if (stream) session.streams--;
       sessions.touch(session);
     };
     try {
       const { transport } = await liveOf(session, () => wakeHttp(session));
-      // One standalone stream per session: a new GET replaces the old one (a client that
-      // reconnects must not meet a 409 from its own stale stream).
-      if (stream) transport.closeStandaloneSSEStream();
       const res = await transport.handleRequest(request, options);
-      if (!res.body || (stream && res.status !== 200)) {
+      if (!res.body) {
         end();
         return res;
       }
-      if (stream) session.streams++;
       if (request.signal.aborted) end();
       else request.signal.addEventListener('abort', end, { once: true });
-      const body = res.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          start: (controller) => {
-            if (stream) controller.enqueue(STREAM_OPENED);
-          },
-          flush: end,
-        }),
-      );
+      const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: end }));
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (e) {
       end();

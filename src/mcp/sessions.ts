@@ -74,6 +74,8 @@ export interface SseSession extends SessionBase {
 export interface HttpSession extends SessionBase {
   readonly kind: 'streamable-http';
   live?: Promise<LiveServer<WebStandardStreamableHTTPServerTransport>>;
+  /** The event stream a GET attached, while it is open; the gateway's own, so it needs no Server. */
+  stream?: WebSseServerTransport;
 }
 
 export type McpSession = SseSession | HttpSession;
@@ -220,12 +222,12 @@ export class McpSessions {
   }
 }
 
-/** Ends a session: its event stream, and its Server if it has one (which closes the Server's transport). */
+/** Ends a session: its event stream if one is open, and its Server if it has one (which closes the Server's transport). */
 async function closeSession(s: McpSession): Promise<void> {
   const live = s.live;
   s.live = undefined;
   try {
-    if (s.kind === 'sse') await s.stream.close();
+    await s.stream?.close();
   } finally {
     const l = await live?.catch(() => undefined);
     await l?.server.close().catch(() => {});

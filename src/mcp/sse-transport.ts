@@ -2,7 +2,9 @@
 // SSEServerTransport writes to Node's ServerResponse, which Elysia on Bun does not have; this one
 // writes to the Response a route handler returns. The event stream (WebSseServerTransport) lives
 // as long as the session; the SDK Server is connected to it through an SsePort only while
-// requests are being answered (session-servers.ts), so an idle session holds no Server.
+// requests are being answered (session-servers.ts), so an idle session holds no Server. The same
+// stream serves a Streamable HTTP session's GET: this gateway sends nothing unasked, so that
+// stream carries keep-alives only and needs no Server either.
 //
 // Wire format (what the SDK's SSEClientTransport expects): the first event is
 // `event: endpoint` with the messages URL; every JSON-RPC message after it is `event: message`;
@@ -103,7 +105,7 @@ export class WebSseServerTransport {
   private charged?: Map<string | number, () => Promise<void>>;
 
   /**
-   * @param endpoint path the client POSTs to; `?sessionId=<id>` is appended.
+   * @param endpoint path the client POSTs to; `?sessionId=<id>` is appended (legacy SSE only).
    * @param signal the GET request's signal: it aborts when the client goes away.
    */
   constructor(
@@ -140,10 +142,16 @@ export class WebSseServerTransport {
     return this.queuedBytes;
   }
 
+  /** Opens a legacy SSE session's stream: its first event names the URL to POST messages to. */
   async start(): Promise<void> {
+    this.begin(`event: endpoint\ndata: ${this.endpoint}?sessionId=${this.sessionId}\n\n`);
+  }
+
+  /** Writes the stream's first text (it sends the headers too) and starts its keep-alives. */
+  begin(first: string): void {
     if (this.started) throw new Error('WebSseServerTransport already started');
     this.started = true;
-    this.write(`event: endpoint\ndata: ${this.endpoint}?sessionId=${this.sessionId}\n\n`);
+    this.write(first);
     if (this.keepAliveMs > 0) keepAlivesEvery(this.keepAliveMs).add(this);
   }
 

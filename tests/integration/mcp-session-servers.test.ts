@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
-import { connectMcp, eventually, openRawSse } from '../support/mcp.ts';
+import { connectMcp, eventually, openRawSse, TRANSPORTS } from '../support/mcp.ts';
 import { LINGER_MS } from '../../src/mcp/session-servers.ts';
 import type { McpSession } from '../../src/mcp/sessions.ts';
 
@@ -98,16 +98,49 @@ describe('Streamable HTTP', () => {
     expect((await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(404);
   });
 
-  test('an attached GET stream keeps its Server; when the stream goes, so does the Server', async () => {
+  test('a GET stream is served without a Server, stays open past the linger, and ends with the session', async () => {
     const s = await httpSession();
     const stream = await openRawSse(`${gw.url}/mcp`, { 'mcp-session-id': s.id, 'mcp-protocol-version': '2025-11-25' });
-    expect(stream.response.status).toBe(200);
-    await Bun.sleep(LINGER_MS * 2);
-    expect(s.session()!.live).toBeDefined();
-    expect(s.session()!.streams).toBe(1);
-    stream.close();
-    expect(await serverless(s.session())).toBe(true);
-    expect(s.session()!.streams).toBe(0);
+    try {
+      expect(stream.response.status).toBe(200);
+      expect(stream.response.headers.get('content-type')).toStartWith('text/event-stream');
+      expect(await serverless(s.session())).toBe(true);
+      expect(s.session()!.streams).toBe(1);
+      // Requests go on beside it, and leave no Server behind.
+      expect((await s.post({ jsonrpc: '2.0', id: 2, method: 'ping' })).body).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+      expect(await serverless(s.session())).toBe(true);
+      const res = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': s.id, 'mcp-protocol-version': '2025-11-25' } });
+      expect(res.status).toBe(200);
+      // The stream ends with the session: the reader sees its end, after the opening comment.
+      let e = await stream.next();
+      while (e !== null) e = await stream.next();
+      expect(s.session()).toBeUndefined();
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('a GET stream the SDK would refuse is refused alike: wrong Accept 406, unknown revision 400; a second GET replaces the first', async () => {
+    const s = await httpSession();
+    const get = (headers: Record<string, string>) => fetch(`${gw.url}/mcp`, { headers: { 'mcp-session-id': s.id, ...headers } });
+    const wrongAccept = await get({ accept: 'application/json' });
+    expect(wrongAccept.status).toBe(406);
+    expect(await wrongAccept.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept text/event-stream' }, id: null });
+    const wrongVersion = await get({ accept: 'text/event-stream', 'mcp-protocol-version': '1999-01-01' });
+    expect(wrongVersion.status).toBe(400);
+    expect((await wrongVersion.json()).error.message).toStartWith('Bad Request: Unsupported protocol version: 1999-01-01');
+    const first = await openRawSse(`${gw.url}/mcp`, { 'mcp-session-id': s.id });
+    const second = await openRawSse(`${gw.url}/mcp`, { 'mcp-session-id': s.id });
+    try {
+      expect(second.response.status).toBe(200);
+      let e = await first.next();
+      while (e !== null) e = await first.next(); // the first stream was ended
+      expect(s.session()!.streams).toBe(1);
+    } finally {
+      first.close();
+      second.close();
+    }
+    expect(await eventually(() => s.session()!.streams === 0)).toBe(true);
   });
 
   test('a refused initialize leaves no session behind', async () => {
@@ -184,15 +217,14 @@ describe('legacy SSE', () => {
   });
 });
 
-// The official Streamable HTTP client attaches a GET stream, which the SDK's transport serves: such
-// a session keeps its Server while the stream is open (the GET test above). The legacy SSE stream
-// is the gateway's own, so official SSE clients' idle sessions hold none.
-test('200 idle official SSE clients hold no Server, and go on after the idle time', async () => {
-  const clients = await Promise.all(Array.from({ length: 200 }, () => connectMcp(gw.url, 'sse')));
+test.each(TRANSPORTS)('%s: 200 idle official clients hold no Server, and go on after the idle time', async (kind) => {
+  const clients = await Promise.all(Array.from({ length: 200 }, () => connectMcp(gw.url, kind)));
   try {
-    const sse = () => gw.services.mcp.list().filter((s) => s.kind === 'sse');
-    expect(sse().length).toBeGreaterThanOrEqual(200);
-    expect(await eventually(() => sse().every((s) => s.live === undefined), LINGER_MS * 4)).toBe(true);
+    const ids = new Set(clients.map((c) => (c.transport as { sessionId?: string }).sessionId));
+    const mine = () => gw.services.mcp.list().filter((s) => s.kind === kind && (kind === 'sse' || ids.has(s.id)));
+    expect(mine().length).toBeGreaterThanOrEqual(200);
+    // The Streamable HTTP client holds a GET stream open on each session: that needs no Server either.
+    expect(await eventually(() => mine().every((s) => s.live === undefined), LINGER_MS * 4)).toBe(true);
     for (const c of clients.slice(0, 5)) {
       const { tools } = await c.client.listTools();
       expect(tools.length).toBe(9);
