@@ -106,15 +106,14 @@ export const mcpSessions = new Gauge({
   registers,
 });
 
-export const paidCalls = new Counter({
-  name: 'gateway_paid_calls_total',
-  help: 'Paid capability calls charged, by capability and outcome (success keeps the charge, refunded gives it back)',
-  labelNames: ['capability', 'outcome'] as const,
-  registers,
-});
+export const paidCalls = new Tally(
+  'gateway_paid_calls_total',
+  'Paid capability calls charged, by capability and outcome (success keeps the charge, refunded gives it back)',
+  ['capability', 'outcome'] as const,
+);
 
-export const debitedLamports = new Counter({ name: 'gateway_debited_lamports_total', help: 'Lamports taken from credit by paid calls (free calls take none)', registers });
-export const refundedLamports = new Counter({ name: 'gateway_refunded_lamports_total', help: 'Lamports given back by refunds of failed paid calls', registers });
+export const debitedLamports = new Tally('gateway_debited_lamports_total', 'Lamports taken from credit by paid calls (free calls take none)', []);
+export const refundedLamports = new Tally('gateway_refunded_lamports_total', 'Lamports given back by refunds of failed paid calls', []);
 
 export const deposits = new Counter({
   name: 'gateway_deposits_total',

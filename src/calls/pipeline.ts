@@ -72,13 +72,20 @@ export async function call(cap: Capability, raw: Record<string, unknown>, caller
   }
 }
 
-// Free calls move no lamports; a refund gives back exactly what its debit took.
+// Free calls move no lamports; a refund gives back exactly what its debit took. The series are
+// looked up once per capability and outcome, not by their labels on every call.
+const debited = debitedLamports.series({});
+const refunded = refundedLamports.series({});
+const charges = { success: new Map<string, { add(): void }>(), refunded: new Map<string, { add(): void }>() };
+
 function counted(debit: Debit): Debit {
-  if (debit.kind === 'credit') debitedLamports.inc(Number(debit.price));
+  if (debit.kind === 'credit') debited.add(Number(debit.price));
   return debit;
 }
 
 function countCharge(capability: string, debit: Debit, outcome: 'success' | 'refunded') {
-  paidCalls.inc({ capability, outcome });
-  if (outcome === 'refunded' && debit.kind === 'credit') refundedLamports.inc(Number(debit.price));
+  let series = charges[outcome].get(capability);
+  if (!series) charges[outcome].set(capability, (series = paidCalls.series({ capability, outcome })));
+  series.add();
+  if (outcome === 'refunded' && debit.kind === 'credit') refunded.add(Number(debit.price));
 }
