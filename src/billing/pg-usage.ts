@@ -1,12 +1,12 @@
 // Usage history on PostgreSQL: the same rows and pages as UsageLog (usage.ts), written by each
 // replica for its own calls. A row is written after the call's answer is settled, without holding
 // the answer back; a failed write is logged, never charged to the caller.
-import { and, desc, eq, gte, lt } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { PgDb } from '../db/pg-client.ts';
 import { usageEvents } from '../db/pg-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit } from './ledger.ts';
-import { usageRow, type UsageCall, type UsageHistory, type UsageItem, type UsagePage } from './usage.ts';
+import { usageRow, type UsageCall, type UsageHistory, type UsageItem, type UsageMark, type UsagePage } from './usage.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -14,7 +14,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 export class PgUsageLog implements UsageHistory {
   private lastPrune = 0;
   private pending: (typeof usageEvents.$inferInsert)[] = [];
-  private writing = false;
+  private writing?: Promise<void>;
   private readonly fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
 
   constructor(
@@ -23,24 +23,36 @@ export class PgUsageLog implements UsageHistory {
     private readonly log: Logger,
   ) {}
 
-  record(debit: Debit, call: UsageCall): void {
-    this.pending.push(usageRow(debit, call));
-    if (!this.writing) void this.write();
+  record(debit: Debit, call: UsageCall): UsageMark {
+    const row = usageRow(debit, call);
+    this.pending.push(row);
+    this.writing ??= this.write();
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
       void this.prune(call.at).catch(this.fail);
     }
+    return { refunded: () => void this.markRefunded(row).catch(this.fail) };
+  }
+
+  /** Marks a recorded row refunded: in place while it waits to be written, else once the writes in flight are done. */
+  private async markRefunded(row: ReturnType<typeof usageRow>) {
+    if (this.pending.includes(row)) return void (row.refunded = true);
+    await this.writing;
+    const same = and(eq(usageEvents.wallet, row.wallet), eq(usageEvents.at, row.at), eq(usageEvents.capability, row.capability), eq(usageEvents.face, row.face), eq(usageEvents.refunded, false));
+    // Marks running at once (here or on another replica) would all pick the same newest row; one
+    // that is locked is skipped for the next, so each marks its own.
+    const latest = this.db.select({ id: usageEvents.id }).from(usageEvents).where(same).orderBy(desc(usageEvents.id)).limit(1).for('update', { skipLocked: true });
+    await this.db.update(usageEvents).set({ refunded: true }).where(inArray(usageEvents.id, latest));
   }
 
   // One INSERT at a time, carrying every row recorded meanwhile: ids follow the order the calls were
   // recorded in (the history's order), and a burst costs one round trip instead of one per call.
   private async write() {
-    this.writing = true;
     while (this.pending.length > 0) {
       const rows = this.pending.splice(0, 1000);
       await this.db.insert(usageEvents).values(rows).then(() => {}, this.fail);
     }
-    this.writing = false;
+    this.writing = undefined;
   }
 
   async page(wallet: string, limit: number, before?: number, now = Date.now()): Promise<UsagePage> {

@@ -2,7 +2,7 @@
 // for it, refund, status). Rows ride along with the ledger's group commit, so recording costs the
 // paid path no extra sync, and they are kept for a bounded number of days.
 import { Type as t, type Static } from '@sinclair/typebox';
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { usageEvents } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
@@ -57,9 +57,17 @@ export function usageRow(debit: Debit, call: UsageCall) {
   };
 }
 
+/**
+ * A recorded call's row, to be marked refunded when its charge is given back after the row was
+ * written: an MCP answer the client never took (sse-transport.ts refunds it when the session closes).
+ */
+export interface UsageMark {
+  refunded(): void;
+}
+
 /** Where usage rows go: UsageLog (SQLite, with the ledger's group commit) or PgUsageLog (Postgres). */
 export interface UsageHistory {
-  record(debit: Debit, call: UsageCall): void;
+  record(debit: Debit, call: UsageCall): UsageMark;
   page(wallet: string, limit: number, before?: number): UsagePage | Promise<UsagePage>;
 }
 
@@ -89,7 +97,7 @@ export class UsageLog implements UsageHistory {
   }
 
   /** Records one charged call; returns at once, the row commits with the next ledger batch. */
-  record(debit: Debit, call: UsageCall): void {
+  record(debit: Debit, call: UsageCall): UsageMark {
     const row = { ...usageRow(debit, call), refunded: call.refunded ? 1 : 0 };
     const fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
     this.ledger.defer(() => this.insert.run(row), fail);
@@ -97,6 +105,17 @@ export class UsageLog implements UsageHistory {
       this.lastPrune = call.at;
       this.ledger.defer(() => this.prune(call.at), fail);
     }
+    // Deferred like the insert, so it runs after it (the ledger commits in order). Two calls alike
+    // in wallet, arrival, capability and face are alike in every column: marking either is exact.
+    return {
+      refunded: () =>
+        this.ledger.defer(() => {
+          const { wallet, at, capability, face } = row;
+          const same = and(eq(usageEvents.wallet, wallet), eq(usageEvents.at, at), eq(usageEvents.capability, capability), eq(usageEvents.face, face), eq(usageEvents.refunded, false));
+          const latest = this.db.select({ id: usageEvents.id }).from(usageEvents).where(same).orderBy(desc(usageEvents.id)).limit(1);
+          this.db.update(usageEvents).set({ refunded: true }).where(inArray(usageEvents.id, latest)).run();
+        }, fail),
+    };
   }
 
   /** The wallet's calls, newest first, `limit` at a time, older than the cursor `before`. */

@@ -45,17 +45,20 @@ export async function call(cap: Capability, raw: Record<string, unknown>, caller
     const input = parseInput(cap, raw) as Record<string, unknown>;
     if (cap.paid) receipt = counted(await deps.payments.charge(owner, caller.apiKey));
     const result = await cap.run(deps.ctx, input);
-    if (receipt) {
-      countCharge(cap.name, receipt, 'success');
-      deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
-    }
     const body: Record<string, unknown> = { ...result };
     if ('network' in cap.params) body.network = input.network;
     body.live_status = 'SUCCESS';
     const charged = receipt;
-    return charged
-      ? { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund: async () => void (await deps.payments.refund(charged)) }
-      : { status: 200, body, headers };
+    if (!charged) return { status: 200, body, headers };
+    countCharge(cap.name, charged, 'success');
+    const usage = deps.usage.record(charged, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
+    // Given back when the face could not deliver the answer: the call's row says so, and the lamports count as refunded.
+    const refund = async () => {
+      await deps.payments.refund(charged);
+      usage.refunded();
+      if (charged.kind === 'credit') refunded.add(Number(charged.price));
+    };
+    return { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund };
   } catch (e) {
     if (!receipt && e instanceof GatewayError && e.status === 402) {
       paymentRequired.inc({ reason: String(e.body.code) });
