@@ -1,5 +1,6 @@
-// The common MCP message answered without the SDK's machinery: one well-formed tools/call POSTed
-// on an open Streamable HTTP session (2025-era), or sent stateless on the 2026-07-28 revision.
+// The common MCP messages answered without the SDK's machinery: one well-formed tools/call POSTed
+// on an open Streamable HTTP session (2025-era), or sent stateless on the 2026-07-28 revision; and
+// the plain initialize that opens a session, with the answer a Server gave for its revision.
 // Through the SDK such a call costs several times the REST call it wraps (per session request a
 // ReadableStream and an SSE event, per stateless request a new Server, and zod validating the
 // message in, the request again, and the result); here it costs the REST call plus one JSON
@@ -89,6 +90,44 @@ export function fastToolCall(session: HttpSession, request: Request, body: unkno
     (a) => answer(`{"result":${resultJsonOf(a)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
     (e: unknown) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
   );
+}
+
+interface PlainInitialize {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'initialize';
+  params: { protocolVersion: string; capabilities: Record<string, never>; clientInfo: { name: string; version: string } };
+}
+
+const INIT_PARAMS = ['protocolVersion', 'capabilities', 'clientInfo'];
+const SSE_ANSWER = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+/**
+ * A single initialize of a revision the SDK serves by that name, asking for nothing unusual (no
+ * client capabilities, a bare client name and version), with the headers the transport requires.
+ */
+export function isPlainInitialize(request: Request, body: unknown): body is PlainInitialize {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'initialize' || !only(body, CALL_KEYS)) return false;
+  const id = body.id;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  const params = body.params;
+  if (!isPlainObject(params) || !only(params, INIT_PARAMS) || typeof params.protocolVersion !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion)) return false;
+  const { capabilities, clientInfo } = params;
+  if (!isPlainObject(capabilities) || Object.keys(capabilities).length > 0) return false;
+  if (!isPlainObject(clientInfo) || !only(clientInfo, ['name', 'version']) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') return false;
+  const headers = request.headers;
+  return acceptsBoth(headers) && isJsonContentType(headers.get('content-type')) && !headers.has('mcp-session-id');
+}
+
+/**
+ * The answer to a plain initialize that opens `session`: the result a Server gave for that
+ * revision (`resultOf`, the same for every client asking nothing unusual), as the SDK sends it,
+ * one event on an event stream.
+ */
+export async function initializeAnswer(session: HttpSession, body: PlainInitialize, resultOf: (version: string) => Promise<string>): Promise<Response> {
+  const result = await resultOf(body.params.protocolVersion);
+  const event = `event: message\ndata: {"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}\n\n`;
+  return new Response(event, { status: 200, headers: { ...SSE_ANSWER, 'mcp-session-id': session.id } });
 }
 
 const MODERN = '2026-07-28';

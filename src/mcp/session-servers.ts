@@ -13,6 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport, type HandleRequestOptions, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type Server } from '@modelcontextprotocol/server';
 import type { HttpSession, LiveServer, McpSession, McpSessions, SseSession } from './sessions.ts';
 import { SsePort } from './sse-transport.ts';
+import { initializeAnswer, isPlainInitialize } from './fast-call.ts';
 
 /** How long a session's Server outlives its last request. */
 export const LINGER_MS = 1000;
@@ -154,6 +155,35 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
     }
   }
 
+  /**
+   * What a Server answers a plain initialize of `version`, once per revision: every session opened
+   * by a client asking nothing unusual gets the same result, so such a session never needs a
+   * Server to open (10,000 of them made as many, for a second each).
+   */
+  const initializeResults = new Map<string, Promise<string>>();
+  const initializeResult = (version: string): Promise<string> => {
+    let result = initializeResults.get(version);
+    if (result) return result;
+    result = (async () => {
+      const server = newServer();
+      const transport = new SessionTransport(crypto.randomUUID(), 0);
+      await server.connect(transport);
+      try {
+        const hello = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'gateway', version: '0' } } };
+        const text = await (await transport.handleRequest(new Request('http://session.local/mcp', { method: 'POST', headers: REPLAY_HEADERS }), { parsedBody: hello })).text();
+        const data = /^data: (.*)$/m.exec(text)?.[1];
+        const answer = data ? (JSON.parse(data) as { result?: unknown }) : undefined;
+        if (answer?.result === undefined) throw new Error(`initialize of ${version} answered without a result`);
+        return JSON.stringify(answer.result);
+      } finally {
+        await server.close();
+      }
+    })();
+    initializeResults.set(version, result);
+    result.catch(() => initializeResults.delete(version));
+    return result;
+  };
+
   return {
     serveHttp,
 
@@ -163,6 +193,17 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
      * say) the session ends.
      */
     async openHttp(session: HttpSession, request: Request, options: HandleRequestOptions & { parsedBody: unknown }): Promise<Response> {
+      const body = options.parsedBody;
+      if (isPlainInitialize(request, body)) {
+        try {
+          const res = await initializeAnswer(session, body, initializeResult);
+          session.hello = body;
+          return res;
+        } catch (e) {
+          sessions.remove(session);
+          throw e;
+        }
+      }
       const res = await serveHttp(session, request, options);
       const live = await session.live?.catch(() => undefined);
       // Accepted: the transport took it as a JSON-RPC initialize request.

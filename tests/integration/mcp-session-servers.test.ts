@@ -8,6 +8,7 @@ import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { connectMcp, eventually, openRawSse, TRANSPORTS } from '../support/mcp.ts';
 import { LINGER_MS } from '../../src/mcp/session-servers.ts';
 import type { McpSession } from '../../src/mcp/sessions.ts';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 
 const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const hello = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -141,6 +142,23 @@ describe('Streamable HTTP', () => {
       second.close();
     }
     expect(await eventually(() => s.session()!.streams === 0)).toBe(true);
+  });
+
+  test.each(SUPPORTED_PROTOCOL_VERSIONS)('a plain initialize of %s opens a session without a Server, answered byte for byte as a Server answers it', async (version) => {
+    const open = async (capabilities: Record<string, unknown>) => {
+      const body = { jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: version, capabilities, clientInfo: { name: 'raw', version: '1' } } };
+      const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(body) });
+      const id = res.headers.get('mcp-session-id')!;
+      return { status: res.status, type: res.headers.get('content-type'), text: await res.text(), session: gw.services.mcp.get(id) };
+    };
+    const direct = await open({});
+    expect(direct.session?.live).toBeUndefined(); // no Server was made for it
+    // Asking for a capability takes the initialize to the SDK, which answers the same result.
+    const viaServer = await open({ roots: { listChanged: true } });
+    expect(viaServer.session?.live).toBeDefined();
+    expect(direct.status).toBe(200);
+    expect(direct).toMatchObject({ status: viaServer.status, type: viaServer.type, text: viaServer.text });
+    expect(direct.session!.id).not.toBe(viaServer.session!.id);
   });
 
   test('a refused initialize leaves no session behind', async () => {
