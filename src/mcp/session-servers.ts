@@ -1,11 +1,11 @@
 // An MCP session's SDK Server exists only while the session is in use. The SDK wants a Server per
 // connection, and an idle one holds about 6 KB (bench/mcp-sessions.ts: an idle legacy SSE session
 // cost 12.6 KB with its Server, 6.3 KB without); most sessions are idle most of the time, and a
-// plain tools/call on a Streamable HTTP session is answered without one (fast-call.ts). So a
-// Server is made when a request needs one, is told the session's initialize again (its answer
-// goes nowhere), and is closed once no request is in flight and the session has been quiet for
-// LINGER_MS, so a client's run of requests shares one. Event streams are the gateway's own
-// (sse-transport.ts) and need no Server.
+// plain initialize or tools/call on a Streamable HTTP session is answered without one
+// (fast-call.ts). So a Server is made when a request needs one, is told the session's initialize
+// again (its answer goes nowhere), and is closed once no request is in flight and the session has
+// been quiet for LINGER_MS, so a client's run of requests shares one. Event streams are the
+// gateway's own (sse-transport.ts) and need no Server.
 //
 // The initialize is all a Server of this gateway remembers between requests (protocol revision,
 // client capabilities and info): it sends no requests to clients and offers no subscriptions and
@@ -47,7 +47,6 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
   /** Sessions that have a Server now; looked at every half LINGER_MS while there are any. */
   const withServer = new Set<McpSession>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
-
 
   /** Closes the session's Server, leaving the session open. */
   const release = (s: McpSession) => {
