@@ -1,9 +1,10 @@
 // The billing side of "safe on the open internet": each test attacks one finding through the real
-// server, a real SQLite file and real transactions on the sandbox chain.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+// server, a real SQLite file and real transactions on the sandbox sandbox.chain.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { Config } from '../../src/config.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
 import { requestFrom } from '../support/peer.ts';
 import { base58 } from '@scure/base';
@@ -16,31 +17,24 @@ const PRICE = 2_200_000;
 // Several real transactions and claims per test: generous on a loaded machine.
 setDefaultTimeout(30_000);
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let mint: Address;
-const gateways: TestGateway[] = [];
 
 beforeAll(async () => {
-  chain = await startSandbox();
-  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
-});
-afterAll(async () => {
-  for (const gw of gateways) await gw.stop();
-  await chain.stop();
+  mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
 });
 
-async function gatewayWith(overrides: Parameters<typeof startGateway>[0] = {}) {
+async function gatewayWith(overrides: Partial<Config> = {}) {
   const gatewayAddress = (await generateKeyPairSigner()).address;
   // The watcher is built (poll interval > 0) but polled by the tests themselves.
-  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, depositPollSeconds: 3600, ...overrides });
-  gateways.push(gw);
+  const gw = await sandbox.gateway({ gatewayAddress, depositPollSeconds: 3600, ...overrides });
   return { gw, gatewayAddress };
 }
 
 /** A sandbox wallet holding `lamports`, more than the sandbox faucet could ever fund. */
 async function whale(lamports: bigint) {
   const w = await generateKeyPairSigner();
-  chain.svm.setAccount({ address: w.address, lamports, data: new Uint8Array(0), executable: false, programAddress: '11111111111111111111111111111111' as Address, space: 0n } as never);
+  sandbox.chain.svm.setAccount({ address: w.address, lamports, data: new Uint8Array(0), executable: false, programAddress: '11111111111111111111111111111111' as Address, space: 0n } as never);
   return w;
 }
 
@@ -49,7 +43,7 @@ describe('exact amounts', () => {
     const { gw, gatewayAddress } = await gatewayWith({ freeCalls: 0 });
     const amount = 2n ** 60n;
     const agent = await whale(amount + 1_000_000_000n);
-    await deposit(chain, agent, gatewayAddress, amount);
+    await deposit(sandbox.chain, agent, gatewayAddress, amount);
     await gw.services.watcher!.poll();
     const key = await claimWhenSeen(gw, agent, 0);
     const me = await fetch(`${gw.url}/api/keys/me`, { headers: { 'x-api-key': key } });
@@ -69,7 +63,7 @@ describe('exact amounts through the webhook', () => {
     const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: 'whsec_exact', freeCalls: 0 });
     const amount = 2n ** 60n + 12_345n;
     const agent = await whale(amount + 1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, amount);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, amount);
     const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, amount), { authorization: 'whsec_exact' });
     expect(hook.status).toBe(200);
     expect(hook.body.deposits).toEqual([{ signature: sig, wallet: agent.address, lamports: amount.toString(), outcome: 'credited' }]);
@@ -82,10 +76,10 @@ describe('exact amounts through the webhook', () => {
 describe('the deposit watcher', () => {
   test('a listed transaction the node never shows stops the walk for a while, not for ever', async () => {
     const { gw, gatewayAddress } = await gatewayWith();
-    const [a, b, c] = [await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n)];
-    await deposit(chain, a, gatewayAddress, BigInt(PRICE));
-    const dropped = await deposit(chain, b, gatewayAddress, BigInt(PRICE));
-    await deposit(chain, c, gatewayAddress, BigInt(PRICE));
+    const [a, b, c] = [await sandbox.chain.newWallet(1_000_000_000n), await sandbox.chain.newWallet(1_000_000_000n), await sandbox.chain.newWallet(1_000_000_000n)];
+    await deposit(sandbox.chain, a, gatewayAddress, BigInt(PRICE));
+    const dropped = await deposit(sandbox.chain, b, gatewayAddress, BigInt(PRICE));
+    await deposit(sandbox.chain, c, gatewayAddress, BigInt(PRICE));
     // A node that lists `dropped` but answers null for it (a hand-written fault: a confirmed block
     // that never finalizes cannot be made on the sandbox).
     const forgetful = (async (url: string, init: RequestInit) => {
@@ -96,7 +90,7 @@ describe('the deposit watcher', () => {
     let clock = 0;
     const watcher = new DepositWatcher({
       store: gw.services.store,
-      rpc: new Upstream({ label: 'test', urls: [chain.url], timeoutMs: 2000, retries: 0, log: gw.services.log, fetch: forgetful }),
+      rpc: new Upstream({ label: 'test', urls: [sandbox.chain.url], timeoutMs: 2000, retries: 0, log: gw.services.log, fetch: forgetful }),
       network: 'mainnet-beta',
       gateway: gatewayAddress,
       minDepositLamports: PRICE,
@@ -114,13 +108,13 @@ describe('the deposit watcher', () => {
 
   test('small transfers from one wallet add up: once their sum reaches the minimum it is claimable', async () => {
     const { gw, gatewayAddress } = await gatewayWith();
-    const agent = await chain.newWallet(1_000_000_000n);
-    await deposit(chain, agent, gatewayAddress, 1_000_000n);
-    await deposit(chain, agent, gatewayAddress, 1_000_000n);
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    await deposit(sandbox.chain, agent, gatewayAddress, 1_000_000n);
+    await deposit(sandbox.chain, agent, gatewayAddress, 1_000_000n);
     await gw.services.watcher!.poll();
     expect((await claim(gw, agent)).status).toBe(404);
     expect(rows(gw, 'SELECT count(*) AS n FROM deposits').n).toBe(0);
-    await deposit(chain, agent, gatewayAddress, 300_000n);
+    await deposit(sandbox.chain, agent, gatewayAddress, 300_000n);
     await gw.services.watcher!.poll();
     const key = await claimWhenSeen(gw, agent, 0);
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(2_300_000);
@@ -133,8 +127,8 @@ describe('claim challenges', () => {
 
   test("a third party's challenges for your wallet do not break your claim; your own newer one still supersedes", async () => {
     const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET });
-    const owner = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, owner, gatewayAddress, BigInt(PRICE));
+    const owner = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await deposit(sandbox.chain, owner, gatewayAddress, BigInt(PRICE));
     expect((await gw.post('/api/payments/webhook', heliusPayload(sig, owner.address, gatewayAddress, PRICE), { authorization: SECRET })).status).toBe(200);
     const askAs = async (peer: string) => (await requestFrom(peer, `${gw.url}/api/keys/challenge?wallet=${owner.address}`)).body.challenge as string;
 
@@ -171,9 +165,9 @@ describe('the deposit webhook', () => {
 
   test('a batch with malformed entries credits the valid ones, names the bad ones, and is never a 5xx', async () => {
     const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET });
-    const [a, b] = [await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n)];
-    const sigA = await deposit(chain, a, gatewayAddress, BigInt(PRICE));
-    const sigB = await deposit(chain, b, gatewayAddress, BigInt(2 * PRICE));
+    const [a, b] = [await sandbox.chain.newWallet(1_000_000_000n), await sandbox.chain.newWallet(1_000_000_000n)];
+    const sigA = await deposit(sandbox.chain, a, gatewayAddress, BigInt(PRICE));
+    const sigB = await deposit(sandbox.chain, b, gatewayAddress, BigInt(2 * PRICE));
     const [entryA] = heliusPayload(sigA, a.address, gatewayAddress, PRICE);
     const [entryB] = heliusPayload(sigB, b.address, gatewayAddress, 2 * PRICE);
     const transfer = (over: Record<string, unknown>) => ({ ...entryA, nativeTransfers: [{ ...entryA!.nativeTransfers[0], ...over }] });
@@ -201,11 +195,11 @@ describe('the deposit webhook', () => {
 
   test('a node failing while confirming: the other entries are credited, the answer is a 5xx so the provider delivers again, and the redelivery counts once', async () => {
     const { gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET, rpcRetries: 0 });
-    const [a, b] = [await chain.newWallet(1_000_000_000n), await chain.newWallet(1_000_000_000n)];
-    const sigA = await deposit(chain, a, gatewayAddress, BigInt(PRICE));
-    const sigB = await deposit(chain, b, gatewayAddress, BigInt(PRICE));
+    const [a, b] = [await sandbox.chain.newWallet(1_000_000_000n), await sandbox.chain.newWallet(1_000_000_000n)];
+    const sigA = await deposit(sandbox.chain, a, gatewayAddress, BigInt(PRICE));
+    const sigB = await deposit(sandbox.chain, b, gatewayAddress, BigInt(PRICE));
     const batch = [...heliusPayload(sigA, a.address, gatewayAddress, PRICE), ...heliusPayload(sigB, b.address, gatewayAddress, PRICE)];
-    chain.fault({ mode: 'http500' }, { methods: ['getTransaction'], times: 1 });
+    sandbox.chain.fault({ mode: 'http500' }, { methods: ['getTransaction'], times: 1 });
     const first = await gw.post('/api/payments/webhook', batch, { authorization: SECRET });
     expect(first.status).toBe(500);
     expect(first.body.live_status).toBe('FAILED');
@@ -264,7 +258,7 @@ describe('deposit quorum', () => {
       hostname: '127.0.0.1',
       async fetch(req) {
         const body = await req.text();
-        const upstream = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const upstream = await fetch(sandbox.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         const reply = parseJson(await upstream.text()) as { result?: any };
         const tx = reply.result;
         if ((parseJson(body) as { method: string }).method === 'getTransaction' && tx?.transaction) {
@@ -286,18 +280,18 @@ describe('deposit quorum', () => {
     let cheat: string | undefined;
     const liar = lyingNode(() => cheat);
     try {
-      const cheater = await chain.newWallet(1_000_000_000n);
-      const honest = await chain.newWallet(1_000_000_000n);
+      const cheater = await sandbox.chain.newWallet(1_000_000_000n);
+      const honest = await sandbox.chain.newWallet(1_000_000_000n);
       cheat = cheater.address;
       // The liar is the primary: without a quorum, its word alone is credited.
-      const alone = await gatewayWith({ mainnetRpcUrls: [`http://127.0.0.1:${liar.port}`, chain.url] });
-      await deposit(chain, cheater, alone.gatewayAddress, BigInt(PRICE));
+      const alone = await gatewayWith({ mainnetRpcUrls: [`http://127.0.0.1:${liar.port}`, sandbox.chain.url] });
+      await deposit(sandbox.chain, cheater, alone.gatewayAddress, BigInt(PRICE));
       await alone.gw.services.watcher!.poll();
       expect((await alone.gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(alone.gw, cheater, 0) })).body.creditLamports).toBe(100 * PRICE);
 
-      const { gw, gatewayAddress } = await gatewayWith({ mainnetRpcUrls: [`http://127.0.0.1:${liar.port}`, chain.url], depositQuorum: 2 });
-      await deposit(chain, cheater, gatewayAddress, BigInt(PRICE));
-      await deposit(chain, honest, gatewayAddress, BigInt(2 * PRICE));
+      const { gw, gatewayAddress } = await gatewayWith({ mainnetRpcUrls: [`http://127.0.0.1:${liar.port}`, sandbox.chain.url], depositQuorum: 2 });
+      await deposit(sandbox.chain, cheater, gatewayAddress, BigInt(PRICE));
+      await deposit(sandbox.chain, honest, gatewayAddress, BigInt(2 * PRICE));
       await gw.services.watcher!.poll();
       expect((await gw.get('/api/keys/me', { 'x-api-key': await claimWhenSeen(gw, honest, 0) })).body.creditLamports).toBe(2 * PRICE);
       expect((await claim(gw, cheater)).status).toBe(404);

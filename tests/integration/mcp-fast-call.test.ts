@@ -3,41 +3,24 @@
 // passes (owner, batch cap, rate limit), and leave every other message, malformed or hostile, to
 // the SDK. Raw HTTP against the real server, so each path can be chosen on purpose: a `_meta`
 // (a progress token) sends the very same call down the SDK's path.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { Config } from '../../src/config.ts';
 import { fundedKey } from '../support/agent.ts';
 import { fetchFrom } from '../support/mcp.ts';
 import { META_HTTP, META_PAYMENT } from '../../src/mcp/tools.ts';
 
 const PRICE = 2_200_000;
-let chain: Sandbox;
+const sandbox = sandboxGateways(async () => ({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_fast', freeCalls: 0 }));
+const gateway = (overrides?: Partial<Config>) => sandbox.gateway(overrides);
 let mint: Address;
-const gateways: TestGateway[] = [];
 
 beforeAll(async () => {
-  chain = await startSandbox();
-  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+  mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
 });
-afterAll(async () => {
-  for (const gw of gateways) await gw.stop();
-  await chain.stop();
-});
-
-async function gateway(overrides: Parameters<typeof startGateway>[0] = {}) {
-  const gw = await startGateway({
-    mainnetRpcUrls: [chain.url],
-    devnetRpcUrls: [chain.url],
-    gatewayAddress: (await generateKeyPairSigner()).address,
-    webhookSecret: 'whsec_fast',
-    freeCalls: 0,
-    ...overrides,
-  });
-  gateways.push(gw);
-  return gw;
-}
 
 const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
 
@@ -92,7 +75,7 @@ describe('a plain tools/call is answered directly, as the SDK would answer it', 
   let s: Awaited<ReturnType<typeof session>>;
   beforeAll(async () => {
     gw = await gateway();
-    ({ key, wallet } = await fundedKey(gw, chain, 10 * PRICE));
+    ({ key, wallet } = await fundedKey(gw, sandbox.chain, 10 * PRICE));
     s = await session(gw, { 'x-api-key': key });
   });
 
@@ -128,7 +111,7 @@ describe('a plain tools/call is answered directly, as the SDK would answer it', 
 
   test('an integer beyond 2^53 is exact in the text and in the structured content, as on the SDK path', async () => {
     const lamports = 2n ** 53n + 1n;
-    const whale = await chain.newWallet(lamports);
+    const whale = await sandbox.chain.newWallet(lamports);
     const raw = async (body: unknown) => {
       const text = await (await s.raw(body)).text();
       return text.startsWith('event:') ? /^data: (.*)$/m.exec(text)![1]! : text;
@@ -162,7 +145,7 @@ describe('a plain tools/call is answered directly, as the SDK would answer it', 
   });
 
   test('concurrent calls on one session spend the credit exactly, never below zero', async () => {
-    const { key: k } = await fundedKey(gw, chain, 3 * PRICE);
+    const { key: k } = await fundedKey(gw, sandbox.chain, 3 * PRICE);
     const t = await session(gw, { 'x-api-key': k });
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => t.post(toolCall(100 + i, 'optimal_fee', {}))));
     const ok = answers.filter((a) => a.json.result?.isError === false);
@@ -195,8 +178,8 @@ describe('the checks of a session request come first', () => {
   });
 
   test('a stolen session id from another address, or with another key: 403, nothing charged', async () => {
-    const owner = await fundedKey(gw, chain, 2 * PRICE);
-    const thief = await fundedKey(gw, chain, 2 * PRICE);
+    const owner = await fundedKey(gw, sandbox.chain, 2 * PRICE);
+    const thief = await fundedKey(gw, sandbox.chain, 2 * PRICE);
     const s = await session(gw, { 'x-api-key': owner.key });
     const other = fetchFrom('127.0.0.2') as typeof fetch;
     const attempts = [
@@ -216,7 +199,7 @@ describe('the checks of a session request come first', () => {
   });
 
   test('a foreign Origin: 403 before anything else, on a session and stateless, nothing charged', async () => {
-    const { key } = await fundedKey(gw, chain, PRICE);
+    const { key } = await fundedKey(gw, sandbox.chain, PRICE);
     const s = await session(gw, { 'x-api-key': key });
     const onSession = await s.post(toolCall(1, 'optimal_fee', {}), { origin: 'https://evil.example' });
     expect(onSession.status).toBe(403);
@@ -250,7 +233,7 @@ describe('the checks of a session request come first', () => {
   });
 
   test('an unknown or closed session: 404, nothing charged', async () => {
-    const { key } = await fundedKey(gw, chain, PRICE);
+    const { key } = await fundedKey(gw, sandbox.chain, PRICE);
     const s = await session(gw, { 'x-api-key': key });
     const unknown = await s.post(toolCall(1, 'optimal_fee', {}), { 'mcp-session-id': crypto.randomUUID() });
     expect(unknown.status).toBe(404);
@@ -262,7 +245,7 @@ describe('the checks of a session request come first', () => {
   });
 
   test('a batch over the cap: 400 -32600, nothing run; at the cap the SDK answers and charges each call', async () => {
-    const { key } = await fundedKey(gw, chain, 3 * PRICE);
+    const { key } = await fundedKey(gw, sandbox.chain, 3 * PRICE);
     const s = await session(gw, { 'x-api-key': key });
     const over = await s.post(Array.from({ length: 4 }, (_, i) => toolCall(i, 'optimal_fee', {})));
     expect(over.status).toBe(400);
@@ -277,7 +260,7 @@ describe('the checks of a session request come first', () => {
 
   test('the rate limit applies to direct calls as to REST: 429 as an error result, nothing charged', async () => {
     const limited = await gateway({ rateLimitRps: 0.01, rateLimitBurst: 4 });
-    const { key } = await fundedKey(limited, chain, 5 * PRICE);
+    const { key } = await fundedKey(limited, sandbox.chain, 5 * PRICE);
     const s = await session(limited, { 'x-api-key': key }); // initialize and the notification: 2 tokens
     expect((await s.post(toolCall(1, 'optimal_fee', {}))).json.result.isError).toBe(false); // 3
     expect((await s.post(toolCall(2, 'optimal_fee', {}))).json.result.isError).toBe(false); // 4
@@ -296,7 +279,7 @@ describe('everything else goes to the SDK, which answers as before', () => {
   let s: Awaited<ReturnType<typeof session>>;
   beforeAll(async () => {
     gw = await gateway();
-    ({ key } = await fundedKey(gw, chain, 2 * PRICE));
+    ({ key } = await fundedKey(gw, sandbox.chain, 2 * PRICE));
     s = await session(gw, { 'x-api-key': key });
   });
 
@@ -409,7 +392,7 @@ describe('stateless 2026-07-28: a plain tools/call is answered directly, as the 
     );
   beforeAll(async () => {
     gw = await gateway();
-    ({ key, wallet } = await fundedKey(gw, chain, 10 * PRICE));
+    ({ key, wallet } = await fundedKey(gw, sandbox.chain, 10 * PRICE));
   });
 
   test('free, paid and payment-required results equal the SDK handler\'s, and each call is charged once', async () => {
@@ -474,7 +457,7 @@ describe('stateless 2026-07-28: a plain tools/call is answered directly, as the 
   test('the rate limit applies: 429 as an error result, nothing charged', async () => {
     // Two calls at once, then one token every 500 ms.
     const limited = await gateway({ rateLimitRps: 2, rateLimitBurst: 2 });
-    const { key: k } = await fundedKey(limited, chain, 5 * PRICE);
+    const { key: k } = await fundedKey(limited, sandbox.chain, 5 * PRICE);
     await Bun.sleep(1100); // the bucket full again after the purchase's own requests
     const send = (id: number) =>
       fetch(`${limited.url}/mcp`, {

@@ -2,10 +2,11 @@
 // someone else's session id, one address holding every session, floods of cheap messages, huge
 // batches and calls before initialize. Real server on loopback, real SQLite, the sandbox chain;
 // a second client address is a real second loopback source address (127.0.0.2).
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { Config } from '../../src/config.ts';
 import { fundedKey } from '../support/agent.ts';
 import { connectMcp, eventually, fetchFrom, openRawSse, TRANSPORTS } from '../support/mcp.ts';
 
@@ -19,33 +20,15 @@ const INIT = {
 const HTTP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
-let chain: Sandbox;
+const sandbox = sandboxGateways(async () => ({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_mcp_security', freeCalls: 0 }));
+const gateway = (overrides?: Partial<Config>) => sandbox.gateway(overrides);
 let mint: Address;
-const gateways: TestGateway[] = [];
 /** Every session id a test saw: none may appear in any log line. */
 const seenSessionIds = new Set<string>();
 
 beforeAll(async () => {
-  chain = await startSandbox();
-  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+  mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
 });
-afterAll(async () => {
-  for (const gw of gateways) await gw.stop();
-  await chain.stop();
-});
-
-async function gateway(overrides: Parameters<typeof startGateway>[0] = {}) {
-  const gw = await startGateway({
-    mainnetRpcUrls: [chain.url],
-    devnetRpcUrls: [chain.url],
-    gatewayAddress: (await generateKeyPairSigner()).address,
-    webhookSecret: 'whsec_mcp_security',
-    freeCalls: 0,
-    ...overrides,
-  });
-  gateways.push(gw);
-  return gw;
-}
 
 /** Opens a raw legacy SSE session; returns the stream and its messages URL. */
 async function rawSse(gw: TestGateway, headers: Record<string, string> = {}) {
@@ -157,8 +140,8 @@ describe('a session id is not a credential', () => {
   });
 
   test('legacy SSE: a foreign client posting to a keyed session spends nothing and writes nothing on its stream', async () => {
-    const owner = await fundedKey(gw, chain, 2 * PRICE);
-    const thief = await fundedKey(gw, chain, 2 * PRICE);
+    const owner = await fundedKey(gw, sandbox.chain, 2 * PRICE);
+    const thief = await fundedKey(gw, sandbox.chain, 2 * PRICE);
     const { sse, post } = await rawSse(gw, { 'x-api-key': owner.key });
     try {
       expect((await post(INIT)).status).toBe(202);
@@ -200,7 +183,7 @@ describe('a session id is not a credential', () => {
   });
 
   test('Streamable HTTP: a foreign client using a keyed session id spends nothing', async () => {
-    const owner = await fundedKey(gw, chain, 2 * PRICE);
+    const owner = await fundedKey(gw, sandbox.chain, 2 * PRICE);
     const { id, post } = await rawHttp(gw, { 'x-api-key': owner.key });
     const other = fetchFrom('127.0.0.2') as typeof fetch;
     const stolen = await other(`${gw.url}/mcp`, {
@@ -220,7 +203,7 @@ describe('a session id is not a credential', () => {
 
   test('official clients: a foreign session id refused on both transports, the REST balance unchanged', async () => {
     for (const kind of TRANSPORTS) {
-      const owner = await fundedKey(gw, chain, PRICE);
+      const owner = await fundedKey(gw, sandbox.chain, PRICE);
       const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': owner.key } });
       try {
         const id = (c.transport as { sessionId?: string }).sessionId ?? [...gw.services.mcp.list()].at(-1)!.id;
@@ -261,7 +244,7 @@ describe('sessions per client', () => {
         }
       }
       // A client with a valid key counts against its key, not the crowded address.
-      const { key } = await fundedKey(gw, chain, PRICE);
+      const { key } = await fundedKey(gw, sandbox.chain, PRICE);
       const keyed = await connectMcp(gw.url, 'streamable-http', { headers: { 'x-api-key': key } });
       expect((await keyed.call('get_chain_blockhash')).isError).toBe(false);
       await keyed.close();
@@ -274,7 +257,7 @@ describe('sessions per client', () => {
 
   test('one key at its cap: 429, room again after a close', async () => {
     const gw = await gateway({ mcpMaxSessionsPerKey: 2 });
-    const { key } = await fundedKey(gw, chain, PRICE);
+    const { key } = await fundedKey(gw, sandbox.chain, PRICE);
     const a = await connectMcp(gw.url, 'sse', { headers: { 'x-api-key': key } });
     const b = await connectMcp(gw.url, 'streamable-http', { headers: { 'x-api-key': key } });
     try {
@@ -351,7 +334,7 @@ describe('batches and calls before initialize', () => {
 
   test('legacy SSE: tools/call before initialize is refused and costs nothing', async () => {
     const gw = await gateway();
-    const { key, wallet } = await fundedKey(gw, chain, PRICE);
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, PRICE);
     const { sse, post } = await rawSse(gw, { 'x-api-key': key });
     try {
       const res = await post(toolCall(1, 'find_ata', { wallet, mint }));
@@ -368,8 +351,8 @@ describe('batches and calls before initialize', () => {
 
 test('no session id ever reached a log line, at any level', async () => {
   expect(seenSessionIds.size).toBeGreaterThan(5);
-  for (const gw of gateways) for (const s of gw.services.mcp.list()) seenSessionIds.add(s.id);
-  const lines = gateways.flatMap((g) => g.logs);
+  for (const gw of sandbox.gateways) for (const s of gw.services.mcp.list()) seenSessionIds.add(s.id);
+  const lines = sandbox.gateways.flatMap((g) => g.logs);
   expect(lines.length).toBeGreaterThan(0);
   expect(lines.filter((l) => [...seenSessionIds].some((id) => l.includes(id)))).toEqual([]);
 });

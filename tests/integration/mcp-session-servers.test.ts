@@ -2,9 +2,9 @@
 // idle sessions hold none, a later request gets a new one that knows the session's initialize,
 // a request in flight keeps its Server however long it takes, and a plain tools/call on a
 // Streamable HTTP session needs none at all. Over the wire, against the real server.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { beforeAll, describe, expect, test } from 'bun:test';
+import type { TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { connectMcp, eventually, openRawSse, TRANSPORTS } from '../support/mcp.ts';
 import { LINGER_MS } from '../../src/mcp/session-servers.ts';
 import type { McpSession } from '../../src/mcp/sessions.ts';
@@ -13,17 +13,12 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const hello = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 
 beforeAll(async () => {
-  chain = await startSandbox();
   // A slow node must answer, not time out: one test holds a call open for several lingers.
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], mcpMaxSessionsPerAddress: 10_000, rpcTimeoutMs: 10_000 });
-});
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
+  gw = await sandbox.gateway({ mcpMaxSessionsPerAddress: 10_000, rpcTimeoutMs: 10_000 });
 });
 
 /** Waits until the session has no Server (LINGER_MS after its last request, checked every half of it). */
@@ -74,7 +69,7 @@ describe('Streamable HTTP', () => {
   test('a request the SDK serves, slower than the linger, keeps its Server until its answer is out', async () => {
     const s = await httpSession();
     expect(await serverless(s.session())).toBe(true);
-    chain.fault({ mode: 'slow', delayMs: LINGER_MS * 3 }, { methods: ['getBalance'] });
+    sandbox.chain.fault({ mode: 'slow', delayMs: LINGER_MS * 3 }, { methods: ['getBalance'] });
     try {
       // `_meta` takes the call off the direct path: the SDK answers it, on an event stream.
       const pending = s.post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_chain_balance', arguments: { wallet: '11111111111111111111111111111111' }, _meta: { progressToken: 5 } } });
@@ -86,7 +81,7 @@ describe('Streamable HTTP', () => {
       expect(call.body.result.isError).toBe(false);
       expect(await serverless(s.session())).toBe(true);
     } finally {
-      chain.fault(null);
+      sandbox.chain.fault(null);
     }
   });
 
@@ -212,7 +207,7 @@ describe('legacy SSE', () => {
   test('a request slower than the linger keeps its Server until it is answered', async () => {
     const s = await sseSession();
     try {
-      chain.fault({ mode: 'slow', delayMs: LINGER_MS * 3 }, { methods: ['getBalance'] });
+      sandbox.chain.fault({ mode: 'slow', delayMs: LINGER_MS * 3 }, { methods: ['getBalance'] });
       await s.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_chain_balance', arguments: { wallet: '11111111111111111111111111111111' } } });
       await Bun.sleep(LINGER_MS * 2.5);
       expect(s.session()!.live).toBeDefined(); // still answering
@@ -221,7 +216,7 @@ describe('legacy SSE', () => {
       expect(call.result.isError).toBe(false);
       expect(await serverless(s.session())).toBe(true);
     } finally {
-      chain.fault(null);
+      sandbox.chain.fault(null);
       s.sse.close();
     }
   });

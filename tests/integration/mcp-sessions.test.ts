@@ -1,8 +1,10 @@
 // MCP sessions over the wire: the legacy SSE protocol as raw HTTP, many sessions at once, idle
 // streams, disconnects, the session cap, the Streamable HTTP idle sweep and shutdown.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { beforeAll, describe, expect, test } from 'bun:test';
+import type { TestGateway } from '../support/gateway.ts';
+import type { Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { Config } from '../../src/config.ts';
 import { connectMcp, eventually, openRawSse, TRANSPORTS, type McpTestClient } from '../support/mcp.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -13,23 +15,9 @@ const INIT = {
   params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
-let chain: Sandbox;
-const gateways: TestGateway[] = [];
-
-beforeAll(async () => {
-  chain = await startSandbox();
-});
-afterAll(async () => {
-  for (const gw of gateways) await gw.stop();
-  await chain.stop();
-});
-
-async function gateway(overrides: Parameters<typeof startGateway>[0] = {}) {
-  // These tests open many sessions from one loopback address: the per-address cap has its own tests.
-  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], mcpMaxSessionsPerAddress: 10_000, ...overrides });
-  gateways.push(gw);
-  return gw;
-}
+// These tests open many sessions from one loopback address: the per-address cap has its own tests.
+const sandbox = sandboxGateways(() => ({ mcpMaxSessionsPerAddress: 10_000 }));
+const gateway = (overrides?: Partial<Config>) => sandbox.gateway(overrides);
 
 /** A keep-alive HTTP connection left silent after one request; `closed` turns true when the server drops it. */
 async function silentConnection(url: string) {
@@ -163,7 +151,7 @@ describe('keep-alive and idle streams', () => {
   });
 
   test('sessions idle for twice the server idle timeout still answer, over both transports', async () => {
-    const wallet = await chain.newWallet(777_000_000n);
+    const wallet = await sandbox.chain.newWallet(777_000_000n);
     const clients = await Promise.all(TRANSPORTS.map((k) => connectMcp(gw.url, k)));
     const ids = () => gw.services.mcp.list().map((s) => s.id).sort();
     const before = ids();
@@ -195,7 +183,7 @@ describe('many sessions', () => {
     const gw = await gateway();
     const N = 200;
     const wallets: Awaited<ReturnType<Sandbox['newWallet']>>[] = [];
-    for (let i = 0; i < N; i++) wallets.push(await chain.newWallet(1_000_000_000n + BigInt(i)));
+    for (let i = 0; i < N; i++) wallets.push(await sandbox.chain.newWallet(1_000_000_000n + BigInt(i)));
     const clients: McpTestClient[] = await Promise.all(wallets.map(() => connectMcp(gw.url, 'sse')));
     try {
       expect(gw.services.mcp.size()).toBe(N);

@@ -4,8 +4,8 @@
 // really stops reading (a Node process holding the socket), on both stores.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey } from '../support/agent.ts';
 import { openStalledSessions, type StalledClients } from '../support/stalled-sse.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
@@ -13,17 +13,11 @@ import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../
 const PRICE = 1000;
 const CREDIT = 100_000_000; // above the minimum deposit
 
-let chain: Sandbox;
-const gateways: TestGateway[] = [];
+const sandbox = sandboxGateways();
 const stalled: StalledClients[] = [];
 
-beforeAll(async () => {
-  chain = await startSandbox();
-});
-afterAll(async () => {
+afterAll(() => {
   for (const c of stalled) c.kill();
-  for (const gw of gateways) await gw.stop();
-  await chain.stop();
 });
 
 for (const backend of ['sqlite', 'postgres'] as const) {
@@ -31,16 +25,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     let gw: TestGateway;
 
     beforeAll(async () => {
-      gw = await startGateway({
-        mainnetRpcUrls: [chain.url],
-        devnetRpcUrls: [chain.url],
+      gw = await sandbox.gateway({
         gatewayAddress: (await generateKeyPairSigner()).address,
         webhookSecret: 'undelivered-secret',
         priceLamports: PRICE,
         freeCalls: 0,
         databaseUrl: backend === 'postgres' ? await freshDatabase() : undefined,
       });
-      gateways.push(gw);
       expect(gw.services.store.backend).toBe(backend);
     }, POSTGRES_HOOK_TIMEOUT_MS);
 
@@ -50,7 +41,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     };
 
     test('answers a stalled SSE client never took are refunded, and their usage rows and the metrics say so', async () => {
-      const { key } = await fundedKey(gw, chain, CREDIT);
+      const { key } = await fundedKey(gw, sandbox.chain, CREDIT);
       const refundedBefore = await metric('gateway_refunded_lamports_total');
       const clients = await openStalledSessions(gw.url, 1);
       stalled.push(clients);
