@@ -23,6 +23,8 @@ beforeAll(async () => {
 });
 
 const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
+/** The headers a stateless 2026-07-28 tools/call carries, but for `mcp-name` and the key. */
+const STATELESS_HEADERS = { ...BASE_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
 
 interface Answer {
   status: number;
@@ -206,15 +208,7 @@ describe('the checks of a session request come first', () => {
     expect(onSession.json.error).toBe('Origin not allowed');
     const stateless = await fetch(`${gw.url}/mcp`, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'optimal_fee',
-        'x-api-key': key,
-        origin: 'https://evil.example',
-      },
+      headers: { ...STATELESS_HEADERS, 'mcp-name': 'optimal_fee', 'x-api-key': key, origin: 'https://evil.example' },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 2,
@@ -378,15 +372,7 @@ describe('stateless 2026-07-28: a plain tools/call is answered directly, as the 
     read(
       await fetch(`${gw.url}/mcp`, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': String(body?.params?.name),
-          'x-api-key': key,
-          ...extra,
-        },
+        headers: { ...STATELESS_HEADERS, 'mcp-name': String(body?.params?.name), 'x-api-key': key, ...extra },
         body: JSON.stringify(body),
       }),
     );
