@@ -42,14 +42,16 @@ const only = (o: Record<string, unknown>, keys: readonly string[]) => {
 };
 
 const CALL_KEYS = ['jsonrpc', 'id', 'method', 'params'];
+
+/** A JSON-RPC id this path answers: a string or a safe integer. */
+const isRequestId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 const SESSION_PARAMS = ['name', 'arguments'];
 const STATELESS_PARAMS = ['name', 'arguments', '_meta'];
 
 /** A single tools/call request whose params hold `paramKeys` at most. */
 function isPlainToolCall(body: unknown, paramKeys: readonly string[]): body is PlainToolCall {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call' || !only(body, CALL_KEYS)) return false;
-  const id = body.id;
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  if (!isRequestId(body.id)) return false;
   const params = body.params;
   if (!isObject(params) || typeof params.name !== 'string' || !only(params, paramKeys)) return false;
   // An own `__proto__` key (JSON.parse makes one) the SDK's schema would turn into a prototype: its answer, not ours.
@@ -108,8 +110,7 @@ const SSE_ANSWER = { 'content-type': 'text/event-stream', 'cache-control': 'no-c
  */
 export function isPlainInitialize(request: Request, body: unknown): body is PlainInitialize {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'initialize' || !only(body, CALL_KEYS)) return false;
-  const id = body.id;
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  if (!isRequestId(body.id)) return false;
   const params = body.params;
   if (!isPlainObject(params) || !only(params, INIT_PARAMS) || typeof params.protocolVersion !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion)) return false;
   const { capabilities, clientInfo } = params;

@@ -33,8 +33,11 @@ class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   }
 }
 
-/** What a replayed initialize is sent with: the headers the transport requires of a POST. */
-const REPLAY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/** Hands `hello` (an initialize) to a transport as a POST with the headers it requires; its answer's text. */
+async function initializeOn(transport: SessionTransport, hello: unknown): Promise<{ status: number; text: string }> {
+  const res = await transport.handleRequest(new Request('http://session.local/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }), { parsedBody: hello });
+  return { status: res.status, text: await res.text() };
+}
 
 export interface SessionServersOptions {
   sessions: McpSessions;
@@ -106,8 +109,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
     transport.onerror = onError('streamable-http');
     await server.connect(transport);
     if (session.hello) {
-      const replayed = await transport.handleRequest(new Request('http://session.local/mcp', { method: 'POST', headers: REPLAY_HEADERS }), { parsedBody: session.hello });
-      await replayed.text();
+      const replayed = await initializeOn(transport, session.hello);
       if (transport.sessionId !== session.id) throw new Error(`replayed initialize answered ${replayed.status}`);
     }
     track(session);
@@ -169,7 +171,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
       await server.connect(transport);
       try {
         const hello = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'gateway', version: '0' } } };
-        const text = await (await transport.handleRequest(new Request('http://session.local/mcp', { method: 'POST', headers: REPLAY_HEADERS }), { parsedBody: hello })).text();
+        const { text } = await initializeOn(transport, hello);
         const data = /^data: (.*)$/m.exec(text)?.[1];
         const answer = data ? (JSON.parse(data) as { result?: unknown }) : undefined;
         if (answer?.result === undefined) throw new Error(`initialize of ${version} answered without a result`);
