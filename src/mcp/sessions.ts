@@ -58,8 +58,6 @@ interface SessionBase {
   busy: number;
   /** The initialize request that opened the session, replayed into each Server made for it later. */
   hello?: JSONRPCRequest;
-  /** A release of the Server is scheduled (once per tick, however many requests end in it). */
-  releasing?: boolean;
 }
 
 export interface SseSession extends SessionBase {
