@@ -1,13 +1,16 @@
 // Listens for the app, with the access log and request metrics wrapped once around its fetch
-// handler. No Elysia lifecycle hook is involved: a global hook would put every route on Elysia's
-// slow path (see bench/observe.ts for the cost of this wrapper against none).
+// handler and around each of its direct routes (direct-route.ts), which Bun's router answers
+// before the fetch handler sees anything. No Elysia lifecycle hook is involved: a global hook
+// would put every route on Elysia's slow path (see bench/observe.ts for the cost of this wrapper
+// against none).
 import type { Server } from 'bun';
-import type { App } from './app.ts';
+import { unhandled, type App } from './app.ts';
 import { hashApiKey } from './billing/keys.ts';
 import { apiKeyOf, clientAddress } from './calls/caller.ts';
 import type { Logger } from './log.ts';
 import { httpDuration, httpRequests } from './metrics.ts';
 import { withRequestContext, type RequestContext } from './request-context.ts';
+import type { DirectRoute } from './direct-route.ts';
 
 export interface Listening {
   server: Server<unknown>;
@@ -67,8 +70,7 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     if (!stats) byPath.set(key, (stats = { route, face, timer: httpDuration.series({ route, face }), counters: new Map() }));
     return stats;
   };
-  const observe = (request: Request, status: number, seconds: number) => {
-    const stats = statsOf(pathOf(request.url));
+  const count = (stats: RouteStats, request: Request, status: number, seconds: number) => {
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     let byMethod = stats.counters.get(status);
     if (!byMethod) stats.counters.set(status, (byMethod = new Map()));
@@ -76,38 +78,37 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     if (!counter) byMethod.set(method, (counter = httpRequests.series({ route: stats.route, method, status: String(status), face: stats.face })));
     counter.add();
     stats.timer.add(seconds);
-    return { route: stats.route, face: stats.face, method };
+    return method;
   };
   const { idleTimeout, maxRequestBodySize } = (app.config.serve ?? {}) as { idleTimeout?: number; maxRequestBodySize?: number };
 
-  const server = Bun.serve({
-    idleTimeout,
-    maxRequestBodySize,
-    port: at.port,
-    hostname: at.hostname,
-    // reusePort would let a second gateway bind the same port silently and steal traffic.
-    reusePort: false,
-    development: false,
-    fetch: accessLog
-      ? async (request, srv) => {
+  type Handle = (request: Request, server: Server<unknown>) => Response | Promise<Response>;
+  /**
+   * A handler with its metrics and access line. `fixed` are a direct route's series, known before
+   * any request; the fetch handler finds them by the request's path.
+   */
+  const observed = (handle: Handle, fixed?: RouteStats) =>
+    accessLog
+      ? async (request: Request, srv: Server<unknown>) => {
           const start = performance.now();
           const context: RequestContext = { upstreamCalls: 0 };
           let status = 500;
           try {
-            const response = await withRequestContext(context, () => handle(request));
+            const response = await withRequestContext(context, () => handle(request, srv));
             status = response.status;
             return response;
           } finally {
             const seconds = (performance.now() - start) / 1000;
-            const { route, face, method } = observe(request, status, seconds);
+            const stats = fixed ?? statsOf(pathOf(request.url));
+            const method = count(stats, request, status, seconds);
             const key = apiKeyOf(request.headers);
             log.info('request', {
               kind: 'access',
               method,
-              route,
+              route: stats.route,
               status,
               durationMs: Math.round(seconds * 1e6) / 1e3,
-              face,
+              face: stats.face,
               // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
               keyId: key ? hashApiKey(key).slice(0, 12) : null,
               client: clientAddress(request, srv, at.trustedProxies),
@@ -117,17 +118,40 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
         }
       : // Without the access line nothing needs the request context, the key's hash or the peer's
         // address (a system call): only the metrics are kept.
-        async (request) => {
+        async (request: Request, srv: Server<unknown>) => {
           const start = performance.now();
           let status = 500;
           try {
-            const response = await handle(request);
+            const response = await handle(request, srv);
             status = response.status;
             return response;
           } finally {
-            observe(request, status, (performance.now() - start) / 1000);
+            count(fixed ?? statsOf(pathOf(request.url)), request, status, (performance.now() - start) / 1000);
           }
-        },
+        };
+
+  // Elysia answers what a handler throws; a direct route has no Elysia around it, so it is answered here alike.
+  const guarded =
+    (handle: (request: Request, server: unknown) => Promise<Response>): Handle =>
+    (request, srv) =>
+      handle(request, srv).catch((e: unknown) => unhandled(log, e));
+  const routes: Record<string, Partial<Record<DirectRoute['method'], ReturnType<typeof observed>>>> = {};
+  for (const r of app.direct) {
+    const stats: RouteStats = { route: r.path, face: r.face, timer: httpDuration.series({ route: r.path, face: r.face }), counters: new Map() };
+    byPath.set(r.path, stats);
+    (routes[r.path] ??= {})[r.method] = observed(guarded(r.handle), stats);
+  }
+
+  const server = Bun.serve({
+    idleTimeout,
+    maxRequestBodySize,
+    port: at.port,
+    hostname: at.hostname,
+    // reusePort would let a second gateway bind the same port silently and steal traffic.
+    reusePort: false,
+    development: false,
+    routes,
+    fetch: observed((request) => handle(request)),
   });
   // Handlers read the server from the app (client address, per-request timeouts).
   (app as { server: unknown }).server = server;

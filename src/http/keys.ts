@@ -10,6 +10,7 @@ import { badRequest, GatewayError } from '../errors.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import type { DirectRoute } from '../direct-route.ts';
 
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
 
@@ -24,11 +25,8 @@ function pageParam(raw: string | undefined, name: string, fallback: number, max:
   throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. Example: /api/keys/me/usage?limit=20&before=<nextCursor>`);
 }
 
-export function keyRoutes(s: Services) {
-  // Each challenge is a row until it expires: issuance has its own, tighter budget per client.
-  const perMinute = s.config.challengesPerMinute;
-  const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
-
+/** Rate limit and error mapping shared by the key routes, and the key's owner or a 401. */
+function guards(s: Services) {
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
   const guarded = async (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}) => {
     // The caller reads its key and asks the socket for its address only when something needs them.
@@ -51,6 +49,43 @@ export function keyRoutes(s: Services) {
     if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
     return owner;
   };
+
+  return { guarded, ownerOf };
+}
+
+/** GET /api/keys/me: the key holder's balance, free calls and what they buy. */
+function meRoute(s: Services) {
+  const { guarded, ownerOf } = guards(s);
+  return (request: Request, server: unknown) =>
+    guarded(request, server, 'me', async (caller) => {
+      const owner = await ownerOf(caller);
+      const account = await s.store.account(owner.wallet);
+      const freeCalls = account?.freeCalls ?? 0;
+      const creditLamports = account?.creditLamports ?? 0n;
+      const price = s.config.priceLamports;
+      return {
+        wallet: owner.wallet,
+        freeCallsRemaining: freeCalls,
+        creditLamports,
+        priceLamports: price,
+        callsMade: account?.callsMade ?? 0,
+        paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
+      };
+    });
+}
+
+/** The routes Bun's router answers directly (see direct-route.ts): the balance an agent polls. */
+export function keyDirectRoutes(s: Services): DirectRoute[] {
+  return [{ method: 'GET', path: '/api/keys/me', face: 'rest', handle: meRoute(s) }];
+}
+
+export function keyRoutes(s: Services) {
+  // Each challenge is a row until it expires: issuance has its own, tighter budget per client.
+  const perMinute = s.config.challengesPerMinute;
+  const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));
+
+  const { guarded, ownerOf } = guards(s);
+  const me = meRoute(s);
 
   return new Elysia({ name: 'keys' })
     .get(
@@ -98,25 +133,7 @@ export function keyRoutes(s: Services) {
           }
         }, { 'cache-control': 'no-store' }),
     )
-    .get(
-      '/api/keys/me',
-      ({ request, server }) =>
-        guarded(request, server, 'me', async (caller) => {
-          const owner = await ownerOf(caller);
-          const account = await s.store.account(owner.wallet);
-          const freeCalls = account?.freeCalls ?? 0;
-          const creditLamports = account?.creditLamports ?? 0n;
-          const price = s.config.priceLamports;
-          return {
-            wallet: owner.wallet,
-            freeCallsRemaining: freeCalls,
-            creditLamports,
-            priceLamports: price,
-            callsMade: account?.callsMade ?? 0,
-            paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
-          };
-        }),
-    )
+    .get('/api/keys/me', ({ request, server }) => me(request, server))
     .get(
       '/api/keys/me/usage',
       ({ request, query, server }) =>

@@ -25,6 +25,8 @@ import { sessionServers } from './session-servers.ts';
 import { InvalidMessage, parseMessages, WebSseServerTransport } from './sse-transport.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
 import { fastStatelessToolCall, fastToolCall } from './fast-call.ts';
+import { bodyRefusal, parseJsonBody } from '../body.ts';
+import type { DirectRoute } from '../direct-route.ts';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
 
@@ -168,125 +170,141 @@ export function mcpRoutes(s: Services) {
     return stream.response;
   };
 
-  return (
-    new Elysia({ name: 'mcp' })
-      .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)))
-      // ---- legacy HTTP+SSE ----------------------------------------------------------------
-      .get(MCP_SSE_PATH, async ({ request, server }) => {
-        const refused = foreign(request);
-        if (refused) return refused;
-        const caller = callerOf(request, server);
-        const owner = await ownerOf(caller);
-        const full = refusal(owner) ?? (await spend(caller, 1));
-        if (full) return full;
-        holdOpen(request, server);
-        const stream = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
-        if (stream.isClosed) return stream.response; // the client is already gone
-        const session = newSseSession(owner, stream);
-        const added = sessions.add(session);
-        if (added !== 'added') {
-          await stream.close();
-          return unavailable(added, owner);
-        }
-        await stream.start(); // queues the `endpoint` event
-        return stream.response;
-      })
-      .post(MCP_MESSAGES_PATH, async ({ request, query, body, server }) => {
-        const refused = foreign(request);
-        if (refused) return refused;
-        const id = query.sessionId;
-        if (!id) {
-          return json(400, {
-            error: 'Missing sessionId',
-            hint: `POST ${MCP_MESSAGES_PATH}?sessionId=<id> with the URL sent in the first (endpoint) event of GET ${MCP_SSE_PATH}, e.g. ${MCP_MESSAGES_PATH}?sessionId=0b6f1d2e-3c4a-4e5f-8a9b-0c1d2e3f4a5b`,
-            live_status: 'FAILED',
-          });
-        }
-        const session = sessions.get(id);
-        if (!session || session.kind !== 'sse' || session.stream.isClosed) return json(404, { error: 'MCP SSE Session not found' });
-        const caller = callerOf(request, server);
-        if (!sameOwner(session.owner, caller)) return notYours();
-        if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
-        let messages: JSONRPCMessage[];
-        try {
-          messages = parseMessages(body);
-        } catch (e) {
-          if (!(e instanceof InvalidMessage)) throw e;
-          return json(400, {
-            error: 'Invalid JSON-RPC message',
-            hint: 'Send Content-Type: application/json with a JSON-RPC 2.0 message, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_chain_blockhash","arguments":{}}}',
-            live_status: 'FAILED',
-          });
-        }
-        if (!session.initialized) {
-          const early = messages.find((m) => isRequest(m) && m.method !== 'initialize' && m.method !== 'ping');
-          if (early) {
-            return json(400, { jsonrpc: '2.0', error: { code: -32600, message: 'Session not initialized: send initialize first.' }, id: isRequest(early) ? early.id : null });
-          }
-        }
-        const limited = await spend(caller, chargeable(messages));
-        if (limited) return limited;
-        if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
-        sessions.touch(session);
-        await servers.deliverSse(session, messages, {
-          authInfo: authInfoFor(caller, (id, refund) => session.stream.onCharged(id, refund)),
-          request,
+  /** Streamable HTTP: every method on /mcp, with the request's body as parsed (undefined when it has none). */
+  const streamableHttp = async (request: Request, body: unknown, server: unknown): Promise<Response> => {
+    const refused = foreign(request);
+    if (refused) return refused;
+    const method = request.method;
+    const caller = callerOf(request, server);
+    const sid = request.headers.get('mcp-session-id');
+    const parsedBody = method === 'POST' ? body : undefined;
+    if (Array.isArray(parsedBody) && parsedBody.length > maxBatch) return batchTooLarge(parsedBody.length);
+
+    if (!sid) {
+      // A plain 2026-07-28 tools/call (its header and envelope both claim that revision, so the
+      // classifier below could only call it modern, at 18 µs) draws no token here: its call does.
+      const direct = method === 'POST' ? fastStatelessToolCall(request, parsedBody, caller, newServer.runner) : undefined;
+      if (direct) return direct;
+    }
+    if (!sid && !(await (method === 'POST' ? isLegacyRequest(request, parsedBody) : isLegacyRequest(request)))) {
+      const limited = await spend(caller, chargeable(parsedBody));
+      if (limited) return limited;
+      return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
+    }
+
+    if (sid) {
+      const session = sessions.get(sid);
+      if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
+      if (!sameOwner(session.owner, caller)) return notYours();
+      const limited = method === 'POST' ? await spend(caller, chargeable(parsedBody)) : method === 'GET' ? await spend(caller, 1) : undefined;
+      if (limited) return limited;
+      sessions.touch(session);
+      if (method === 'POST') {
+        const direct = fastToolCall(session, request, parsedBody, caller, newServer.runner);
+        if (direct) return direct;
+      }
+      if (method !== 'GET') return servers.serveHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
+      const refusedStream = streamRefusal(request, session);
+      if (refusedStream) return refusedStream;
+      holdOpen(request, server);
+      return attachStream(session, request.signal);
+    }
+
+    if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
+      return rpcError(400, -32000, `Bad Request: send Mcp-Session-Id, or start a session with an initialize request (POST ${MCP_HTTP_PATH})`);
+    }
+    const owner = await ownerOf(caller);
+    const full = refusal(owner) ?? (await spend(caller, 1));
+    if (full) return full;
+    const session = newHttpSession(owner);
+    // Registered before the first await, so concurrent initializes cannot overshoot the caps.
+    const added = sessions.add(session);
+    if (added !== 'added') return unavailable(added, owner);
+    return servers.openHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
+  };
+
+  /** What the client POSTs to /mcp, for Bun's router (direct-route.ts): the body read and refused as the app's parse hook does. */
+  const post = async (request: Request, server: unknown): Promise<Response> => {
+    let body: unknown;
+    try {
+      body = await parseJsonBody(request);
+    } catch (e) {
+      const refused = bodyRefusal(e);
+      if (refused) return refused;
+      throw e;
+    }
+    return streamableHttp(request, body, server);
+  };
+  const direct: DirectRoute[] = [{ method: 'POST', path: MCP_HTTP_PATH, face: 'mcp', handle: post }];
+
+  const routes = new Elysia({ name: 'mcp' })
+    .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)))
+    // ---- legacy HTTP+SSE ----------------------------------------------------------------
+    .get(MCP_SSE_PATH, async ({ request, server }) => {
+      const refused = foreign(request);
+      if (refused) return refused;
+      const caller = callerOf(request, server);
+      const owner = await ownerOf(caller);
+      const full = refusal(owner) ?? (await spend(caller, 1));
+      if (full) return full;
+      holdOpen(request, server);
+      const stream = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
+      if (stream.isClosed) return stream.response; // the client is already gone
+      const session = newSseSession(owner, stream);
+      const added = sessions.add(session);
+      if (added !== 'added') {
+        await stream.close();
+        return unavailable(added, owner);
+      }
+      await stream.start(); // queues the `endpoint` event
+      return stream.response;
+    })
+    .post(MCP_MESSAGES_PATH, async ({ request, query, body, server }) => {
+      const refused = foreign(request);
+      if (refused) return refused;
+      const id = query.sessionId;
+      if (!id) {
+        return json(400, {
+          error: 'Missing sessionId',
+          hint: `POST ${MCP_MESSAGES_PATH}?sessionId=<id> with the URL sent in the first (endpoint) event of GET ${MCP_SSE_PATH}, e.g. ${MCP_MESSAGES_PATH}?sessionId=0b6f1d2e-3c4a-4e5f-8a9b-0c1d2e3f4a5b`,
+          live_status: 'FAILED',
         });
-        return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-      })
-      // ---- Streamable HTTP --------------------------------------------------------------------
-      .all(MCP_HTTP_PATH, async ({ request, body, server }) => {
-        const refused = foreign(request);
-        if (refused) return refused;
-        const method = request.method;
-        const caller = callerOf(request, server);
-        const sid = request.headers.get('mcp-session-id');
-        const parsedBody = method === 'POST' ? body : undefined;
-        if (Array.isArray(parsedBody) && parsedBody.length > maxBatch) return batchTooLarge(parsedBody.length);
-
-        if (!sid) {
-          // A plain 2026-07-28 tools/call (its header and envelope both claim that revision, so the
-          // classifier below could only call it modern, at 18 µs) draws no token here: its call does.
-          const direct = method === 'POST' ? fastStatelessToolCall(request, parsedBody, caller, newServer.runner) : undefined;
-          if (direct) return direct;
+      }
+      const session = sessions.get(id);
+      if (!session || session.kind !== 'sse' || session.stream.isClosed) return json(404, { error: 'MCP SSE Session not found' });
+      const caller = callerOf(request, server);
+      if (!sameOwner(session.owner, caller)) return notYours();
+      if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
+      let messages: JSONRPCMessage[];
+      try {
+        messages = parseMessages(body);
+      } catch (e) {
+        if (!(e instanceof InvalidMessage)) throw e;
+        return json(400, {
+          error: 'Invalid JSON-RPC message',
+          hint: 'Send Content-Type: application/json with a JSON-RPC 2.0 message, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_chain_blockhash","arguments":{}}}',
+          live_status: 'FAILED',
+        });
+      }
+      if (!session.initialized) {
+        const early = messages.find((m) => isRequest(m) && m.method !== 'initialize' && m.method !== 'ping');
+        if (early) {
+          return json(400, { jsonrpc: '2.0', error: { code: -32600, message: 'Session not initialized: send initialize first.' }, id: isRequest(early) ? early.id : null });
         }
-        if (!sid && !(await (method === 'POST' ? isLegacyRequest(request, parsedBody) : isLegacyRequest(request)))) {
-          const limited = await spend(caller, chargeable(parsedBody));
-          if (limited) return limited;
-          return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
-        }
-
-        if (sid) {
-          const session = sessions.get(sid);
-          if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
-          if (!sameOwner(session.owner, caller)) return notYours();
-          const limited = method === 'POST' ? await spend(caller, chargeable(parsedBody)) : method === 'GET' ? await spend(caller, 1) : undefined;
-          if (limited) return limited;
-          sessions.touch(session);
-          if (method === 'POST') {
-            const direct = fastToolCall(session, request, parsedBody, caller, newServer.runner);
-            if (direct) return direct;
-          }
-          if (method !== 'GET') return servers.serveHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
-          const refusedStream = streamRefusal(request, session);
-          if (refusedStream) return refusedStream;
-          holdOpen(request, server);
-          return attachStream(session, request.signal);
-        }
-
-        if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
-          return rpcError(400, -32000, `Bad Request: send Mcp-Session-Id, or start a session with an initialize request (POST ${MCP_HTTP_PATH})`);
-        }
-        const owner = await ownerOf(caller);
-        const full = refusal(owner) ?? (await spend(caller, 1));
-        if (full) return full;
-        const session = newHttpSession(owner);
-        // Registered before the first await, so concurrent initializes cannot overshoot the caps.
-        const added = sessions.add(session);
-        if (added !== 'added') return unavailable(added, owner);
-        return servers.openHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
-      })
-  );
+      }
+      const limited = await spend(caller, chargeable(messages));
+      if (limited) return limited;
+      if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
+      sessions.touch(session);
+      await servers.deliverSse(session, messages, {
+        authInfo: authInfoFor(caller, (id, refund) => session.stream.onCharged(id, refund)),
+        request,
+      });
+      return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    })
+    // ---- Streamable HTTP --------------------------------------------------------------------
+    .all(MCP_HTTP_PATH, ({ request, body, server }) => streamableHttp(request, body, server));
+  return { routes, direct };
 }
 
 function rpcError(status: number, code: number, message: string): Response {

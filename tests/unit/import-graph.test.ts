@@ -42,6 +42,8 @@ const NEVER: [from: string, to: string[], why: string][] = [
   ['errors', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'error types are a neutral bottom module'],
   ['json', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
   ['read-capped', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
+  ['body', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
+  ['direct-route', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
 ];
 
 test('the import graph of src/ keeps the house rules', () => {

@@ -1,5 +1,8 @@
-// Request bodies: JSON only, at most MAX_BODY_BYTES whether or not the client sent a length.
-import { readCapped } from '../read-capped.ts';
+// Request bodies: JSON only, at most MAX_BODY_BYTES whether or not the client sent a length. Read
+// for Elysia's routes by the app's parse hook and by a face's direct routes (direct-route.ts),
+// which answer a refused body alike.
+import { jsonResponse as json } from './json.ts';
+import { readCapped } from './read-capped.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -31,3 +34,12 @@ export async function parseJsonBody(request: Request): Promise<unknown> {
     throw new MalformedBody('body is not valid JSON');
   }
 }
+
+/** The JSON answer to a body `parseJsonBody` refused (413 or 400), or undefined for anything else thrown. */
+export function bodyRefusal(e: unknown): Response | undefined {
+  if (e instanceof PayloadTooLarge) return json(413, { error: 'Request body too large', hint: `Bodies are limited to ${MAX_BODY_BYTES} bytes.`, live_status: 'FAILED' });
+  if (e instanceof MalformedBody) return malformed();
+  return undefined;
+}
+
+export const malformed = () => json(400, { error: 'Malformed request body', hint: 'Send Content-Type: application/json with a valid JSON object.', live_status: 'FAILED' });
