@@ -96,7 +96,12 @@ export function mcpRoutes(s: Services) {
     }
     return undefined;
   };
-  const chargeable = (body: unknown) => (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length;
+  /** spend() for a POST's messages; a lone tools/call draws its token in the pipeline, so nothing to wait for here. */
+  const spendOn = (caller: Caller, body: unknown) => {
+    const n = chargeable(body);
+    return n === 0 ? undefined : spend(caller, n);
+  };
+  const chargeable = (body: unknown) => (Array.isArray(body) ? body.filter((m) => !isToolCall(m)).length : isToolCall(body) ? 0 : 1);
 
   /** Who sends this very request: its own key and address, never the session's. The address is looked up when first read. */
   const callerOf = (request: Request, server: unknown): Caller => httpCaller(request, server, 'mcp', s.config.trustedProxies);
@@ -196,7 +201,7 @@ export function mcpRoutes(s: Services) {
       const session = sessions.get(sid);
       if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
       if (!sameOwner(session.owner, caller)) return notYours();
-      const limited = method === 'POST' ? await spend(caller, chargeable(parsedBody)) : method === 'GET' ? await spend(caller, 1) : undefined;
+      const limited = method === 'POST' ? await spendOn(caller, parsedBody) : method === 'GET' ? await spend(caller, 1) : undefined;
       if (limited) return limited;
       sessions.touch(session);
       if (method === 'POST') {

@@ -107,7 +107,8 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
     const { error, hint } = outcome.body as { error?: string; hint?: string };
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${cap.tool}: ${error}${hint ? `. ${hint}` : ''}`, outcome.body);
   }
-  const headers = Object.fromEntries(Object.entries(outcome.headers).filter(([k]) => META_HEADERS.test(k)));
+  const headers: Record<string, string> = {};
+  for (const k in outcome.headers) if (META_HEADERS.test(k)) headers[k] = outcome.headers[k]!;
   const meta: Record<string, unknown> = { [META_HTTP]: { status: outcome.status, headers } };
   if (outcome.status === 402) {
     const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
@@ -164,8 +165,9 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
     async run(name, args, caller, onCharged) {
       const cap = byTool.get(name);
       if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
-      const extra = Object.keys(args).filter((k) => !Object.hasOwn(cap.params, k));
-      if (extra.length > 0) {
+      let extra: string[] | undefined;
+      for (const k in args) if (!Object.hasOwn(cap.params, k)) (extra ??= []).push(k);
+      if (extra) {
         return refuse(caller, `Invalid arguments for tool ${name}: unknown ${extra.length === 1 ? 'argument' : 'arguments'} ${extra.join(', ')}. It takes: ${Object.keys(cap.params).join(', ')}`);
       }
       const outcome = await call(cap, { ...args }, caller, deps);
