@@ -36,6 +36,9 @@ async function startTrio(gatewayAddress: Address, env: Record<string, string> = 
     WEBHOOK_SECRET: SECRET,
     FREE_CALLS: '0',
     RATE_LIMIT_RPS: '0',
+    // claimWhenSeen asks for a challenge every ~100 ms until the deposit is seen: a slow takeover
+    // on a busy machine used up the per-address challenge budget (10 a minute) before the credit.
+    CHALLENGES_PER_MINUTE: '0',
     DEPOSIT_POLL_SECONDS: String(POLL_SECONDS),
     ...env,
   };

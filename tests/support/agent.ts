@@ -16,7 +16,8 @@ export async function signChallenge(wallet: KeyPairSigner, challenge: string): P
 
 /** GET a challenge bound to the wallet, sign it, POST the claim. Returns the claim response. */
 export async function claim(http: HttpClient, wallet: KeyPairSigner) {
-  const { body } = await http.get(`/api/keys/challenge?wallet=${wallet.address}`);
+  const { status, body } = await http.get(`/api/keys/challenge?wallet=${wallet.address}`);
+  if (status !== 200) throw new Error(`challenge refused: ${status} ${JSON.stringify(body)}`);
   const signature = await signChallenge(wallet, body.challenge);
   return http.post('/api/keys/claim', { wallet: wallet.address, signature, challenge: body.challenge });
 }
