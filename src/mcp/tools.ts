@@ -93,6 +93,8 @@ function jsonSafe(value: unknown): Record<string, unknown> {
  * (resultOf) or as JSON text (resultJsonOf). A 400 (bad arguments) is the caller's -32602 instead.
  */
 export interface ToolAnswer {
+  /** The tool that answered. */
+  readonly tool: string;
   readonly body: unknown;
   /** The body as exact JSON: the text content, and the JSON of the structured content. */
   readonly text: string;
@@ -115,7 +117,7 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
     meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
   }
   const plain = bigintFreeJson(outcome.body);
-  return { body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
+  return { tool: cap.tool, body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
 }
 
 /** The SDK's CallToolResult. Without a bigint inside, the body itself is the structured content: no second walk. */
@@ -136,7 +138,19 @@ export function resultOf(a: ToolAnswer): CallToolResult {
  */
 export function resultJsonOf(a: ToolAnswer, meta: Record<string, unknown> = a.meta, resultType?: 'complete'): string {
   const tail = resultType ? `,"resultType":"${resultType}"` : '';
-  return `{"content":[{"type":"text","text":${JSON.stringify(a.text)}}],"structuredContent":${a.text},"isError":${a.isError},"_meta":${toJson(meta)}${tail}}`;
+  return `{"content":[{"type":"text","text":${quoted(a)}}],"structuredContent":${a.text},"isError":${a.isError},"_meta":${toJson(meta)}${tail}}`;
+}
+
+// A tool answering from a cache gives the same text call after call (the fee tiers for two
+// seconds): its last text is kept quoted, per tool. Comparing texts costs next to nothing; quoting
+// 1 KB of JSON costs 0.8 µs, a tenth of what the direct path adds to the REST call.
+const lastQuoted = new Map<string, { text: string; quoted: string }>();
+function quoted(a: ToolAnswer): string {
+  const last = lastQuoted.get(a.tool);
+  if (last?.text === a.text) return last.quoted;
+  const q = JSON.stringify(a.text);
+  lastQuoted.set(a.tool, { text: a.text, quoted: q });
+  return q;
 }
 
 /**
