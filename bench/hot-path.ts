@@ -7,28 +7,18 @@
 // BENCH_ONLY=<part of a figure's name> runs just that figure; BENCH_PROFILE=<dir> runs the gateway
 // under `bun --cpu-prof-md` and leaves the profile there.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
-import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { buyKey, mcpSessionScript, waitFor, wrk as wrkOn, type WrkResult } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
 const runs = Number(process.argv[4] ?? 3);
 const SECRET = 'bench-secret';
 const dir = mkdtempSync(join(tmpdir(), 'cig-bench-'));
-
-async function waitFor(url: string) {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    if (i > 400) throw new Error(`${url} did not start`);
-    await Bun.sleep(25);
-  }
-}
 
 const chain = await startSandbox();
 const gatewayAddress = (await generateKeyPairSigner()).address;
@@ -55,49 +45,10 @@ const children = [
   Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(barePostPort), 'post'], { stdout: 'ignore', stderr: 'inherit' }),
 ];
 
-const http: HttpClient = {
-  async get(path, headers = {}) {
-    const res = await fetch(gw + path, { headers });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  },
-  async post(path, body, headers = {}) {
-    const res = await fetch(gw + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  },
-};
-
-interface WrkResult {
-  rps: number;
-  non2xx: number;
-  errors: number;
-  /** CPU time the serving process spent per answered request (µs): steadier than req/s on a busy machine. */
-  cpuUs: number;
-}
-
-const CLOCK_TICKS_PER_S = 100;
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S; // utime + stime
-}
-
-async function wrk(url: string, opts: { headers?: Record<string, string>; script?: string } = {}): Promise<WrkResult> {
+function wrk(url: string, opts: { headers?: Record<string, string>; script?: string } = {}): Promise<WrkResult> {
   const port = new URL(url).port;
   const pid = port === String(gwPort) ? children[0]!.pid : port === String(barePort) ? children[1]!.pid : children[2]!.pid;
-  const cpuBefore = cpuMs(pid);
-  const args = ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`];
-  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
-  if (opts.script) args.push('-s', opts.script);
-  args.push(url);
-  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'inherit' });
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  if (!Number.isFinite(rps)) throw new Error(`wrk printed no rate:\n${out}`);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  return { rps, non2xx, errors, cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / requests };
+  return wrkOn(url, pid, { seconds, connections, ...opts });
 }
 
 interface LatencyResult {
@@ -120,41 +71,15 @@ const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
 
 try {
   await Promise.all([waitFor(gw + '/healthz'), waitFor(bare), waitFor(barePost)]);
-  // A key bought the real way: deposit on the sandbox chain, webhook, challenge, signature, claim.
-  const agent = await chain.newWallet(2_000_000_000_000n);
-  const lamports = 1_000_000_000_000n;
-  const sig = await deposit(chain, agent, gatewayAddress, lamports);
-  await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: SECRET });
-  const key = await claimWhenSeen(http, agent, 0);
+  const { agent, key } = await buyKey(gw, chain, gatewayAddress, SECRET);
   const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
   // The agent holds the token, so its ATA exists: the answer an agent asks about again and again.
   await chain.mintTo(mint, chain.payer, agent.address, 1_000_000n);
   const paid = { 'x-api-key': key };
 
   // One Streamable HTTP session, opened with the official SDK client; wrk then posts tools/call on it.
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const mcp = new Client({ name: 'bench', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', gw), { requestInit: { headers: paid } });
-  await mcp.connect(transport);
-  const probe = (await mcp.callTool({ name: 'optimal_fee', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
-  if (probe.isError) throw new Error(`MCP optimal_fee failed: ${probe.content[0]?.text}`);
-  const script = join(dir, 'mcp-call.lua');
-  writeFileSync(
-    script,
-    `wrk.method = "POST"
-wrk.headers["content-type"] = "application/json"
-wrk.headers["accept"] = "application/json, text/event-stream"
-wrk.headers["mcp-session-id"] = "${transport.sessionId}"
-wrk.headers["mcp-protocol-version"] = "${transport.protocolVersion ?? '2025-06-18'}"
-wrk.headers["x-api-key"] = "${key}"
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":{"name":"optimal_fee","arguments":{}}}')
-end
-`,
-  );
+  const mcp = await mcpSessionScript(gw, key, dir);
+  const script = mcp.script;
 
   // The same call on the stateless 2026-07-28 revision: no session, the per-request envelope and
   // headers exactly as the official v2 client sends them.

@@ -1,0 +1,102 @@
+// What the wire benchmarks share: wrk against a URL with the serving process's CPU time per
+// request, a gateway's key bought the real way, and a Streamable HTTP session's tools/call as a
+// wrk script.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Address } from '@solana/kit';
+import type { Sandbox } from '../tests/support/sandbox/index.ts';
+import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+
+export interface WrkResult {
+  rps: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time the serving process spent per answered request (µs): steadier than req/s on a busy machine. */
+  cpuUs: number;
+}
+
+const CLOCK_TICKS_PER_S = 100;
+/** User plus system CPU time of a process so far, from /proc (ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+}
+
+/** One wrk run (one thread, closed loop) against `url`, served by process `pid`. */
+export async function wrk(url: string, pid: number, o: { seconds: number; connections: number; headers?: Record<string, string>; script?: string }): Promise<WrkResult> {
+  const cpuBefore = cpuMs(pid);
+  const args = ['wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`];
+  for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  if (o.script) args.push('-s', o.script);
+  args.push(url);
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  if (!Number.isFinite(rps)) throw new Error(`wrk printed no rate:\n${out}`);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  return { rps, requests, non2xx, errors, cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / requests };
+}
+
+export async function waitFor(url: string) {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {}
+    if (i > 400) throw new Error(`${url} did not start`);
+    await Bun.sleep(25);
+  }
+}
+
+export function httpClient(base: string): HttpClient {
+  const read = async (res: Response) => ({ status: res.status, body: await res.json(), headers: res.headers });
+  return {
+    get: async (path, headers = {}) => read(await fetch(base + path, { headers })),
+    post: async (path, body, headers = {}) =>
+      read(await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
+  };
+}
+
+/** A key bought the real way: a deposit on the sandbox chain, the webhook, a challenge, a signature, the claim. */
+export async function buyKey(base: string, chain: Sandbox, gatewayAddress: Address, secret: string, lamports = 1_000_000_000_000n) {
+  const http = httpClient(base);
+  const agent = await chain.newWallet(lamports * 2n);
+  const sig = await deposit(chain, agent, gatewayAddress, lamports);
+  await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: secret });
+  return { agent, key: await claimWhenSeen(http, agent, 0) };
+}
+
+/**
+ * A Streamable HTTP session opened with the official SDK client, and a wrk script that POSTs
+ * tools/call optimal_fee on it with ids counting up.
+ */
+export async function mcpSessionScript(base: string, key: string, dir: string, name = 'mcp-call.lua') {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', base), { requestInit: { headers: { 'x-api-key': key } } });
+  await client.connect(transport);
+  const probe = (await client.callTool({ name: 'optimal_fee', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+  if (probe.isError) throw new Error(`MCP optimal_fee failed: ${probe.content[0]?.text}`);
+  const script = join(dir, name);
+  writeFileSync(
+    script,
+    `wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.headers["accept"] = "application/json, text/event-stream"
+wrk.headers["mcp-session-id"] = "${transport.sessionId}"
+wrk.headers["mcp-protocol-version"] = "${transport.protocolVersion ?? '2025-06-18'}"
+wrk.headers["x-api-key"] = "${key}"
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":{"name":"optimal_fee","arguments":{}}}')
+end
+`,
+  );
+  return { script, close: () => client.close() };
+}
