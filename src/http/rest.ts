@@ -15,9 +15,17 @@ export const REST_PREFIXES = ['/api/chain', '/api/solana'] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+// HEAD is a safe method: it must not spend the caller's credit on an answer it never receives.
+const HEAD_REFUSED = {
+  error: 'HEAD is not served for paid calls',
+  hint: 'A HEAD request would be charged for an answer it never receives. Send GET; refused and failed calls cost nothing.',
+  live_status: 'FAILED',
+};
+
 /** Answers one call of `cap` with the fields from the query (and body), for the Elysia route and the direct one alike. */
 function answerer(cap: Capability, deps: CallDeps) {
   return async (raw: Record<string, unknown>, request: Request, server: unknown): Promise<Response> => {
+    if (cap.paid && request.method === 'HEAD') return json(405, HEAD_REFUSED, { allow: cap.method });
     const outcome = await call(cap, raw, httpCaller(request, server, 'rest', deps.ctx.config.trustedProxies), deps);
     return json(outcome.status, outcome.body, outcome.headers);
   };

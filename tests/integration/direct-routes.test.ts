@@ -89,6 +89,24 @@ describe('direct routes', () => {
     expect(me.body).toMatchObject({ creditLamports: DEPOSIT - 2 * PRICE, callsMade: 2, paidCallsAvailable: DEPOSIT / PRICE - 2 });
   });
 
+  test('HEAD on a paid route is refused and costs nothing, on either path; on a free route it is answered', async () => {
+    const gw = await sandbox.gateway();
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, DEPOSIT);
+    const paid = { 'x-api-key': key };
+    for (const path of ['/api/chain/optimal-fee', `/api/solana/token-accounts?wallet=${wallet}`, `/api/chain/transactions?wallet=${wallet}`]) {
+      const wire = await fetch(gw.url + path, { method: 'HEAD', headers: paid });
+      const inProcess = await gw.app.handle(new Request(gw.url + path, { method: 'HEAD', headers: paid }));
+      for (const res of [wire, inProcess]) {
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('GET');
+      }
+    }
+    const me = await gw.get('/api/keys/me', paid);
+    expect(me.body).toMatchObject({ creditLamports: DEPOSIT, callsMade: 0 });
+    expect((await gw.get('/api/keys/me/usage', paid)).body.calls).toEqual([]);
+    expect((await fetch(`${gw.url}/api/chain/blockhash`, { method: 'HEAD' })).status).toBe(200);
+  });
+
   test('are counted in the metrics under their route and face, by method and status', async () => {
     const gw = await sandbox.gateway();
     const metric = async (labels: string) => {
