@@ -6,6 +6,5 @@ export interface DirectRoute {
   readonly method: 'GET' | 'POST';
   /** A static path, matched exactly. */
   readonly path: string;
-  readonly face: 'rest' | 'mcp';
   handle(request: Request, server: unknown): Promise<Response>;
 }

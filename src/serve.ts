@@ -136,11 +136,8 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     (request, srv) =>
       handle(request, srv).catch((e: unknown) => unhandled(log, e));
   const routes: Record<string, Partial<Record<DirectRoute['method'], ReturnType<typeof observed>>>> = {};
-  for (const r of app.direct) {
-    const stats: RouteStats = { route: r.path, face: r.face, timer: httpDuration.series({ route: r.path, face: r.face }), counters: new Map() };
-    byPath.set(r.path, stats);
-    (routes[r.path] ??= {})[r.method] = observed(guarded(r.handle), stats);
-  }
+  // A direct route's path is its Elysia twin's template: its series are the ones that path finds.
+  for (const r of app.direct) (routes[r.path] ??= {})[r.method] = observed(guarded(r.handle), statsOf(r.path));
 
   const server = Bun.serve({
     idleTimeout,

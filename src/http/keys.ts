@@ -76,7 +76,7 @@ function meRoute(s: Services) {
 
 /** The routes Bun's router answers directly (see direct-route.ts): the balance an agent polls. */
 export function keyDirectRoutes(s: Services): DirectRoute[] {
-  return [{ method: 'GET', path: '/api/keys/me', face: 'rest', handle: meRoute(s) }];
+  return [{ method: 'GET', path: '/api/keys/me', handle: meRoute(s) }];
 }
 
 export function keyRoutes(s: Services) {

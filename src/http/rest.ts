@@ -64,6 +64,6 @@ export function restDirectRoutes(deps: CallDeps): DirectRoute[] {
       const q = url.indexOf('?');
       return answer(q === -1 ? {} : { ...parseQueryFromURL(url, q + 1) }, request, server);
     };
-    return REST_PREFIXES.map((prefix) => ({ method: 'GET' as const, path: restPath(cap, prefix), face: 'rest' as const, handle }));
+    return REST_PREFIXES.map((prefix) => ({ method: 'GET' as const, path: restPath(cap, prefix), handle }));
   });
 }

@@ -240,7 +240,7 @@ export function mcpRoutes(s: Services) {
     }
     return streamableHttp(request, body, server);
   };
-  const direct: DirectRoute[] = [{ method: 'POST', path: MCP_HTTP_PATH, face: 'mcp', handle: post }];
+  const direct: DirectRoute[] = [{ method: 'POST', path: MCP_HTTP_PATH, handle: post }];
 
   const routes = new Elysia({ name: 'mcp' })
     .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports)))

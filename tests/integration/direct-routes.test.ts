@@ -141,7 +141,7 @@ describe('a direct handler that throws', () => {
     const services = await createServices(config, log);
     const app = buildApp(services);
     // A fault no real handler produces on demand: one that throws.
-    app.direct.push({ method: 'GET', path: '/api/chain/broken', face: 'rest', handle: () => Promise.reject(new Error('boom at the bottom')) });
+    app.direct.push({ method: 'GET', path: '/api/chain/broken', handle: () => Promise.reject(new Error('boom at the bottom')) });
     const listening = serve(app, log, { port: 0, hostname: '127.0.0.1' });
     try {
       const url = `http://127.0.0.1:${listening.port}`;
