@@ -96,12 +96,14 @@ export function mcpRoutes(s: Services) {
     }
     return undefined;
   };
-  /** spend() for a POST's messages; a lone tools/call draws its token in the pipeline, so nothing to wait for here. */
+  /**
+   * spend() for the messages of a request: one token each but a tools/call's, which draws its own in
+   * the pipeline; a lone tools/call has nothing to wait for here.
+   */
   const spendOn = (caller: Caller, body: unknown) => {
-    const n = chargeable(body);
+    const n = Array.isArray(body) ? body.filter((m) => !isToolCall(m)).length : isToolCall(body) ? 0 : 1;
     return n === 0 ? undefined : spend(caller, n);
   };
-  const chargeable = (body: unknown) => (Array.isArray(body) ? body.filter((m) => !isToolCall(m)).length : isToolCall(body) ? 0 : 1);
 
   /** Who sends this very request: its own key and address, never the session's. The address is looked up when first read. */
   const callerOf = (request: Request, server: unknown): Caller => httpCaller(request, server, 'mcp', s.config.trustedProxies);
@@ -192,7 +194,7 @@ export function mcpRoutes(s: Services) {
       if (direct) return direct;
     }
     if (!sid && !(await (method === 'POST' ? isLegacyRequest(request, parsedBody) : isLegacyRequest(request)))) {
-      const limited = await spend(caller, chargeable(parsedBody));
+      const limited = await spendOn(caller, parsedBody);
       if (limited) return limited;
       return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
     }
@@ -297,7 +299,7 @@ export function mcpRoutes(s: Services) {
           return json(400, { jsonrpc: '2.0', error: { code: -32600, message: 'Session not initialized: send initialize first.' }, id: isRequest(early) ? early.id : null });
         }
       }
-      const limited = await spend(caller, chargeable(messages));
+      const limited = await spendOn(caller, messages);
       if (limited) return limited;
       if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
       sessions.touch(session);
