@@ -48,7 +48,7 @@ const sides = await Promise.all(
       stdout: 'inherit',
       stderr: 'inherit',
     });
-    return { ...side, base: `http://127.0.0.1:${port}`, proc, gatewayAddress, requests: 0, cpuMs: 0, rates: [] as number[] };
+    return { ...side, base: `http://127.0.0.1:${port}`, proc, gatewayAddress, requests: 0, cpuUs: 0, rates: [] as number[] };
   }),
 );
 
@@ -82,11 +82,11 @@ try {
       const result = await run(i, slice);
       if (result.non2xx || result.errors) console.log(`  ${sides[i]!.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`);
       sides[i]!.requests += result.requests;
-      sides[i]!.cpuMs += (result.cpuUs * result.requests) / 1000;
+      sides[i]!.cpuUs += result.cpuUs * result.requests;
       sides[i]!.rates.push(result.rps);
     }
   }
-  const cpuPerRequest = sides.map((s) => (s.cpuMs * 1000) / s.requests);
+  const cpuPerRequest = sides.map((s) => s.cpuUs / s.requests);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const [i, s] of sides.entries()) {
     console.log(`${s.name.padEnd(28)} ${cpuPerRequest[i]!.toFixed(2)} µs CPU per request, median ${median(s.rates).toFixed(0)} req/s`);
