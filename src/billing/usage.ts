@@ -71,39 +71,36 @@ export interface UsageHistory {
   page(wallet: string, limit: number, before?: number): UsagePage | Promise<UsagePage>;
 }
 
+/** Rows written by one statement at most; a larger batch is written in several. */
+const ROWS_PER_INSERT = 64;
+
+type Row = ReturnType<typeof usageRow>;
+
 export class UsageLog implements UsageHistory {
-  private readonly insert;
+  /** Multi-row inserts by row count, prepared on first use. */
+  private readonly inserts = new Map<number, (rows: Row[]) => void>();
+  /** Rows recorded since the last write; they go in with the next ledger commit. */
+  private pending: Row[] = [];
   private lastPrune = 0;
+  private readonly fail = (e: unknown) => this.log.error('usage rows not recorded', { error: e instanceof Error ? e.message : String(e) });
 
   constructor(
     private readonly db: Db,
     private readonly ledger: Ledger,
     private readonly retentionDays: number,
     private readonly log: Logger,
-  ) {
-    this.insert = db
-      .insert(usageEvents)
-      .values({
-        wallet: sql.placeholder('wallet'),
-        at: sql.placeholder('at'),
-        capability: sql.placeholder('capability'),
-        face: sql.placeholder('face'),
-        paidWith: sql.placeholder('paidWith'),
-        lamports: sql.placeholder('lamports'),
-        refunded: sql.placeholder('refunded'),
-        status: sql.placeholder('status'),
-      })
-      .prepare();
-  }
+  ) {}
 
   /** Records one charged call; returns at once, the row commits with the next ledger batch. */
   record(debit: Debit, call: UsageCall): UsageMark {
-    const row = { ...usageRow(debit, call), refunded: call.refunded ? 1 : 0 };
-    const fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
-    this.ledger.defer(() => this.insert.run(row), fail);
+    const row = usageRow(debit, call);
+    // The rows of one commit are written together: one statement for many rows cost a paid call
+    // about a third less than a prepared statement per row (the usage row is most of what a
+    // debit's commit writes).
+    if (this.pending.push(row) === 1) this.ledger.defer(() => this.writePending(), this.fail);
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
-      this.ledger.defer(() => this.prune(call.at), fail);
+      this.ledger.defer(() => this.prune(call.at), this.fail);
     }
     // Deferred like the insert, so it runs after it (the ledger commits in order). Two calls alike
     // in wallet, arrival, capability and face are alike in every column: marking either is exact.
@@ -114,8 +111,48 @@ export class UsageLog implements UsageHistory {
           const same = and(eq(usageEvents.wallet, wallet), eq(usageEvents.at, at), eq(usageEvents.capability, capability), eq(usageEvents.face, face), eq(usageEvents.refunded, false));
           const latest = this.db.select({ id: usageEvents.id }).from(usageEvents).where(same).orderBy(desc(usageEvents.id)).limit(1);
           this.db.update(usageEvents).set({ refunded: true }).where(inArray(usageEvents.id, latest)).run();
-        }, fail),
+        }, this.fail),
     };
+  }
+
+  private writePending() {
+    const rows = this.pending;
+    this.pending = [];
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const chunk = i === 0 && rows.length <= ROWS_PER_INSERT ? rows : rows.slice(i, i + ROWS_PER_INSERT);
+      this.insertOf(chunk)(chunk);
+    }
+  }
+
+  /**
+   * The insert for as many rows as `rows` holds. Its SQL and the order of its values are
+   * drizzle's, from the schema; the values are bound by position, which skips drizzle's per-run
+   * placeholder mapping.
+   */
+  private insertOf(rows: Row[]): (rows: Row[]) => void {
+    const known = this.inserts.get(rows.length);
+    if (known) return known;
+    const fields = Object.keys(rows[0]!) as (keyof Row)[];
+    const values = rows.map((_, i) => Object.fromEntries(fields.map((f) => [f, sql.placeholder(`${i}.${f}`)])));
+    const query = this.db.insert(usageEvents).values(values as never).toSQL();
+    // Which row and field each `?` stands for, in the order drizzle wrote them.
+    const slots = query.params.map((p) => {
+      const name = (p as unknown as { value: { name: string } }).value.name;
+      const dot = name.indexOf('.');
+      return [Number(name.slice(0, dot)), name.slice(dot + 1) as keyof Row] as const;
+    });
+    const statement = this.db.$client.prepare(query.sql);
+    const insert = (rows: Row[]) => {
+      const args: unknown[] = new Array(slots.length);
+      for (let s = 0; s < slots.length; s++) {
+        const [i, f] = slots[s]!;
+        const v = rows[i]![f];
+        args[s] = typeof v === 'boolean' ? Number(v) : v;
+      }
+      statement.run(...(args as never[]));
+    };
+    this.inserts.set(rows.length, insert);
+    return insert;
   }
 
   /** The wallet's calls, newest first, `limit` at a time, older than the cursor `before`. */

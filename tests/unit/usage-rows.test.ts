@@ -1,0 +1,71 @@
+// Usage rows recorded during one turn are written together with the next ledger commit (one
+// insert for up to 64 rows): on a real SQLite file, every row lands once, whole and in arrival
+// order, however many arrive at once, and a refund marks the row of its own call.
+import { afterEach, beforeEach, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Db } from '../../src/db/client.ts';
+import { Ledger, type Debit } from '../../src/billing/ledger.ts';
+import { UsageLog } from '../../src/billing/usage.ts';
+import { silentLogger } from '../../src/log.ts';
+
+let dir: string;
+let db: Db;
+let ledger: Ledger;
+let usage: UsageLog;
+const free: Debit = { wallet: 'wallet-a', kind: 'free', price: 7, balance: { freeCalls: 0, creditLamports: 0n } };
+const credit = (wallet: string): Debit => ({ wallet, kind: 'credit', price: 1000, balance: { freeCalls: 0, creditLamports: 0n } });
+const rows = () =>
+  db.$client.query('SELECT wallet, at, capability, face, paid_with AS paidWith, lamports, refunded, status FROM usage_events ORDER BY id').all() as Record<string, unknown>[];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cig-usage-rows-'));
+  db = openDatabase(join(dir, 'u.sqlite'));
+  ledger = new Ledger(db);
+  usage = new UsageLog(db, ledger, 30, silentLogger);
+});
+afterEach(() => {
+  db.$client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a burst larger than one insert lands whole, once and in order, in one commit', () => {
+  const now = Date.now();
+  const sent = Array.from({ length: 150 }, (_, i) => ({
+    debit: i % 3 === 0 ? free : credit(`wallet-${i % 5}`),
+    call: { capability: i % 2 ? 'find-ata' : 'optimal-fee', face: i % 4 ? ('rest' as const) : ('mcp' as const), at: now + i, status: 200, refunded: false },
+  }));
+  for (const s of sent) usage.record(s.debit, s.call);
+  const commits = ledger.commits;
+  ledger.settle();
+  expect(ledger.commits).toBe(commits + 1);
+  expect(rows()).toEqual(
+    sent.map(({ debit, call }) => ({
+      wallet: debit.wallet,
+      at: call.at,
+      capability: call.capability,
+      face: call.face,
+      paidWith: debit.kind === 'free' ? 'free_call' : 'credit',
+      lamports: debit.kind === 'free' ? 0 : 1000,
+      refunded: 0,
+      status: 200,
+    })),
+  );
+});
+
+test('rows recorded after a commit are written by the next one, and a refund marks its own row', () => {
+  const now = Date.now();
+  usage.record(credit('wallet-b'), { capability: 'find-ata', face: 'mcp', at: now, status: 200, refunded: false });
+  ledger.settle();
+  const second = usage.record(credit('wallet-b'), { capability: 'decode-tx', face: 'mcp', at: now + 1, status: 200, refunded: false });
+  usage.record(credit('wallet-b'), { capability: 'find-ata', face: 'mcp', at: now + 2, status: 200, refunded: false });
+  second.refunded();
+  ledger.settle();
+  expect(rows().map((r) => [r.capability, r.refunded])).toEqual([
+    ['find-ata', 0],
+    ['decode-tx', 1],
+    ['find-ata', 0],
+  ]);
+  expect(usage.page('wallet-b', 10).items.map((i) => i.refunded)).toEqual([false, true, false]);
+});
