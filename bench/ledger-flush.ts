@@ -1,17 +1,24 @@
 // How long one group-commit flush holds the event loop, by batch size, under each LEDGER_SYNC
 // setting, on a real SQLite file: the debits of one event-loop turn are queued at once, and the
 // ledger's own flushStats time the synchronous flush (BEGIN IMMEDIATE, the UPDATEs, COMMIT).
-// Run: bun bench/ledger-flush.ts [batches per size]
+// Then, per setting, paid calls as the gateway makes them (a debit and a usage row each, 45 per
+// group commit) for long enough that SQLite checkpoints the WAL inside some commits: how long the
+// slowest flushes held the event loop, and what share of all flush time they were.
+// Run: bun bench/ledger-flush.ts [batches per size] [group commits of paid calls]
 import { cpus, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/client.ts';
 import { Ledger } from '../src/billing/ledger.ts';
+import { UsageLog } from '../src/billing/usage.ts';
+import { silentLogger } from '../src/log.ts';
 import type { LedgerSync } from '../src/config.ts';
 
 const batches = Number(process.argv[2] ?? 200);
+const paidCommits = Number(process.argv[3] ?? 10_000);
+const CALLS_PER_COMMIT = 45;
 const dir = mkdtempSync(join(tmpdir(), 'cig-flush-'));
-console.log(`command: bun bench/ledger-flush.ts ${batches}`);
+console.log(`command: bun bench/ledger-flush.ts ${batches} ${paidCommits}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, bun ${Bun.version}, database in ${tmpdir()}`);
 console.log('sync    debits/batch   flush p50 ms   flush p99 ms   flush max ms   per debit us');
 try {
@@ -34,6 +41,27 @@ try {
         `${sync.padEnd(7)} ${String(size).padStart(13)} ${q(50).toFixed(3).padStart(14)} ${q(99).toFixed(3).padStart(14)} ${times.at(-1)!.toFixed(3).padStart(14)} ${((mean * 1000) / size).toFixed(1).padStart(14)}`,
       );
     }
+    // Paid calls: each debit's usage row rides along in the same commit, as in the gateway.
+    const usage = new UsageLog(db, ledger, 30, silentLogger);
+    const flushes: number[] = [];
+    for (let b = 0; b < paidCommits; b++) {
+      const before = ledger.flushStats.totalMs;
+      await Promise.all(
+        Array.from({ length: CALLS_PER_COMMIT }, (_, i) =>
+          ledger.debit(wallets[i % wallets.length]!, 1000).then((d) => void usage.record(d!, { capability: 'find-ata', face: 'rest', at: Date.now(), status: 200, refunded: false })),
+        ),
+      );
+      ledger.settle();
+      flushes.push(ledger.flushStats.totalMs - before);
+    }
+    flushes.sort((a, b) => a - b);
+    const total = flushes.reduce((a, b) => a + b, 0);
+    const slow = flushes.filter((t) => t > 5);
+    const p = (q: number) => flushes[Math.min(flushes.length - 1, Math.floor(q * flushes.length))]!.toFixed(3);
+    console.log(
+      `${sync.padEnd(7)} paid calls, ${paidCommits} group commits of ${CALLS_PER_COMMIT} (one call per wallet): flush p50 ${p(0.5)} ms, p99 ${p(0.99)} ms, max ${flushes.at(-1)!.toFixed(1)} ms; ` +
+        `${slow.length} over 5 ms (checkpoints inside a commit) = ${((100 * slow.reduce((a, b) => a + b, 0)) / total).toFixed(0)} % of all flush time; ${((total * 1000) / (paidCommits * CALLS_PER_COMMIT)).toFixed(2)} us per call`,
+    );
     db.$client.close();
   }
 } finally {
