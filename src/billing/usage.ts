@@ -94,9 +94,9 @@ export class UsageLog implements UsageHistory {
   /** Records one charged call; returns at once, the row commits with the next ledger batch. */
   record(debit: Debit, call: UsageCall): UsageMark {
     const row = usageRow(debit, call);
-    // The rows of one commit are written together: one statement for many rows cost a paid call
-    // about a third less than a prepared statement per row (the usage row is most of what a
-    // debit's commit writes).
+    // The rows of one commit are written together: in one statement a row cost SQLite 1.9 us
+    // against 2.2-2.7 us alone, and binding by position skips drizzle's mapping of each value;
+    // about 1 us of a cached paid call's 11 (bench/handler-cost.ts).
     if (this.pending.push(row) === 1) this.ledger.defer(() => this.writePending(), this.fail);
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
