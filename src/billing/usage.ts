@@ -119,7 +119,7 @@ export class UsageLog implements UsageHistory {
     const rows = this.pending;
     this.pending = [];
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      const chunk = i === 0 && rows.length <= ROWS_PER_INSERT ? rows : rows.slice(i, i + ROWS_PER_INSERT);
+      const chunk = rows.slice(i, i + ROWS_PER_INSERT);
       this.insertOf(chunk)(chunk);
     }
   }
