@@ -18,6 +18,17 @@ const batches = Number(process.argv[2] ?? 200);
 const paidCommits = Number(process.argv[3] ?? 10_000);
 const CALLS_PER_COMMIT = 45;
 const dir = mkdtempSync(join(tmpdir(), 'cig-flush-'));
+/** Each round's flush time (ms), sorted: `round` queues one batch and waits for its answers. */
+async function flushTimes(ledger: Ledger, rounds: number, round: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let b = 0; b < rounds; b++) {
+    const before = ledger.flushStats.totalMs;
+    await round();
+    times.push(ledger.flushStats.totalMs - before);
+  }
+  return times.sort((a, b) => a - b);
+}
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 console.log(`command: bun bench/ledger-flush.ts ${batches} ${paidCommits}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, bun ${Bun.version}, database in ${tmpdir()}`);
 console.log('sync    debits/batch   flush p50 ms   flush p99 ms   flush max ms   per debit us');
@@ -28,38 +39,26 @@ try {
     const wallets = Array.from({ length: 64 }, (_, i) => `wallet-${i}`);
     for (const w of wallets) ledger.credit(w, 10n ** 15n, 0);
     for (const size of [1, 16, 64, 256]) {
-      const times: number[] = [];
-      for (let b = 0; b < batches; b++) {
-        const before = { ...ledger.flushStats };
-        await Promise.all(Array.from({ length: size }, (_, i) => ledger.debit(wallets[i % wallets.length]!, 1000)));
-        times.push(ledger.flushStats.totalMs - before.totalMs);
-      }
-      times.sort((a, b) => a - b);
-      const q = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
+      const times = await flushTimes(ledger, batches, () => Promise.all(Array.from({ length: size }, (_, i) => ledger.debit(wallets[i % wallets.length]!, 1000))));
       const mean = times.reduce((a, b) => a + b, 0) / times.length;
       console.log(
-        `${sync.padEnd(7)} ${String(size).padStart(13)} ${q(50).toFixed(3).padStart(14)} ${q(99).toFixed(3).padStart(14)} ${times.at(-1)!.toFixed(3).padStart(14)} ${((mean * 1000) / size).toFixed(1).padStart(14)}`,
+        `${sync.padEnd(7)} ${String(size).padStart(13)} ${quantile(times, 0.5).toFixed(3).padStart(14)} ${quantile(times, 0.99).toFixed(3).padStart(14)} ${times.at(-1)!.toFixed(3).padStart(14)} ${((mean * 1000) / size).toFixed(1).padStart(14)}`,
       );
     }
-    // Paid calls: each debit's usage row rides along in the same commit, as in the gateway.
+    // Paid calls: each debit's usage row rides along with the next commit, as in the gateway.
     const usage = new UsageLog(db, ledger, 30, silentLogger);
-    const flushes: number[] = [];
-    for (let b = 0; b < paidCommits; b++) {
-      const before = ledger.flushStats.totalMs;
-      await Promise.all(
+    const flushes = await flushTimes(ledger, paidCommits, () =>
+      Promise.all(
         Array.from({ length: CALLS_PER_COMMIT }, (_, i) =>
           ledger.debit(wallets[i % wallets.length]!, 1000).then((d) => void usage.record(d!, { capability: 'find-ata', face: 'rest', at: Date.now(), status: 200, refunded: false })),
         ),
-      );
-      ledger.settle();
-      flushes.push(ledger.flushStats.totalMs - before);
-    }
-    flushes.sort((a, b) => a - b);
+      ),
+    );
+    ledger.settle();
     const total = flushes.reduce((a, b) => a + b, 0);
     const slow = flushes.filter((t) => t > 5);
-    const p = (q: number) => flushes[Math.min(flushes.length - 1, Math.floor(q * flushes.length))]!.toFixed(3);
     console.log(
-      `${sync.padEnd(7)} paid calls, ${paidCommits} group commits of ${CALLS_PER_COMMIT} (one call per wallet): flush p50 ${p(0.5)} ms, p99 ${p(0.99)} ms, max ${flushes.at(-1)!.toFixed(1)} ms; ` +
+      `${sync.padEnd(7)} paid calls, ${paidCommits} group commits of ${CALLS_PER_COMMIT} (one call per wallet): flush p50 ${quantile(flushes, 0.5).toFixed(3)} ms, p99 ${quantile(flushes, 0.99).toFixed(3)} ms, max ${flushes.at(-1)!.toFixed(1)} ms; ` +
         `${slow.length} over 5 ms (checkpoints inside a commit) = ${((100 * slow.reduce((a, b) => a + b, 0)) / total).toFixed(0)} % of all flush time; ${((total * 1000) / (paidCommits * CALLS_PER_COMMIT)).toFixed(2)} us per call`,
     );
     db.$client.close();
