@@ -6,7 +6,7 @@ import type { PgDb } from '../db/pg-client.ts';
 import { usageEvents } from '../db/pg-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit } from './ledger.ts';
-import { usageRow, type UsageCall, type UsageHistory, type UsageItem, type UsageMark, type UsagePage } from './usage.ts';
+import { unrecorded, usageRow, type UsageCall, type UsageHistory, type UsageItem, type UsageMark, type UsagePage } from './usage.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -15,7 +15,7 @@ export class PgUsageLog implements UsageHistory {
   private lastPrune = 0;
   private pending: (typeof usageEvents.$inferInsert)[] = [];
   private writing?: Promise<void>;
-  private readonly fail = (e: unknown) => this.log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
+  private readonly fail = (e: unknown) => unrecorded(this.log, e);
 
   constructor(
     private readonly db: PgDb,

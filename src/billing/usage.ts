@@ -71,6 +71,11 @@ export interface UsageHistory {
   page(wallet: string, limit: number, before?: number): UsagePage | Promise<UsagePage>;
 }
 
+/** What both backends log when usage rows could not be written (the call itself stands). */
+export function unrecorded(log: Logger, e: unknown): void {
+  log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
+}
+
 /** Rows written by one statement at most; a larger batch is written in several. */
 const ROWS_PER_INSERT = 64;
 
@@ -82,7 +87,7 @@ export class UsageLog implements UsageHistory {
   /** Rows recorded since the last write; they go in with the next ledger commit. */
   private pending: Row[] = [];
   private lastPrune = 0;
-  private readonly fail = (e: unknown) => this.log.error('usage rows not recorded', { error: e instanceof Error ? e.message : String(e) });
+  private readonly fail = (e: unknown) => unrecorded(this.log, e);
 
   constructor(
     private readonly db: Db,
