@@ -13,11 +13,11 @@ import { join, resolve } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { freePort, sandboxGatewayEnv } from '../tests/support/process.ts';
-import { buyKey, mcpSessionScript, waitFor, wrk } from './wire.ts';
+import { buyKey, mcpSessionScript, mcpStatelessScript, waitFor, wrk } from './wire.ts';
 
 const [revision, figure = 'blockhash', roundsArg = '8', sliceArg = '1'] = process.argv.slice(2);
-if (!revision) throw new Error('usage: bun bench/ab.ts <revision> [blockhash|find-ata|optimal-fee|keys-me|mcp] [rounds] [seconds per slice]');
-const FIGURES = ['blockhash', 'find-ata', 'optimal-fee', 'keys-me', 'mcp'];
+if (!revision) throw new Error('usage: bun bench/ab.ts <revision> [blockhash|find-ata|optimal-fee|keys-me|mcp|mcp-stateless] [rounds] [seconds per slice]');
+const FIGURES = ['blockhash', 'find-ata', 'optimal-fee', 'keys-me', 'mcp', 'mcp-stateless'];
 if (!FIGURES.includes(figure)) throw new Error(`figure must be one of ${FIGURES.join(', ')}`);
 const rounds = Number(roundsArg);
 const slice = Number(sliceArg);
@@ -67,6 +67,7 @@ try {
         closers.push(session.close);
         return { url: side.base + '/mcp', script: session.script };
       }
+      if (figure === 'mcp-stateless') return { url: side.base + '/mcp', script: await mcpStatelessScript(side.base, key, dir, `mcp-modern-${i}.lua`) };
       const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
       await chain.mintTo(mint, chain.payer, agent.address, 1_000_000n);
       return { url: `${side.base}/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, headers: paid };

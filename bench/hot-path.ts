@@ -7,12 +7,12 @@
 // BENCH_ONLY=<part of a figure's name> runs just that figure; BENCH_PROFILE=<dir> runs the gateway
 // under `bun --cpu-prof-md` and leaves the profile there.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
-import { buyKey, mcpSessionScript, waitFor, wrk as wrkOn, type WrkResult } from './wire.ts';
+import { buyKey, mcpSessionScript, mcpStatelessScript, waitFor, wrk as wrkOn, type WrkResult } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
@@ -81,28 +81,7 @@ try {
   const mcp = await mcpSessionScript(gw, key, dir);
   const script = mcp.script;
 
-  // The same call on the stateless 2026-07-28 revision: no session, the per-request envelope and
-  // headers exactly as the official v2 client sends them.
-  const modernCall = (id: number | string) =>
-    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"optimal_fee","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`;
-  const modernHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee', 'mcp-protocol-version': '2026-07-28', ...paid };
-  const modernProbe = await fetch(gw + '/mcp', { method: 'POST', headers: modernHeaders, body: modernCall(0) });
-  const modernAnswer = (await modernProbe.json()) as { result?: { isError?: boolean } };
-  if (modernProbe.status !== 200 || modernAnswer.result?.isError !== false) throw new Error(`stateless MCP optimal_fee failed: ${JSON.stringify(modernAnswer)}`);
-  const modernScript = join(dir, 'mcp-modern-call.lua');
-  writeFileSync(
-    modernScript,
-    `wrk.method = "POST"
-${Object.entries(modernHeaders)
-  .map(([k, v]) => `wrk.headers["${k}"] = "${v}"`)
-  .join('\n')}
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, nil, nil, '${modernCall("' .. n .. '")}')
-end
-`,
-  );
+  const modernScript = await mcpStatelessScript(gw, key, dir);
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`command: bun bench/hot-path.ts ${seconds} ${connections} ${runs}   (wrk -t1 -c${connections} -d${seconds}s per run)`);

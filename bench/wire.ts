@@ -100,3 +100,31 @@ end
   );
   return { script, close: () => client.close() };
 }
+
+/**
+ * A wrk script posting the same call on the stateless 2026-07-28 revision: no session, the
+ * per-request envelope and headers exactly as the official v2 client sends them. Checked once first.
+ */
+export async function mcpStatelessScript(base: string, key: string, dir: string, name = 'mcp-modern-call.lua') {
+  const call = (id: number | string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"optimal_fee","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`;
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee', 'mcp-protocol-version': '2026-07-28', 'x-api-key': key };
+  const probe = await fetch(base + '/mcp', { method: 'POST', headers, body: call(0) });
+  const answer = (await probe.json()) as { result?: { isError?: boolean } };
+  if (probe.status !== 200 || answer.result?.isError !== false) throw new Error(`stateless MCP optimal_fee failed: ${JSON.stringify(answer)}`);
+  const script = join(dir, name);
+  writeFileSync(
+    script,
+    `wrk.method = "POST"
+${Object.entries(headers)
+  .map(([k, v]) => `wrk.headers["${k}"] = "${v}"`)
+  .join('\n')}
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, nil, '${call("' .. n .. '")}')
+end
+`,
+  );
+  return script;
+}
