@@ -136,6 +136,17 @@ describe('HTTP edges', () => {
     expect(res.body.live_status).toBe('FAILED');
   });
 
+  test('a body of only whitespace is malformed JSON, with a length or chunked, on every route that takes a body', async () => {
+    const chunked = () => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new TextEncoder().encode(' \n\t ')), c.close()) });
+    for (const path of ['/api/chain/simulate', '/api/keys/claim', '/mcp']) {
+      for (const body of [' \n\t ', chunked()]) {
+        const res = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { error: string }).error).toBe('Malformed request body');
+      }
+    }
+  });
+
   test('healthz answers and checks the database', async () => {
     const res = await gw.get('/healthz');
     expect(res.status).toBe(200);
