@@ -115,6 +115,7 @@ export class Ledger {
   private queue: Pending[] = [];
   private flushScheduled = false;
   private lazyFlush: ReturnType<typeof setTimeout> | undefined;
+  private readonly holders: (() => void)[] = [];
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
   readonly flushStats: FlushStats = { flushes: 0, operations: 0, totalMs: 0, maxMs: 0 };
@@ -192,9 +193,15 @@ export class Ledger {
     if (!this.flushScheduled && !this.lazyFlush) this.lazyFlush = setTimeout(() => this.flush(), DEFERRED_MS);
   }
 
-  /** Commits whatever is queued now, so a read that follows sees it. */
+  /** Commits whatever is queued now, and whatever a writer holds back for later (beforeSettle), so a read that follows sees it. */
   settle(): void {
+    for (const handOver of this.holders) handOver();
     while (this.queue.length > 0) this.flush();
+  }
+
+  /** `handOver` defers what its writer holds back; settle() calls it first. */
+  beforeSettle(handOver: () => void): void {
+    this.holders.push(handOver);
   }
 
   private enqueue<T>(wallet: string, step: Step): Promise<T> {

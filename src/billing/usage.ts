@@ -79,13 +79,24 @@ export function unrecorded(log: Logger, e: unknown): void {
 /** Rows written by one statement at most; a larger batch is written in several. */
 const ROWS_PER_INSERT = 64;
 
+/**
+ * Rows are held back until this many wait, or the first has waited WRITE_AFTER_MS, and then ride
+ * along with the next ledger commit. Each commit that carries rows rewrites the last pages of the
+ * table and of its index (and the database header, as the file grows): about ten WAL frames, 21
+ * writes to the file, for a commit of 45 rows from one wallet. Written 512 at a time, the same
+ * pages carry eleven times as many rows.
+ */
+const ROWS_PER_WRITE = 512;
+const WRITE_AFTER_MS = 100;
+
 type Row = ReturnType<typeof usageRow>;
 
 export class UsageLog implements UsageHistory {
   /** Multi-row inserts by row count, prepared on first use. */
   private readonly inserts = new Map<number, (rows: Row[]) => void>();
-  /** Rows recorded since the last write; they go in with the next ledger commit. */
+  /** Rows recorded and not yet handed to the ledger. */
   private pending: Row[] = [];
+  private handOverTimer: ReturnType<typeof setTimeout> | undefined;
   private lastPrune = 0;
   private readonly fail = (e: unknown) => unrecorded(this.log, e);
 
@@ -94,39 +105,52 @@ export class UsageLog implements UsageHistory {
     private readonly ledger: Ledger,
     private readonly retentionDays: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    ledger.beforeSettle(() => this.handOver());
+  }
 
-  /** Records one charged call; returns at once, the row commits with the next ledger batch. */
+  /** Records one charged call; returns at once, the row commits with a later ledger batch. */
   record(debit: Debit, call: UsageCall): UsageMark {
     const row = usageRow(debit, call);
-    // The rows of one commit are written together: in one statement a row cost SQLite 1.9 us
-    // against 2.2-2.7 us alone, and binding by position skips drizzle's mapping of each value;
-    // about 1 us of a cached paid call's 11 (bench/handler-cost.ts).
-    if (this.pending.push(row) === 1) this.ledger.defer(() => this.writePending(), this.fail);
+    const batch = this.pending;
+    const held = batch.push(row);
+    if (held === 1) this.handOverTimer = setTimeout(() => this.handOver(), WRITE_AFTER_MS);
+    else if (held >= ROWS_PER_WRITE) this.handOver();
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
       this.ledger.defer(() => this.prune(call.at), this.fail);
     }
-    // Deferred like the insert, so it runs after it (the ledger commits in order). Two calls alike
-    // in wallet, arrival, capability and face are alike in every column: marking either is exact.
     return {
-      refunded: () =>
+      refunded: () => {
+        // Not yet handed over: the row goes in as refunded.
+        if (batch === this.pending) return void (row.refunded = true);
+        // Deferred like the insert, so it runs after it (the ledger commits in order). Two calls alike
+        // in wallet, arrival, capability and face are alike in every column: marking either is exact.
         this.ledger.defer(() => {
           const { wallet, at, capability, face } = row;
           const same = and(eq(usageEvents.wallet, wallet), eq(usageEvents.at, at), eq(usageEvents.capability, capability), eq(usageEvents.face, face), eq(usageEvents.refunded, false));
           const latest = this.db.select({ id: usageEvents.id }).from(usageEvents).where(same).orderBy(desc(usageEvents.id)).limit(1);
           this.db.update(usageEvents).set({ refunded: true }).where(inArray(usageEvents.id, latest)).run();
-        }, this.fail),
+        }, this.fail);
+      },
     };
   }
 
-  private writePending() {
+  /** Gives the held rows to the ledger, to be written with its next commit. */
+  private handOver() {
+    clearTimeout(this.handOverTimer);
+    this.handOverTimer = undefined;
     const rows = this.pending;
+    if (rows.length === 0) return;
     this.pending = [];
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-      this.insertOf(chunk)(chunk);
-    }
+    // The rows of one commit are written together: in one statement a row cost SQLite 1.9 us
+    // against 2.2-2.7 us alone, and binding by position skips drizzle's mapping of each value.
+    this.ledger.defer(() => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+        const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+        this.insertOf(chunk)(chunk);
+      }
+    }, this.fail);
   }
 
   /**

@@ -1,6 +1,7 @@
-// Usage rows recorded during one turn are written together with the next ledger commit (one
-// insert for up to 64 rows): on a real SQLite file, every row lands once, whole and in arrival
-// order, however many arrive at once, and a refund marks the row of its own call.
+// Usage rows are held back until 512 wait or the first has waited 100 ms, then written together
+// with the next ledger commit (one insert for up to 64 rows); a read of the history (settle)
+// writes whatever is held first. On a real SQLite file: every row lands once, whole and in arrival
+// order, however many arrive at once, and a refund marks the row of its own call, held or written.
 import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,18 +55,30 @@ test('a burst larger than one insert lands whole, once and in order, in one comm
   );
 });
 
-test('rows recorded after a commit are written by the next one, and a refund marks its own row', () => {
+test('rows are held until 512 wait, then ride along with the next debit; the rest follow within the time limit', async () => {
+  ledger.credit('wallet-c', 10n ** 12n, 0);
   const now = Date.now();
-  usage.record(credit('wallet-b'), { capability: 'find-ata', face: 'mcp', at: now, status: 200, refunded: false });
+  for (let i = 0; i < 600; i++) usage.record(credit('wallet-c'), { capability: 'find-ata', face: 'rest', at: now + i, status: 200, refunded: false });
+  await ledger.debit('wallet-c', 1000);
+  expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 512 }, (_, i) => now + i));
+  // The last 88 are handed over after 100 ms and commit alone within the ledger's 200 ms for writes nobody waits for.
+  await Bun.sleep(400);
+  expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 600 }, (_, i) => now + i));
+});
+
+test('a refund marks its own row, whether the row was still held or already written', () => {
+  const now = Date.now();
+  const written = usage.record(credit('wallet-b'), { capability: 'find-ata', face: 'mcp', at: now, status: 200, refunded: false });
   ledger.settle();
-  const second = usage.record(credit('wallet-b'), { capability: 'decode-tx', face: 'mcp', at: now + 1, status: 200, refunded: false });
+  const held = usage.record(credit('wallet-b'), { capability: 'decode-tx', face: 'mcp', at: now + 1, status: 200, refunded: false });
   usage.record(credit('wallet-b'), { capability: 'find-ata', face: 'mcp', at: now + 2, status: 200, refunded: false });
-  second.refunded();
+  held.refunded();
+  written.refunded();
   ledger.settle();
   expect(rows().map((r) => [r.capability, r.refunded])).toEqual([
-    ['find-ata', 0],
+    ['find-ata', 1],
     ['decode-tx', 1],
     ['find-ata', 0],
   ]);
-  expect(usage.page('wallet-b', 10).items.map((i) => i.refunded)).toEqual([false, true, false]);
+  expect(usage.page('wallet-b', 10).items.map((i) => i.refunded)).toEqual([false, true, true]);
 });
