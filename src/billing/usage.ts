@@ -83,10 +83,11 @@ const ROWS_PER_INSERT = 64;
  * Rows are held back until this many wait, or the first has waited WRITE_AFTER_MS, and then ride
  * along with the next ledger commit. Each commit that carries rows rewrites the last pages of the
  * table and of its index (and the database header, as the file grows): about ten WAL frames, 21
- * writes to the file, for a commit of 45 rows from one wallet. Written 512 at a time, the same
- * pages carry eleven times as many rows.
+ * writes to the file, for a commit of 45 rows from one wallet. Written 256 at a time, the same
+ * pages carry nearly six times as many rows. Not more: such a commit holds the event loop, about
+ * 2.6 ms at p99 for 256 rows from 45 wallets (4.2 ms for 512; bench/ledger-flush.ts).
  */
-const ROWS_PER_WRITE = 512;
+const ROWS_PER_WRITE = 256;
 const WRITE_AFTER_MS = 100;
 
 type Row = ReturnType<typeof usageRow>;

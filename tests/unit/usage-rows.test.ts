@@ -1,4 +1,4 @@
-// Usage rows are held back until 512 wait or the first has waited 100 ms, then written together
+// Usage rows are held back until 256 wait or the first has waited 100 ms, then written together
 // with the next ledger commit (one insert for up to 64 rows); a read of the history (settle)
 // writes whatever is held first. On a real SQLite file: every row lands once, whole and in arrival
 // order, however many arrive at once, and a refund marks the row of its own call, held or written.
@@ -55,15 +55,15 @@ test('a burst larger than one insert lands whole, once and in order, in one comm
   );
 });
 
-test('rows are held until 512 wait, then ride along with the next debit; the rest follow within the time limit', async () => {
+test('rows are held until 256 wait, then ride along with the next debit; the rest follow within the time limit', async () => {
   ledger.credit('wallet-c', 10n ** 12n, 0);
   const now = Date.now();
-  for (let i = 0; i < 600; i++) usage.record(credit('wallet-c'), { capability: 'find-ata', face: 'rest', at: now + i, status: 200, refunded: false });
+  for (let i = 0; i < 300; i++) usage.record(credit('wallet-c'), { capability: 'find-ata', face: 'rest', at: now + i, status: 200, refunded: false });
   await ledger.debit('wallet-c', 1000);
-  expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 512 }, (_, i) => now + i));
-  // The last 88 are handed over after 100 ms and commit alone within the ledger's 200 ms for writes nobody waits for.
+  expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 256 }, (_, i) => now + i));
+  // The last 44 are handed over after 100 ms and commit alone within the ledger's 200 ms for writes nobody waits for.
   await Bun.sleep(400);
-  expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 600 }, (_, i) => now + i));
+  expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 300 }, (_, i) => now + i));
 });
 
 test('a refund marks its own row, whether the row was still held or already written', () => {
