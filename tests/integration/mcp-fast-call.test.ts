@@ -429,7 +429,7 @@ describe('stateless 2026-07-28: a plain tools/call is answered directly, as the 
     expect(await credit(gw, key)).toBe(before);
   });
 
-  test('client capabilities, an unknown tool or an extra mcp- header: the SDK handler answers', async () => {
+  test('client capabilities or an unknown tool: the SDK handler answers; extra mcp- headers change no answer', async () => {
     const before = await credit(gw, key);
     const withCapabilities = await post(call(9, 'optimal_fee', {}, { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }));
     expect(withCapabilities.json.result.isError).toBe(false);
@@ -438,6 +438,12 @@ describe('stateless 2026-07-28: a plain tools/call is answered directly, as the 
     const unknown = await post(call(11, 'no_such_tool'));
     expect(unknown.json.error.code).toBe(-32602);
     expect(await credit(gw, key)).toBe(before - 2 * PRICE);
+    // Taken directly (nothing the SDK reads is in them), and answered as the SDK handler answers.
+    const extra = { 'mcp-param-network': 'devnet', 'mcp-param-wallet': 'x', 'mcp-other': '1' };
+    const direct = await post(call(12, 'get_chain_balance', { wallet }), extra);
+    const sdk = await post(call(12, 'get_chain_balance', { wallet }, SDK_ENVELOPE), extra);
+    expect(direct.status).toBe(200);
+    expect(direct.json).toEqual(sdk.json);
   });
 
   test('the rate limit applies: 429 as an error result, nothing charged', async () => {

@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'bun:test';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { isPlainStatelessCall } from '../../src/mcp/fast-call.ts';
+import { toolList } from '../../src/mcp/tools.ts';
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee' };
@@ -22,6 +23,16 @@ describe('what the direct stateless path takes', () => {
     expect(await isLegacyRequest(request(body), body)).toBe(false);
   });
 
+  // Headers the SDK does not read are not looked for. An Mcp-Param-* header is read only for a
+  // tool declaring x-mcp-header in its input schema, and no tool of ours declares one.
+  test('other headers, an Mcp-Param-* one included, do not keep a call from being taken', async () => {
+    const body = callWith({ arguments: {}, _meta: ENVELOPE });
+    const headers = { ...HEADERS, 'mcp-param-network': 'devnet', 'mcp-whatever': '1', 'user-agent': 'agent/1' };
+    expect(isPlainStatelessCall(request(body, headers), body)).toBe(true);
+    expect(await isLegacyRequest(request(body, headers), body)).toBe(false);
+    expect(JSON.stringify(toolList(5000))).not.toContain('x-mcp-header');
+  });
+
   const body = callWith({ arguments: {}, _meta: ENVELOPE });
   const notTaken: [string, unknown, Record<string, string>][] = [
     ['a 2025-era version header', body, { ...HEADERS, 'mcp-protocol-version': '2025-11-25' }],
@@ -32,7 +43,6 @@ describe('what the direct stateless path takes', () => {
     ['another _meta key', callWith({ _meta: { ...ENVELOPE, progressToken: 'p' } }), HEADERS],
     ['a client title', callWith({ _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'a', version: '1', title: 'A' } } }), HEADERS],
     ['a name header for another tool', body, { ...HEADERS, 'mcp-name': 'find_ata' }],
-    ['an mcp-param header', body, { ...HEADERS, 'mcp-param-network': 'devnet' }],
     ['a session id', body, { ...HEADERS, 'mcp-session-id': 'abc' }],
     ['Accept without event streams', body, { ...HEADERS, accept: 'application/json' }],
     ['a batch', [body], HEADERS],
