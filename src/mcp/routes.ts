@@ -203,7 +203,9 @@ export function mcpRoutes(s: Services) {
       const session = sessions.get(sid);
       if (!session || session.kind !== 'streamable-http') return rpcError(404, -32001, 'Session not found');
       if (!sameOwner(session.owner, caller)) return notYours();
-      const limited = method === 'POST' ? await spendOn(caller, parsedBody) : method === 'GET' ? await spend(caller, 1) : undefined;
+      // Awaited only when there is something to wait for: a lone tools/call spends nothing here.
+      const spending = method === 'POST' ? spendOn(caller, parsedBody) : method === 'GET' ? spend(caller, 1) : undefined;
+      const limited = spending && (await spending);
       if (limited) return limited;
       sessions.touch(session);
       if (method === 'POST') {
