@@ -10,7 +10,7 @@ import type { BillingStore } from './store.ts';
 export type { KeyOwner };
 
 export interface Payments {
-  identify(apiKey: string | undefined): Promise<KeyOwner | null>;
+  identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
   /** One atomic debit, durable when it resolves, or rejects with the 402 (`apiKey`: what was sent, to say why). */
   charge(owner: KeyOwner | null, apiKey?: string): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;

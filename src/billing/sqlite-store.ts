@@ -24,7 +24,7 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
   return {
     backend: 'sqlite',
     ready: Promise.resolve(),
-    identify: async (apiKey) => identify(apiKey),
+    identify: (apiKey) => identify(apiKey),
     keyKnown: async (keyHash) => db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() !== undefined,
     debit: (wallet, price) => ledger.debit(wallet, price),
     refund: (debit) => ledger.refund(debit),

@@ -26,8 +26,8 @@ export interface BillingStore {
   readonly backend: 'sqlite' | 'postgres';
   /** Resolves once the database is reachable and migrated; rejects when it is not. */
   readonly ready: Promise<void>;
-  /** Who holds this live (unrevoked) key; null for a revoked, unknown or malformed one. */
-  identify(apiKey: string | undefined): Promise<KeyOwner | null>;
+  /** Who holds this live (unrevoked) key; null for a revoked, unknown or malformed one. At once when the store knows without asking the database. */
+  identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
   /** Whether a key with this hash was ever issued (revoked or not): says why a key was refused. */
   keyKnown(keyHash: string): Promise<boolean>;
   /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once durable. */
