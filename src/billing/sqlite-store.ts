@@ -28,7 +28,7 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
     keyKnown: async (keyHash) => db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() !== undefined,
     debit: (wallet, price) => ledger.debit(wallet, price),
     refund: (debit) => ledger.refund(debit),
-    account: async (wallet) => ledger.account(wallet),
+    account: (wallet) => ledger.account(wallet),
     issueChallenge: async (ttl, requester, wallet, now) => issueChallenge(db, ttl, requester, wallet, now),
     consumeChallenge: async (challenge, wallet, now) => consumeChallenge(db, challenge, wallet, now),
     async claim(wallet, freeCalls, now) {

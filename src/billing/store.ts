@@ -34,7 +34,8 @@ export interface BillingStore {
   debit(wallet: string, priceLamports: number): Promise<Debit | null>;
   /** Gives back exactly what `debit` took. Resolves once durable. */
   refund(debit: Debit): Promise<Balance>;
-  account(wallet: string): Promise<AccountView | null>;
+  /** The account's committed state; at once when the store holds it in memory. */
+  account(wallet: string): AccountView | null | Promise<AccountView | null>;
   /** A newer challenge for a wallet supersedes only the same requester's (client address) older ones. */
   issueChallenge(ttlSeconds: number, requester: string, wallet: string | undefined, now: number): Promise<{ challenge: string; expiresAt: number }>;
   /** Uses the challenge up whatever happens next; true when it was live and bound to this wallet or to none. */

@@ -10,6 +10,8 @@ import { badRequest, GatewayError } from '../errors.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import type { AccountView } from '../billing/ledger.ts';
+import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
 
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
@@ -31,46 +33,61 @@ function guards(s: Services) {
   const guarded = async (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}) => {
     // The caller reads its key and asks the socket for its address only when something needs them.
     const caller = httpCaller(request, server, 'rest', s.config.trustedProxies);
-    const { headers, refusal } = await admit(s.limiter, () => `addr:${caller.address}`);
+    // What is known at once is not awaited (see calls/pipeline.ts).
+    const admission = admit(s.limiter, () => `addr:${caller.address}`);
+    const { headers, refusal } = admission instanceof Promise ? await admission : admission;
     if (refusal) {
       s.log.info('rate limited', { event: 'rate_limited', route: where, client: caller.address, retryAfter: headers['retry-after'] });
       return json(429, refusal, headers);
     }
     try {
-      return json(200, await fn(caller), { ...headers, ...extra });
+      const body = fn(caller);
+      return json(200, body instanceof Promise ? await body : body, { ...headers, ...extra });
     } catch (e) {
       const out = errorOutcome(e, s.log, where);
       return json(out.status, out.body, { ...headers, ...out.headers });
     }
   };
 
-  const ownerOf = async (caller: Caller) => {
-    const owner = await s.payments.identify(caller.apiKey);
+  const known = (owner: KeyOwner | null) => {
     if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
     return owner;
+  };
+  /** The key's owner, or a 401; at once when the store knows without asking the database. */
+  const ownerOf = (caller: Caller): KeyOwner | Promise<KeyOwner> => {
+    const found = s.payments.identify(caller.apiKey);
+    return found instanceof Promise ? found.then(known) : known(found);
   };
 
   return { guarded, ownerOf };
 }
 
+/** What /api/keys/me answers for the key's owner and its account. */
+function balanceOf(owner: KeyOwner, account: AccountView | null, price: number) {
+  const freeCalls = account?.freeCalls ?? 0;
+  const creditLamports = account?.creditLamports ?? 0n;
+  return {
+    wallet: owner.wallet,
+    freeCallsRemaining: freeCalls,
+    creditLamports,
+    priceLamports: price,
+    callsMade: account?.callsMade ?? 0,
+    paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
+  };
+}
+
 /** GET /api/keys/me: the key holder's balance, free calls and what they buy. */
 function meRoute(s: Services) {
   const { guarded, ownerOf } = guards(s);
+  const price = s.config.priceLamports;
+  const answer = (owner: KeyOwner) => {
+    const account = s.store.account(owner.wallet);
+    return account instanceof Promise ? account.then((a) => balanceOf(owner, a, price)) : balanceOf(owner, account, price);
+  };
   return (request: Request, server: unknown) =>
-    guarded(request, server, 'me', async (caller) => {
-      const owner = await ownerOf(caller);
-      const account = await s.store.account(owner.wallet);
-      const freeCalls = account?.freeCalls ?? 0;
-      const creditLamports = account?.creditLamports ?? 0n;
-      const price = s.config.priceLamports;
-      return {
-        wallet: owner.wallet,
-        freeCallsRemaining: freeCalls,
-        creditLamports,
-        priceLamports: price,
-        callsMade: account?.callsMade ?? 0,
-        paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
-      };
+    guarded(request, server, 'me', (caller) => {
+      const owner = ownerOf(caller);
+      return owner instanceof Promise ? owner.then(answer) : answer(owner);
     });
 }
 
