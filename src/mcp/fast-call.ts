@@ -14,8 +14,8 @@
 // change the SDK's answer: of the `mcp-` ones it reads only those, and `Mcp-Param-*` for tools
 // that declare `x-mcp-header`, which none of ours does (tests hold both). Anything else (a batch,
 // a notification, other `_meta`, an unknown tool) returns undefined and goes to the SDK as
-// before, so every transport-level error stays the SDK's own. The tool runs through the ToolRunner the SDK's handler uses, and an error it
-// throws is answered as the SDK answers it.
+// before, so every transport-level error stays the SDK's own. The tool runs through the
+// ToolRunner the SDK's handler uses, and an error it throws is answered as the SDK answers it.
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -149,8 +149,8 @@ function isPlainEnvelope(meta: unknown): boolean {
 /**
  * A tools/call whose header and envelope both claim 2026-07-28, with the headers that revision
  * requires: one the SDK's classifier can only call modern (a test holds it to that). Other
- * headers are not looked for: iterating a request's headers cost 0.7-0.9 us on the wire, a third
- * of what this path adds to the REST call, to find none the SDK would read.
+ * headers are not looked for: iterating a request's headers cost 0.7-0.9 us on the wire (a
+ * handler stubbed past that step), to find none the SDK would read.
  */
 export function isPlainStatelessCall(request: Request, body: unknown): body is PlainToolCall {
   if (request.method !== 'POST' || !isPlainToolCall(body, STATELESS_PARAMS) || !isPlainEnvelope(body.params._meta)) return false;
