@@ -1,6 +1,7 @@
 // The ledger's durability promise, tested the hard way: the gateway process is killed with
 // SIGKILL in the middle of a stream of paid calls, restarted on the same SQLite file, and every
-// 2xx answer a client received must still have its debit (with either LEDGER_SYNC setting).
+// 2xx answer a client received must still have its debit (with either LEDGER_SYNC setting). And a
+// SIGTERM right after paid calls, while their usage rows are still held in memory, loses none.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,4 +106,40 @@ describe('kill -9 in the middle of paid calls', () => {
       }
     }, 60_000);
   }
+});
+
+describe('a graceful stop right after paid calls', () => {
+  test('SIGTERM: usage rows still held in memory are written before exit; after a restart the history lists every call', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cig-stop-'));
+    const port = freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const gatewayAddress = (await generateKeyPairSigner()).address;
+    const env = { PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }) };
+    let gateway = startProcess(env);
+    try {
+      await waitForHealth(base);
+      const http = httpClient(base);
+      const agent = await chain.newWallet(BigInt(200 * PRICE));
+      const credit = 100 * PRICE;
+      const sig = await deposit(chain, agent, gatewayAddress as Address, BigInt(credit));
+      expect((await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);
+      const key = await claimWhenSeen(http, agent, 0);
+      const calls = 30;
+      const statuses = await Promise.all(Array.from({ length: calls }, () => fetch(base + '/api/chain/optimal-fee', { headers: { 'x-api-key': key } }).then((r) => r.status)));
+      expect(statuses).toEqual(Array(calls).fill(200));
+      // At once: the rows of these calls are still held back (up to 100 ms, or until 256 wait).
+      gateway.kill('SIGTERM');
+      expect(await gateway.exited).toBe(0);
+
+      gateway = startProcess(env);
+      await waitForHealth(base);
+      const history = await http.get('/api/keys/me/usage?limit=100', { 'x-api-key': key });
+      expect(history.status).toBe(200);
+      expect(history.body.calls.map((c: { capability: string }) => c.capability)).toEqual(Array(calls).fill('optimal-fee'));
+    } finally {
+      gateway.kill('SIGKILL');
+      await gateway.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
