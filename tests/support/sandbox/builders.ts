@@ -78,6 +78,9 @@ export interface CreateMintOptions {
 const SELF_PAY_MINIMUM = 10_000_000n;
 
 export class Builders {
+  /** The wallet funding under way (see newWallet). */
+  private funding: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly ledger: Ledger,
     private readonly faucet: KeyPairSigner,
@@ -153,11 +156,18 @@ export class Builders {
   async newWallet(lamports: bigint = 10n * LAMPORTS_PER_SOL): Promise<KeyPairSigner> {
     const wallet = await generateKeyPairSigner();
     const needed = lamports + LAMPORTS_PER_SOL;
-    if (this.ledger.balance(this.payer.address) < needed) {
-      const topUp = needed > 1000n * LAMPORTS_PER_SOL ? needed : 1000n * LAMPORTS_PER_SOL;
-      await this.transferSol(this.faucet, this.payer.address, topUp);
-    }
-    if (lamports > 0n) await this.transferSol(this.payer, wallet.address, lamports);
+    // One wallet funded at a time: concurrent calls would all see the payer's balance before any
+    // spends it (and two top-ups of one amount under one blockhash are one transaction).
+    const fund = async () => {
+      if (this.ledger.balance(this.payer.address) < needed) {
+        const topUp = needed > 1000n * LAMPORTS_PER_SOL ? needed : 1000n * LAMPORTS_PER_SOL;
+        await this.transferSol(this.faucet, this.payer.address, topUp);
+      }
+      if (lamports > 0n) await this.transferSol(this.payer, wallet.address, lamports);
+    };
+    const funded = this.funding.then(fund);
+    this.funding = funded.catch(() => {});
+    await funded;
     return wallet;
   }
 
