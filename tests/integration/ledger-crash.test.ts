@@ -44,29 +44,51 @@ function httpClient(base: string): HttpClient {
   };
 }
 
+/**
+ * A gateway process on a fresh SQLite file, with a key bought the real way for `credit` lamports.
+ * `restart` starts it again on the same file and port; `stop` kills it and removes the file.
+ */
+async function fundedGateway(credit: number, extraEnv: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cig-crash-'));
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const gatewayAddress = (await generateKeyPairSigner()).address;
+  const env = { PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }), ...extraEnv };
+  const g = {
+    base,
+    http: httpClient(base),
+    proc: startProcess(env),
+    key: '',
+    async restart() {
+      g.proc = startProcess(env);
+      await waitForHealth(base);
+    },
+    async stop() {
+      g.proc.kill('SIGKILL');
+      await g.proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitForHealth(base);
+    const agent = await chain.newWallet(BigInt(2 * credit));
+    const sig = await deposit(chain, agent, gatewayAddress as Address, BigInt(credit));
+    expect((await g.http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);
+    g.key = await claimWhenSeen(g.http, agent, 0);
+  } catch (e) {
+    await g.stop();
+    throw e;
+  }
+  return g;
+}
+
 describe('kill -9 in the middle of paid calls', () => {
   for (const ledgerSync of ['normal', 'full']) {
     test(`LEDGER_SYNC=${ledgerSync}: after a restart every 2xx answer has its debit, and the credit is exact`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'cig-crash-'));
-      const port = freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const gatewayAddress = (await generateKeyPairSigner()).address;
-      const env = {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }),
-        LEDGER_SYNC: ledgerSync,
-      };
-      let gateway = startProcess(env);
+      const credit = 1000 * PRICE;
+      const g = await fundedGateway(credit, { LEDGER_SYNC: ledgerSync });
+      const { base, http, key } = g;
       try {
-        await waitForHealth(base);
-        const http = httpClient(base);
-        const agent = await chain.newWallet(BigInt(2000 * PRICE));
-        const credit = 1000 * PRICE;
-        const sig = await deposit(chain, agent, gatewayAddress as Address, BigInt(credit));
-        expect((await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);
-        const key = await claimWhenSeen(http, agent, 0);
-
         // Paid calls from CONCURRENCY clients until SIGKILL cuts them off; count the 2xx received.
         let ok = 0;
         let killed = false;
@@ -86,12 +108,11 @@ describe('kill -9 in the middle of paid calls', () => {
         const clients = Array.from({ length: CONCURRENCY }, client);
         while (ok < 150) await Bun.sleep(5);
         killed = true;
-        gateway.kill('SIGKILL');
-        await gateway.exited;
+        g.proc.kill('SIGKILL');
+        await g.proc.exited;
         await Promise.all(clients);
 
-        gateway = startProcess(env);
-        await waitForHealth(base);
+        await g.restart();
         const me = await http.get('/api/keys/me', { 'x-api-key': key });
         expect(me.status).toBe(200);
         // Every answer a client saw was debited; at most the calls in flight at the kill were
@@ -100,9 +121,7 @@ describe('kill -9 in the middle of paid calls', () => {
         expect(me.body.callsMade).toBeLessThanOrEqual(ok + CONCURRENCY);
         expect(me.body.creditLamports).toBe(credit - me.body.callsMade * PRICE);
       } finally {
-        gateway.kill('SIGKILL');
-        await gateway.exited;
-        rmSync(dir, { recursive: true, force: true });
+        await g.stop();
       }
     }, 60_000);
   }
@@ -110,36 +129,22 @@ describe('kill -9 in the middle of paid calls', () => {
 
 describe('a graceful stop right after paid calls', () => {
   test('SIGTERM: usage rows still held in memory are written before exit; after a restart the history lists every call', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cig-stop-'));
-    const port = freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const gatewayAddress = (await generateKeyPairSigner()).address;
-    const env = { PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }) };
-    let gateway = startProcess(env);
+    const g = await fundedGateway(100 * PRICE);
+    const { base, http, key } = g;
     try {
-      await waitForHealth(base);
-      const http = httpClient(base);
-      const agent = await chain.newWallet(BigInt(200 * PRICE));
-      const credit = 100 * PRICE;
-      const sig = await deposit(chain, agent, gatewayAddress as Address, BigInt(credit));
-      expect((await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);
-      const key = await claimWhenSeen(http, agent, 0);
       const calls = 30;
       const statuses = await Promise.all(Array.from({ length: calls }, () => fetch(base + '/api/chain/optimal-fee', { headers: { 'x-api-key': key } }).then((r) => r.status)));
       expect(statuses).toEqual(Array(calls).fill(200));
       // At once: the rows of these calls are still held back (up to 100 ms, or until 256 wait).
-      gateway.kill('SIGTERM');
-      expect(await gateway.exited).toBe(0);
+      g.proc.kill('SIGTERM');
+      expect(await g.proc.exited).toBe(0);
 
-      gateway = startProcess(env);
-      await waitForHealth(base);
+      await g.restart();
       const history = await http.get('/api/keys/me/usage?limit=100', { 'x-api-key': key });
       expect(history.status).toBe(200);
       expect(history.body.calls.map((c: { capability: string }) => c.capability)).toEqual(Array(calls).fill('optimal-fee'));
     } finally {
-      gateway.kill('SIGKILL');
-      await gateway.exited;
-      rmSync(dir, { recursive: true, force: true });
+      await g.stop();
     }
   }, 60_000);
 });
