@@ -45,7 +45,7 @@ try {
         `${sync.padEnd(7)} ${String(size).padStart(13)} ${quantile(times, 0.5).toFixed(3).padStart(14)} ${quantile(times, 0.99).toFixed(3).padStart(14)} ${times.at(-1)!.toFixed(3).padStart(14)} ${((mean * 1000) / size).toFixed(1).padStart(14)}`,
       );
     }
-    // Paid calls: each debit's usage row rides along with the next commit, as in the gateway.
+    // Paid calls: their usage rows are held and ride along with a later commit, as in the gateway.
     const usage = new UsageLog(db, ledger, 30, silentLogger);
     const flushes = await flushTimes(ledger, paidCommits, () =>
       Promise.all(
