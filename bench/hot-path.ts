@@ -46,10 +46,22 @@ const children = [
   Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(barePostPort), 'post'], { stdout: 'ignore', stderr: 'inherit' }),
 ];
 
-function wrk(url: string, opts: { headers?: Record<string, string>; script?: string } = {}): Promise<WrkResult> {
+function wrk(url: string, opts: { headers?: Record<string, string>; script?: string } = {}, duration = seconds): Promise<WrkResult> {
   const port = new URL(url).port;
   const pid = port === String(gwPort) ? children[0]!.pid : port === String(barePort) ? children[1]!.pid : children[2]!.pid;
-  return wrkOn(url, pid, { seconds, connections, ...opts });
+  return wrkOn(url, pid, { seconds: duration, connections, ...opts });
+}
+
+/** Slices of one side of a run as one result: the mean rate of equal slices, CPU per request over all of them. */
+function combined(slices: WrkResult[]): WrkResult {
+  const requests = slices.reduce((n, r) => n + r.requests, 0);
+  return {
+    rps: slices.reduce((n, r) => n + r.rps, 0) / slices.length,
+    requests,
+    non2xx: slices.reduce((n, r) => n + r.non2xx, 0),
+    errors: slices.reduce((n, r) => n + r.errors, 0),
+    cpuUs: slices.reduce((n, r) => n + r.cpuUs * r.requests, 0) / requests,
+  };
 }
 
 interface LatencyResult {
@@ -85,37 +97,35 @@ try {
   const modernScript = await mcpStatelessScript(gw, key, dir);
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  console.log(`command: bun bench/hot-path.ts ${seconds} ${connections} ${runs}   (wrk -t1 -c${connections} -d${seconds}s per run)`);
+  console.log(`command: bun bench/hot-path.ts ${seconds} ${connections} ${runs}   (wrk -t1 -c${connections}; per run, ${seconds} one-second slices of the baseline and the call in turn)`);
   console.log(`machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`);
   console.log('the load generator shares the machine; other work on it makes every figure noisy, hence ratios and medians of runs\n');
 
 
   // `goal` undefined: a figure for context, measured like the others.
-  const figures: { name: string; goal?: number; target: () => Promise<WrkResult>; base: () => Promise<WrkResult>; baseName: string }[] = [
-    { name: 'cached free blockhash', goal: 0.6, target: () => wrk(gw + '/api/chain/blockhash'), base: () => wrk(bare), baseName: 'bare' },
-    { name: 'paid find-ata', goal: 0.4, target: () => wrk(`${gw}/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
-    { name: 'paid optimal-fee', goal: 0.4, target: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
-    { name: 'GET /api/keys/me', goal: 0.5, target: () => wrk(gw + '/api/keys/me', { headers: paid }), base: () => wrk(bare), baseName: 'bare' },
-    { name: 'paid MCP tools/call optimal_fee', goal: 0.8, target: () => wrk(gw + '/mcp', { script }), base: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }), baseName: 'REST paid optimal-fee' },
-    {
-      name: 'paid MCP tools/call optimal_fee, stateless 2026-07-28',
-      goal: 0.8,
-      target: () => wrk(gw + '/mcp', { script: modernScript }),
-      base: () => wrk(gw + '/api/chain/optimal-fee', { headers: paid }),
-      baseName: 'REST paid optimal-fee',
-    },
+  type Load = { url: string; headers?: Record<string, string>; script?: string };
+  const bareGet: Load = { url: bare };
+  const restFee: Load = { url: gw + '/api/chain/optimal-fee', headers: paid };
+  const figures: { name: string; goal?: number; target: Load; base: Load; baseName: string }[] = [
+    { name: 'cached free blockhash', goal: 0.6, target: { url: gw + '/api/chain/blockhash' }, base: bareGet, baseName: 'bare' },
+    { name: 'paid find-ata', goal: 0.4, target: { url: `${gw}/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, headers: paid }, base: bareGet, baseName: 'bare' },
+    { name: 'paid optimal-fee', goal: 0.4, target: restFee, base: bareGet, baseName: 'bare' },
+    { name: 'GET /api/keys/me', goal: 0.5, target: { url: gw + '/api/keys/me', headers: paid }, base: bareGet, baseName: 'bare' },
+    { name: 'paid MCP tools/call optimal_fee', goal: 0.8, target: { url: gw + '/mcp', script }, base: restFee, baseName: 'REST paid optimal-fee' },
+    { name: 'paid MCP tools/call optimal_fee, stateless 2026-07-28', goal: 0.8, target: { url: gw + '/mcp', script: modernScript }, base: restFee, baseName: 'REST paid optimal-fee' },
     // What any MCP call pays before its own work: Streamable HTTP POSTs the message as a body, and
     // reading a body costs Bun this much even in a bare server (the REST calls are GETs).
-    { name: 'bare POST reading a JSON-RPC body', target: () => wrk(barePost, { script }), base: () => wrk(bare), baseName: 'bare GET' },
+    { name: 'bare POST reading a JSON-RPC body', target: { url: barePost, script }, base: bareGet, baseName: 'bare GET' },
   ];
+  const load = ({ url, ...opts }: Load, duration?: number) => wrk(url, opts, duration);
 
   const only = process.env.BENCH_ONLY?.split(',');
   const chosen = figures.filter((f) => !only || only.some((part) => f.name.includes(part)));
   // Warm-up of what will be measured (JIT, upstream caches, the sandbox's first answers), and only
   // that, so a profile of one figure shows that figure's path.
   for (const f of chosen) {
-    await f.target();
-    await f.base();
+    await load(f.target);
+    await load(f.base);
   }
 
   const table: string[] = [];
@@ -137,8 +147,16 @@ try {
     const rates: number[] = [];
     const bases: number[] = [];
     for (let r = 0; r < runs; r++) {
-      const b = await f.base();
-      const t = await f.target();
+      // Baseline and call alternate in one-second slices, so a machine whose speed drifts within a
+      // run (other VMs on the host) moves both sides of the ratio alike.
+      const baseSlices: WrkResult[] = [];
+      const targetSlices: WrkResult[] = [];
+      for (let i = 0; i < seconds; i++) {
+        baseSlices.push(await load(f.base, 1));
+        targetSlices.push(await load(f.target, 1));
+      }
+      const b = combined(baseSlices);
+      const t = combined(targetSlices);
       if (t.non2xx || t.errors) console.log(`  ${f.name}: ${t.non2xx} non-2xx, ${t.errors} socket errors`);
       ratios.push(t.rps / b.rps);
       cpuRatios.push(b.cpuUs / t.cpuUs);
