@@ -148,7 +148,7 @@ try {
     const bases: number[] = [];
     for (let r = 0; r < runs; r++) {
       // Baseline and call alternate in one-second slices, so a machine whose speed drifts within a
-      // run (other VMs on the host) moves both sides of the ratio alike.
+      // run (this VM's did, by up to a third) moves both sides of the ratio alike.
       const baseSlices: WrkResult[] = [];
       const targetSlices: WrkResult[] = [];
       for (let i = 0; i < seconds; i++) {
