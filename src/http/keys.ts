@@ -27,6 +27,9 @@ function pageParam(raw: string | undefined, name: string, fallback: number, max:
   throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. Example: /api/keys/me/usage?limit=20&before=<nextCursor>`);
 }
 
+/** `f` of a value that may still be pending: applied at once when it is not, so nothing waits a microtask turn. */
+const andThen = <T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(f) : f(value));
+
 /** Rate limit and error mapping shared by the key routes, and the key's owner or a 401. */
 function guards(s: Services) {
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
@@ -54,10 +57,7 @@ function guards(s: Services) {
     return owner;
   };
   /** The key's owner, or a 401; at once when the store knows without asking the database. */
-  const ownerOf = (caller: Caller): KeyOwner | Promise<KeyOwner> => {
-    const found = s.payments.identify(caller.apiKey);
-    return found instanceof Promise ? found.then(known) : known(found);
-  };
+  const ownerOf = (caller: Caller): KeyOwner | Promise<KeyOwner> => andThen(s.payments.identify(caller.apiKey), known);
 
   return { guarded, ownerOf };
 }
@@ -80,15 +80,8 @@ function balanceOf(owner: KeyOwner, account: AccountView | null, price: number) 
 function meRoute(s: Services) {
   const { guarded, ownerOf } = guards(s);
   const price = s.config.priceLamports;
-  const answer = (owner: KeyOwner) => {
-    const account = s.store.account(owner.wallet);
-    return account instanceof Promise ? account.then((a) => balanceOf(owner, a, price)) : balanceOf(owner, account, price);
-  };
-  return (request: Request, server: unknown) =>
-    guarded(request, server, 'me', (caller) => {
-      const owner = ownerOf(caller);
-      return owner instanceof Promise ? owner.then(answer) : answer(owner);
-    });
+  const answer = (owner: KeyOwner) => andThen(s.store.account(owner.wallet), (account) => balanceOf(owner, account, price));
+  return (request: Request, server: unknown) => guarded(request, server, 'me', (caller) => andThen(ownerOf(caller), answer));
 }
 
 /** The routes Bun's router answers directly (see direct-route.ts): the balance an agent polls. */
