@@ -27,7 +27,7 @@ export class Readiness {
   start(): void {
     const probe = () => {
       const quietSince = Date.now() - this.windowMs / 3;
-      for (const u of Object.values(this.upstreams)) if ((u.lastAnswerAt ?? 0) < quietSince) u.call('getSlot').catch(() => {});
+      for (const u of Object.values(this.upstreams)) if ((u.lastAnswerAt ?? 0) < quietSince) Promise.resolve(u.call('getSlot')).catch(() => {});
       this.ping?.().then(
         () => (this.remoteWritable = true),
         () => (this.remoteWritable = false),

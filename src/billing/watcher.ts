@@ -80,7 +80,7 @@ export class DepositWatcher {
     return this.running;
   }
 
-  private page(before: string | undefined, until: string | undefined): Promise<SignatureInfo[]> {
+  private async page(before: string | undefined, until: string | undefined): Promise<SignatureInfo[]> {
     return this.deps.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
       this.deps.gateway,
       { limit: PAGE, commitment: 'confirmed', ...(until ? { until } : {}), ...(before ? { before } : {}) },

@@ -2,6 +2,7 @@
 // who is calling -> rate limit -> validate (400 costs nothing) -> price (free allowance or debit,
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
 import { admit, type Limiter } from '../billing/rate-limit.ts';
+import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
@@ -9,6 +10,7 @@ import { parseInput, type Capability, type CapabilityContext } from '../capabili
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
 import { GatewayError } from '../errors.ts';
+import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import type { Caller } from './caller.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
 
@@ -31,29 +33,52 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
   return admit(deps.limiter, () => bucketOf(caller, deps));
 }
 
-export async function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
-  // A free call looks up its key only to name its rate-limit bucket. What is known at once is not
-  // awaited: each await suspends the call for a turn of the microtask queue, which costs more on
-  // the wire than the lookup (bench/ab.ts).
+/**
+ * One call of `cap`. Its outcome comes at once, not as a promise, when nothing in the way needs
+ * waiting for: a free call answered from the upstream cache with its key (if any) in memory. A
+ * paid call always waits for its debit's commit.
+ */
+export function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): MaybePromise<Outcome> {
+  // A free call looks up its key only to name its rate-limit bucket.
   const found = cap.paid || deps.limiter.enabled ? deps.payments.identify(caller.apiKey) : null;
-  const owner = found instanceof Promise ? await found : found;
-  const admission = admit(deps.limiter, () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`));
-  const { headers, refusal } = admission instanceof Promise ? await admission : admission;
-  if (refusal) {
-    deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });
-    return { status: 429, headers, body: refusal };
-  }
+  return andThen(found, (owner) =>
+    andThen(admit(deps.limiter, () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`)), ({ headers, refusal }): MaybePromise<Outcome> => {
+      if (refusal) {
+        deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });
+        return { status: 429, headers, body: refusal };
+      }
+      if (cap.paid) return paidCall(cap, raw, caller, deps, owner, headers);
+      const failed = (e: unknown): Outcome => {
+        const failure = errorOutcome(e, deps.log, cap.name);
+        return { ...failure, headers: { ...headers, ...failure.headers } };
+      };
+      return attempt(
+        () => parseInput(cap, raw) as Record<string, unknown>,
+        (input) => attempt(() => cap.run(deps.ctx, input), (result): Outcome => ({ status: 200, body: successBody(cap, input, result), headers }), failed),
+        failed,
+      );
+    }),
+  );
+}
+
+/** What a call answers when its capability ran: the result, its network and the SUCCESS mark. */
+function successBody(cap: Capability, input: Record<string, unknown>, result: object): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...result };
+  if ('network' in cap.params) body.network = input.network;
+  body.live_status = 'SUCCESS';
+  return body;
+}
+
+async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, owner: KeyOwner | null, headers: Record<string, string>): Promise<Outcome> {
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
-    if (cap.paid) receipt = counted(await deps.payments.charge(owner, caller.apiKey));
-    const result = await cap.run(deps.ctx, input);
-    const body: Record<string, unknown> = { ...result };
-    if ('network' in cap.params) body.network = input.network;
-    body.live_status = 'SUCCESS';
+    receipt = counted(await deps.payments.charge(owner, caller.apiKey));
+    // A cached answer is not awaited: that would cost the call another turn of the microtask queue.
+    const ran = cap.run(deps.ctx, input);
+    const body = successBody(cap, input, ran instanceof Promise ? await ran : ran);
     const charged = receipt;
-    if (!charged) return { status: 200, body, headers };
     countCharge(cap.name, charged, 'success');
     const usage = deps.usage.record(charged, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
     // Given back when the face could not deliver the answer: the call's row says so, and the lamports count as refunded.

@@ -1,4 +1,5 @@
 import { Type as t } from '@sinclair/typebox';
+import { andThen } from '../maybe.ts';
 import { defineCapability } from './capability.ts';
 import { u64 } from './output.ts';
 import { network } from './params.ts';
@@ -17,8 +18,8 @@ export const blockhash = defineCapability({
     lastValidBlockHeight: u64('Last block height at which a transaction using this blockhash is still accepted'),
     slot: u64('Slot the blockhash was read at'),
   }),
-  async run(ctx, { network }) {
-    const res = await ctx
+  run(ctx, { network }) {
+    const latest = ctx
       .rpc(network)
       .call<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', [{ commitment: 'finalized' }], {
         // A finalized blockhash stays usable for ~60 s; one second of reuse spares the node bursts,
@@ -26,6 +27,6 @@ export const blockhash = defineCapability({
         cacheMs: 1000,
         staleMs: 2000,
       });
-    return { blockhash: res.value.blockhash, lastValidBlockHeight: res.value.lastValidBlockHeight, slot: res.context.slot };
+    return andThen(latest, (res) => ({ blockhash: res.value.blockhash, lastValidBlockHeight: res.value.lastValidBlockHeight, slot: res.context.slot }));
   },
 });

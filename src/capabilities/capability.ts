@@ -5,6 +5,7 @@ import type { Upstream } from '../chain/upstream.ts';
 import { NETWORKS, type Config, type Network } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { badRequest } from '../errors.ts';
+import type { MaybePromise } from '../maybe.ts';
 import { InvalidField, type Input, type Param, type ParamMap } from './params.ts';
 
 export interface CapabilityContext {
@@ -26,7 +27,8 @@ export interface Capability<P extends ParamMap = ParamMap, O extends TObject = T
   readonly params: P;
   /** JSON Schema of what `run` returns (the success body without `network` and `live_status`). */
   readonly output: O;
-  run(ctx: CapabilityContext, input: Input<P>): Promise<Frozen<Static<O>>>;
+  /** The answer, at once when nothing needs waiting for (a cached upstream answer): see maybe.ts. */
+  run(ctx: CapabilityContext, input: Input<P>): MaybePromise<Frozen<Static<O>>>;
 }
 
 /** A schema's value type with every object and array read-only, so pure cores may return readonly data. */

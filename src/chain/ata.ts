@@ -5,6 +5,7 @@
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
+import type { MaybePromise } from '../maybe.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './program-ids.ts';
 
 export interface AssociatedTokenAddresses {
@@ -14,11 +15,12 @@ export interface AssociatedTokenAddresses {
   token2022: string;
 }
 
-// ~200 bytes an entry: 20,000 entries are a few MB. The promise is kept so that concurrent first
-// calls for the same pair derive once.
-const derived = new LRUCache<string, Promise<AssociatedTokenAddresses>>({ max: 20_000 });
+// ~200 bytes an entry: 20,000 entries are a few MB. While a derivation runs its promise is kept,
+// so that concurrent first calls for the same pair derive once; then the addresses themselves, so
+// later calls have them at once (maybe.ts).
+const derived = new LRUCache<string, MaybePromise<AssociatedTokenAddresses>>({ max: 20_000 });
 
-export function associatedTokenAddresses(wallet: string, mint: string): Promise<AssociatedTokenAddresses> {
+export function associatedTokenAddresses(wallet: string, mint: string): MaybePromise<AssociatedTokenAddresses> {
   const key = wallet + ':' + mint;
   const known = derived.get(key);
   if (known) return known;
@@ -28,6 +30,9 @@ export function associatedTokenAddresses(wallet: string, mint: string): Promise<
     [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((p) => findAssociatedTokenPda({ owner, mint: mintAddress, tokenProgram: address(p) })),
   ).then(([[classic], [token2022]]) => ({ classic, token2022 }));
   derived.set(key, pending);
-  pending.catch(() => derived.delete(key));
+  pending.then(
+    (addresses) => derived.peek(key) === pending && derived.set(key, addresses),
+    () => derived.delete(key),
+  );
   return pending;
 }

@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 import { badRequest, GatewayError } from '../errors.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
+import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
 import type { AccountView } from '../billing/ledger.ts';
 import type { KeyOwner } from '../billing/keys.ts';
@@ -27,29 +28,26 @@ function pageParam(raw: string | undefined, name: string, fallback: number, max:
   throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. Example: /api/keys/me/usage?limit=20&before=<nextCursor>`);
 }
 
-/** `f` of a value that may still be pending: applied at once when it is not, so nothing waits a microtask turn. */
-const andThen = <T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(f) : f(value));
-
 /** Rate limit and error mapping shared by the key routes, and the key's owner or a 401. */
 function guards(s: Services) {
-  /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies. */
-  const guarded = async (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}) => {
+  /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies; at once when nothing needs waiting for. */
+  const guarded = (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}): MaybePromise<Response> => {
     // The caller reads its key and asks the socket for its address only when something needs them.
     const caller = httpCaller(request, server, 'rest', s.config.trustedProxies);
-    // What is known at once is not awaited (see calls/pipeline.ts).
-    const admission = admit(s.limiter, () => `addr:${caller.address}`);
-    const { headers, refusal } = admission instanceof Promise ? await admission : admission;
-    if (refusal) {
-      s.log.info('rate limited', { event: 'rate_limited', route: where, client: caller.address, retryAfter: headers['retry-after'] });
-      return json(429, refusal, headers);
-    }
-    try {
-      const body = fn(caller);
-      return json(200, body instanceof Promise ? await body : body, { ...headers, ...extra });
-    } catch (e) {
-      const out = errorOutcome(e, s.log, where);
-      return json(out.status, out.body, { ...headers, ...out.headers });
-    }
+    return andThen(admit(s.limiter, () => `addr:${caller.address}`), ({ headers, refusal }) => {
+      if (refusal) {
+        s.log.info('rate limited', { event: 'rate_limited', route: where, client: caller.address, retryAfter: headers['retry-after'] });
+        return json(429, refusal, headers);
+      }
+      return attempt(
+        () => fn(caller),
+        (body) => json(200, body, { ...headers, ...extra }),
+        (e) => {
+          const out = errorOutcome(e, s.log, where);
+          return json(out.status, out.body, { ...headers, ...out.headers });
+        },
+      );
+    });
   };
 
   const known = (owner: KeyOwner | null) => {
@@ -57,7 +55,7 @@ function guards(s: Services) {
     return owner;
   };
   /** The key's owner, or a 401; at once when the store knows without asking the database. */
-  const ownerOf = (caller: Caller): KeyOwner | Promise<KeyOwner> => andThen(s.payments.identify(caller.apiKey), known);
+  const ownerOf = (caller: Caller): MaybePromise<KeyOwner> => andThen(s.payments.identify(caller.apiKey), known);
 
   return { guarded, ownerOf };
 }

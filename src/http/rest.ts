@@ -9,6 +9,7 @@ import { call, type CallDeps } from '../calls/pipeline.ts';
 import { badRequest } from '../errors.ts';
 import { httpCaller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
+import { andThen, type MaybePromise } from '../maybe.ts';
 import type { DirectRoute } from '../direct-route.ts';
 
 export const REST_PREFIXES = ['/api/chain', '/api/solana'] as const;
@@ -24,10 +25,9 @@ const HEAD_REFUSED = {
 
 /** Answers one call of `cap` with the fields from the query (and body), for the Elysia route and the direct one alike. */
 function answerer(cap: Capability, deps: CallDeps) {
-  return async (raw: Record<string, unknown>, request: Request, server: unknown): Promise<Response> => {
+  return (raw: Record<string, unknown>, request: Request, server: unknown): MaybePromise<Response> => {
     if (cap.paid && request.method === 'HEAD') return json(405, HEAD_REFUSED, { allow: cap.method });
-    const outcome = await call(cap, raw, httpCaller(request, server, 'rest', deps.ctx.config.trustedProxies), deps);
-    return json(outcome.status, outcome.body, outcome.headers);
+    return andThen(call(cap, raw, httpCaller(request, server, 'rest', deps.ctx.config.trustedProxies), deps), (outcome) => json(outcome.status, outcome.body, outcome.headers));
   };
 }
 

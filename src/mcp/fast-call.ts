@@ -25,6 +25,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../calls/caller.ts';
+import { attempt, type MaybePromise } from '../maybe.ts';
 import type { HttpSession } from './sessions.ts';
 import { resultJsonOf, SERVER_INFO, type ToolRunner } from './tools.ts';
 
@@ -79,7 +80,7 @@ function headersOf(session: HttpSession): Headers {
 }
 
 /** The direct answer to a plain tools/call on `session`, or undefined for the SDK to answer. */
-export function fastToolCall(session: HttpSession, request: Request, body: unknown, caller: Caller, runner: ToolRunner): Promise<Response> | undefined {
+export function fastToolCall(session: HttpSession, request: Request, body: unknown, caller: Caller, runner: ToolRunner): MaybePromise<Response> | undefined {
   if (!isPlainToolCall(body, SESSION_PARAMS) || !runner.has(body.params.name)) return undefined;
   const headers = request.headers;
   if (!acceptsBoth(headers) || !isJsonContentType(headers.get('content-type'))) return undefined;
@@ -89,9 +90,10 @@ export function fastToolCall(session: HttpSession, request: Request, body: unkno
   if (session.hello === undefined) return undefined;
   const { id, params } = body;
   const answer = (json: string) => new Response(json, { status: 200, headers: headersOf(session) });
-  return runner.run(params.name, params.arguments ?? {}, caller).then(
+  return attempt(
+    () => runner.run(params.name, params.arguments ?? {}, caller),
     (a) => answer(`{"result":${resultJsonOf(a)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
-    (e: unknown) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
+    (e) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
   );
 }
 
@@ -165,12 +167,13 @@ export function isPlainStatelessCall(request: Request, body: unknown): body is P
  * handler. The result is encoded as that revision's codec encodes it: `resultType` "complete" and
  * the server's identity under `_meta`; errors are JSON-RPC errors with HTTP 200, as the SDK sends them.
  */
-export function fastStatelessToolCall(request: Request, body: unknown, caller: Caller, runner: ToolRunner): Promise<Response> | undefined {
+export function fastStatelessToolCall(request: Request, body: unknown, caller: Caller, runner: ToolRunner): MaybePromise<Response> | undefined {
   if (!isPlainStatelessCall(request, body) || !runner.has(body.params.name)) return undefined;
   const { id, params } = body;
   const answer = (json: string) => new Response(json, { status: 200, headers: STATELESS_ANSWER_HEADERS });
-  return runner.run(params.name, params.arguments ?? {}, caller).then(
+  return attempt(
+    () => runner.run(params.name, params.arguments ?? {}, caller),
     (a) => answer(`{"result":${resultJsonOf(a, { ...a.meta, [SERVER_INFO_META_KEY]: SERVER_INFO }, 'complete')},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
-    (e: unknown) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
+    (e) => answer(JSON.stringify({ jsonrpc: '2.0', id, error: rpcErrorOf(e) })),
   );
 }

@@ -16,6 +16,7 @@ import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { plainJson as bigintFreeJson, toJson } from '../json.ts';
+import { andThen, type MaybePromise } from '../maybe.ts';
 import { formatSol as sol } from '../chain/format.ts';
 import { guides } from './guides.ts';
 
@@ -160,7 +161,8 @@ function quoted(a: ToolAnswer): string {
  */
 export interface ToolRunner {
   has(tool: string): boolean;
-  run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): Promise<ToolAnswer>;
+  /** The answer, at once when the call's outcome is (maybe.ts); a refusal is thrown at once. */
+  run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): MaybePromise<ToolAnswer>;
 }
 
 export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolRunner {
@@ -176,7 +178,7 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
 
   return {
     has: (tool) => byTool.has(tool),
-    async run(name, args, caller, onCharged) {
+    run(name, args, caller, onCharged) {
       const cap = byTool.get(name);
       if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
       let extra: string[] | undefined;
@@ -184,9 +186,10 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
       if (extra) {
         return refuse(caller, `Invalid arguments for tool ${name}: unknown ${extra.length === 1 ? 'argument' : 'arguments'} ${extra.join(', ')}. It takes: ${Object.keys(cap.params).join(', ')}`);
       }
-      const outcome = await call(cap, { ...args }, caller, deps);
-      if (outcome.refund) onCharged?.(outcome.refund);
-      return answerOf(cap, outcome);
+      return andThen(call(cap, { ...args }, caller, deps), (outcome) => {
+        if (outcome.refund) onCharged?.(outcome.refund);
+        return answerOf(cap, outcome);
+      });
     },
   };
 }
@@ -218,10 +221,10 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const readResource = (request: { params: { uri: string } }) => guide.read(request.params.uri);
   const listPrompts = () => promptList;
   const getPrompt = (request: { params: { name: string; arguments?: Record<string, string> } }) => guide.get(request.params.name, request.params.arguments);
-  const callTool = (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } }): Promise<CallToolResult> => {
+  const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } }): Promise<CallToolResult> => {
     const authInfo = ctx.http?.authInfo;
     const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
-    return runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))).then(resultOf);
+    return resultOf(await runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))));
   };
   const factory = () => {
     const server = new Server({ ...SERVER_INFO }, { capabilities: serverCapabilities, instructions: INSTRUCTIONS });
