@@ -11,7 +11,7 @@ import type { Logger } from './log.ts';
 import { httpDuration, httpRequests } from './metrics.ts';
 import { withRequestContext, type RequestContext } from './request-context.ts';
 import type { DirectRoute } from './direct-route.ts';
-import { attempt, type MaybePromise } from './maybe.ts';
+import type { MaybePromise } from './maybe.ts';
 
 export interface Listening {
   server: Server<unknown>;
@@ -84,10 +84,41 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
   const { idleTimeout, maxRequestBodySize } = (app.config.serve ?? {}) as { idleTimeout?: number; maxRequestBodySize?: number };
 
   type Handle = (request: Request, server: Server<unknown>) => MaybePromise<Response>;
+  /** Counts one answered request and, with the access log on, writes its line. */
+  const record = (request: Request, srv: Server<unknown>, start: number, fixed: RouteStats | undefined, context: RequestContext | undefined, status: number) => {
+    const seconds = (performance.now() - start) / 1000;
+    const stats = fixed ?? statsOf(pathOf(request.url));
+    const method = count(stats, request, status, seconds);
+    if (!context) return;
+    const key = apiKeyOf(request.headers);
+    log.info('request', {
+      kind: 'access',
+      method,
+      route: stats.route,
+      status,
+      durationMs: Math.round(seconds * 1e6) / 1e3,
+      face: stats.face,
+      // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
+      keyId: key ? hashApiKey(key).slice(0, 12) : null,
+      client: clientAddress(request, srv, at.trustedProxies),
+      upstreamCalls: context.upstreamCalls,
+    });
+  };
+  /** record() once a pending answer settles. An await, not .then(): it costs a paid call less (bench/ab.ts). */
+  const recordLater = async (pending: Promise<Response>, request: Request, srv: Server<unknown>, start: number, fixed: RouteStats | undefined, context: RequestContext | undefined) => {
+    let status = 500;
+    try {
+      const response = await pending;
+      status = response.status;
+      return response;
+    } finally {
+      record(request, srv, start, fixed, context, status);
+    }
+  };
   /**
    * A handler with its metrics and access line. `fixed` are a direct route's series, known before
    * any request; the fetch handler finds them by the request's path. An answer given at once is
-   * returned at once: wrapping it in a promise would cost the request a microtask turn (maybe.ts).
+   * returned at once: a promise around it would cost the request a microtask turn (maybe.ts).
    */
   const observed =
     (handle: Handle, fixed?: RouteStats): Handle =>
@@ -96,44 +127,29 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
       // Without the access line nothing needs the request context, the key's hash or the peer's
       // address (a system call): only the metrics are kept.
       const context: RequestContext | undefined = accessLog ? { upstreamCalls: 0 } : undefined;
-      const done = (status: number) => {
-        const seconds = (performance.now() - start) / 1000;
-        const stats = fixed ?? statsOf(pathOf(request.url));
-        const method = count(stats, request, status, seconds);
-        if (!context) return;
-        const key = apiKeyOf(request.headers);
-        log.info('request', {
-          kind: 'access',
-          method,
-          route: stats.route,
-          status,
-          durationMs: Math.round(seconds * 1e6) / 1e3,
-          face: stats.face,
-          // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
-          keyId: key ? hashApiKey(key).slice(0, 12) : null,
-          client: clientAddress(request, srv, at.trustedProxies),
-          upstreamCalls: context.upstreamCalls,
-        });
-      };
-      const failed = (e: unknown): never => {
-        done(500);
+      let response: MaybePromise<Response>;
+      try {
+        response = context ? withRequestContext(context, () => handle(request, srv)) : handle(request, srv);
+      } catch (e) {
+        record(request, srv, start, fixed, context, 500);
         throw e;
-      };
-      return attempt(
-        () => (context ? withRequestContext(context, () => handle(request, srv)) : handle(request, srv)),
-        (response) => {
-          done(response.status);
-          return response;
-        },
-        failed,
-      );
+      }
+      if (response instanceof Promise) return recordLater(response, request, srv, start, fixed, context);
+      record(request, srv, start, fixed, context, response.status);
+      return response;
     };
 
   // Elysia answers what a handler throws; a direct route has no Elysia around it, so it is answered here alike.
   const guarded =
     (handle: DirectRoute['handle']): Handle =>
-    (request, srv) =>
-      attempt(() => handle(request, srv), (response) => response, (e) => unhandled(log, e));
+    (request, srv) => {
+      try {
+        const response = handle(request, srv);
+        return response instanceof Promise ? response.catch((e: unknown) => unhandled(log, e)) : response;
+      } catch (e) {
+        return unhandled(log, e);
+      }
+    };
   const routes: Record<string, Partial<Record<DirectRoute['method'], ReturnType<typeof observed>>>> = {};
   // A direct route's path is its Elysia twin's template: its series are the ones that path finds.
   for (const r of app.direct) (routes[r.path] ??= {})[r.method] = observed(guarded(r.handle), statsOf(r.path));

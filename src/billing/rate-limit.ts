@@ -71,7 +71,7 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * `bucket` names the bucket only when limits are on (naming it may mean asking the socket or the
  * key store). The headers object may be shared between answers: copy it to add to it.
  */
-type Admission = { headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } };
+export type Admission = { headers: Readonly<Record<string, string>>; refusal?: { error: string; hint: string; live_status: 'FAILED' } };
 
 // With limits off the answer is always the same, and given without a promise of its own.
 const UNLIMITED: Admission = Object.freeze({ headers: NO_HEADERS });

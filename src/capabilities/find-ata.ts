@@ -1,7 +1,6 @@
-import { associatedTokenAddresses, type AssociatedTokenAddresses } from '../chain/ata.ts';
+import { associatedTokenAddresses } from '../chain/ata.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import { notFound } from '../errors.ts';
-import { andThen } from '../maybe.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { base58Address, rawAmount, uiAmount } from './output.ts';
@@ -36,10 +35,12 @@ export const findAta = defineCapability({
     decimals: t.Optional(t.Integer({ minimum: 0, maximum: 255 })),
     uiAmountString: t.Optional(uiAmount('amount / 10^decimals, exact')),
   }),
-  run(ctx, { wallet, mint, network }) {
+  async run(ctx, { wallet, mint, network }) {
     // Both candidate ATAs in the same round trip as the mint; the mint's owner picks the right one.
-    const lookup = ({ classic, token2022 }: AssociatedTokenAddresses) =>
-      ctx.rpc(network).call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, token2022], { encoding: 'jsonParsed', commitment: 'confirmed' }], {
+    const { classic, token2022: t22 } = await associatedTokenAddresses(wallet, mint);
+    const res = await ctx
+      .rpc(network)
+      .call<{ value: (ParsedAccount | null)[] }>('getMultipleAccounts', [[mint, classic, t22], { encoding: 'jsonParsed', commitment: 'confirmed' }], {
         // An account that exists is reused for one second (about the lag of 'confirmed' itself);
         // an answer without an ATA is never reused, so an ATA just created is seen at once.
         cacheMs: 1000,
@@ -48,25 +49,22 @@ export const findAta = defineCapability({
           return m != null && (a != null || b != null);
         },
       });
-    const answer = ({ classic, token2022: t22 }: AssociatedTokenAddresses, res: { value: (ParsedAccount | null)[] }) => {
-      const [mintAccount, classicAta, t22Ata] = res.value;
-      if (!mintAccount) throw notFound(`Mint not found on ${network}`, { mint });
-      const isMint = !Array.isArray(mintAccount.data) && mintAccount.data.parsed?.type === 'mint';
-      if (!isMint || (mintAccount.owner !== TOKEN_PROGRAM && mintAccount.owner !== TOKEN_2022_PROGRAM)) {
-        throw notFound('Not a token mint', { mint, owner: mintAccount.owner });
-      }
-      const tokenProgram = mintAccount.owner;
-      const ata = tokenProgram === TOKEN_PROGRAM ? classicAta : t22Ata;
-      const amount = ata && !Array.isArray(ata.data) ? ata.data.parsed?.info?.tokenAmount : undefined;
-      return {
-        wallet,
-        mint,
-        ataAddress: tokenProgram === TOKEN_PROGRAM ? classic : t22,
-        tokenProgram,
-        exists: ata !== null && ata !== undefined,
-        ...(amount ? { amount: amount.amount, decimals: amount.decimals, uiAmountString: amount.uiAmountString } : {}),
-      };
+    const [mintAccount, classicAta, t22Ata] = res.value;
+    if (!mintAccount) throw notFound(`Mint not found on ${network}`, { mint });
+    const isMint = !Array.isArray(mintAccount.data) && mintAccount.data.parsed?.type === 'mint';
+    if (!isMint || (mintAccount.owner !== TOKEN_PROGRAM && mintAccount.owner !== TOKEN_2022_PROGRAM)) {
+      throw notFound('Not a token mint', { mint, owner: mintAccount.owner });
+    }
+    const tokenProgram = mintAccount.owner;
+    const ata = tokenProgram === TOKEN_PROGRAM ? classicAta : t22Ata;
+    const amount = ata && !Array.isArray(ata.data) ? ata.data.parsed?.info?.tokenAmount : undefined;
+    return {
+      wallet,
+      mint,
+      ataAddress: tokenProgram === TOKEN_PROGRAM ? classic : t22,
+      tokenProgram,
+      exists: ata !== null && ata !== undefined,
+      ...(amount ? { amount: amount.amount, decimals: amount.decimals, uiAmountString: amount.uiAmountString } : {}),
     };
-    return andThen(associatedTokenAddresses(wallet, mint), (atas) => andThen(lookup(atas), (res) => answer(atas, res)));
   },
 });

@@ -1,7 +1,6 @@
 import { feeTiersOf, FEES_UNAVAILABLE_MESSAGE, MAX_COMPUTE_UNITS } from '../chain/fees.ts';
 import { UpstreamError } from '../chain/upstream.ts';
 import { serverError } from '../errors.ts';
-import { attempt } from '../maybe.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { base58Address } from './output.ts';
@@ -41,29 +40,28 @@ export const optimalFee = defineCapability({
     computeUnits: t.Optional(t.Integer({ minimum: 1, description: 'Echo of computeUnits, when given' })),
     policy: t.String({ description: 'How the tiers were computed, in words' }),
   }),
-  run(ctx, { accounts, computeUnits, network }) {
-    const unavailable = (e: unknown): never => {
+  async run(ctx, { accounts, computeUnits, network }) {
+    let samples;
+    try {
+      // Fees move with every slot (~400 ms), but the sample spans the last 150 slots (~60 s): a couple
+      // of seconds of reuse spares the node, and a couple more while it refreshes keeps paid callers
+      // from waiting on it.
+      samples = await ctx.rpc(network).call<{ slot: number; prioritizationFee: number }[]>('getRecentPrioritizationFees', accounts ? [accounts] : [], {
+        cacheMs: 2000,
+        staleMs: 2000,
+      });
+    } catch (e) {
       if (e instanceof UpstreamError) {
         ctx.log.warn('prioritization fees unavailable', { network, error: e.message });
         throw serverError(FEES_UNAVAILABLE_MESSAGE);
       }
       throw e;
-    };
-    const tiers = (samples: { slot: number; prioritizationFee: number }[]) => {
-      try {
-        return { ...(accounts ? { accounts } : {}), ...feeTiersOf(samples, { computeUnits }) };
-      } catch (e) {
-        ctx.log.warn('prioritization fees unusable', { network, error: e instanceof Error ? e.message : String(e) });
-        throw serverError(FEES_UNAVAILABLE_MESSAGE);
-      }
-    };
-    // Fees move with every slot (~400 ms), but the sample spans the last 150 slots (~60 s): a couple
-    // of seconds of reuse spares the node, and a couple more while it refreshes keeps paid callers
-    // from waiting on it.
-    return attempt(
-      () => ctx.rpc(network).call<{ slot: number; prioritizationFee: number }[]>('getRecentPrioritizationFees', accounts ? [accounts] : [], { cacheMs: 2000, staleMs: 2000 }),
-      tiers,
-      unavailable,
-    );
+    }
+    try {
+      return { ...(accounts ? { accounts } : {}), ...feeTiersOf(samples, { computeUnits }) };
+    } catch (e) {
+      ctx.log.warn('prioritization fees unusable', { network, error: e instanceof Error ? e.message : String(e) });
+      throw serverError(FEES_UNAVAILABLE_MESSAGE);
+    }
   },
 });

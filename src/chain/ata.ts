@@ -5,7 +5,6 @@
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
-import type { MaybePromise } from '../maybe.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './program-ids.ts';
 
 export interface AssociatedTokenAddresses {
@@ -15,12 +14,11 @@ export interface AssociatedTokenAddresses {
   token2022: string;
 }
 
-// ~200 bytes an entry: 20,000 entries are a few MB. While a derivation runs its promise is kept,
-// so that concurrent first calls for the same pair derive once; then the addresses themselves, so
-// later calls have them at once (maybe.ts).
-const derived = new LRUCache<string, MaybePromise<AssociatedTokenAddresses>>({ max: 20_000 });
+// ~200 bytes an entry: 20,000 entries are a few MB. The promise is kept so that concurrent first
+// calls for the same pair derive once.
+const derived = new LRUCache<string, Promise<AssociatedTokenAddresses>>({ max: 20_000 });
 
-export function associatedTokenAddresses(wallet: string, mint: string): MaybePromise<AssociatedTokenAddresses> {
+export function associatedTokenAddresses(wallet: string, mint: string): Promise<AssociatedTokenAddresses> {
   const key = wallet + ':' + mint;
   const known = derived.get(key);
   if (known) return known;
@@ -30,9 +28,6 @@ export function associatedTokenAddresses(wallet: string, mint: string): MaybePro
     [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((p) => findAssociatedTokenPda({ owner, mint: mintAddress, tokenProgram: address(p) })),
   ).then(([[classic], [token2022]]) => ({ classic, token2022 }));
   derived.set(key, pending);
-  pending.then(
-    (addresses) => derived.peek(key) === pending && derived.set(key, addresses),
-    () => derived.delete(key),
-  );
+  pending.catch(() => derived.delete(key));
   return pending;
 }
