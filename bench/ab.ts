@@ -6,6 +6,7 @@
 // gave 97.6 % for the cached blockhash and 93.7-109.6 % for the MCP call (8 rounds), so only
 // differences well beyond that mean anything.
 // Run: bun bench/ab.ts <revision> [figure: blockhash|find-ata|optimal-fee|keys-me|mcp] [rounds] [seconds per slice]
+// (RATE_LIMIT_RPS and RATE_LIMIT_BURST in the environment reach both gateways; otherwise limits are off.)
 import { cpus } from 'node:os';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,10 @@ const other = join(dir, 'other');
 git('worktree', 'add', '--detach', other, revision);
 symlinkSync(join(root, 'node_modules'), join(other, 'node_modules'));
 
+// Rate limits are off unless asked for: RATE_LIMIT_RPS=1e9 RATE_LIMIT_BURST=1e9 measures the
+// limiter's own cost (the default setting is on) without refusing wrk's one address.
+const rateLimits = Object.fromEntries(['RATE_LIMIT_RPS', 'RATE_LIMIT_BURST'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+
 const chain = await startSandbox();
 const sides = await Promise.all(
   [
@@ -44,7 +49,7 @@ const sides = await Promise.all(
     mkdirSync(join(dir, `db${i}`));
     const gatewayAddress = (await generateKeyPairSigner()).address;
     const proc = Bun.spawn(['bun', side.main], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PRICE_LAMPORTS: '1000', ...sandboxGatewayEnv({ chainUrl: chain.url, dir: join(dir, `db${i}`), gatewayAddress, webhookSecret: SECRET }) },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PRICE_LAMPORTS: '1000', ...sandboxGatewayEnv({ chainUrl: chain.url, dir: join(dir, `db${i}`), gatewayAddress, webhookSecret: SECRET }), ...rateLimits },
       stdout: 'inherit',
       stderr: 'inherit',
     });

@@ -1,5 +1,6 @@
 // Token buckets per API key (or per client address for keyless calls). REST and MCP draw from the
 // same buckets because both go through the same call pipeline.
+import { andThen, type MaybePromise } from '../maybe.ts';
 import { rateLimited } from '../metrics.ts';
 
 export interface RateDecision {
@@ -17,7 +18,7 @@ export interface RateDecision {
 /** Decides one request against a bucket: in this process (RateLimiter) or shared by replicas (PgRateLimiter). */
 export interface Limiter {
   readonly enabled: boolean;
-  take(key: string): RateDecision | Promise<RateDecision>;
+  take(key: string): MaybePromise<RateDecision>;
 }
 
 interface Bucket {
@@ -76,12 +77,14 @@ export type Admission = { headers: Readonly<Record<string, string>>; refusal?: {
 // With limits off the answer is always the same, and given without a promise of its own.
 const UNLIMITED: Admission = Object.freeze({ headers: NO_HEADERS });
 
-export function admit(limiter: Limiter, bucket: () => string | Promise<string>): Admission | Promise<Admission> {
-  return limiter.enabled ? admitLimited(limiter, bucket) : UNLIMITED;
+export function admit(limiter: Limiter, bucket: () => MaybePromise<string>): MaybePromise<Admission> {
+  if (!limiter.enabled) return UNLIMITED;
+  // A bucket in this process for a caller known at once (the usual case) is decided at once: an
+  // await here would cost every rate-limited call a turn of the microtask queue (maybe.ts).
+  return andThen(bucket(), (key) => andThen(limiter.take(key), admission));
 }
 
-async function admitLimited(limiter: Limiter, bucket: () => string | Promise<string>): Promise<Admission> {
-  const decision = await limiter.take(await bucket());
+function admission(decision: RateDecision): Admission {
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return { headers };
   rateLimited.inc();
