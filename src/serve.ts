@@ -104,7 +104,7 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
       upstreamCalls: context.upstreamCalls,
     });
   };
-  /** record() once a pending answer settles. An await, not .then(): it costs a paid call less (bench/ab.ts). */
+  /** record() once a pending answer (a paid call waiting for its commit, a fetch upstream) settles. */
   const recordLater = async (pending: Promise<Response>, request: Request, srv: Server<unknown>, start: number, fixed: RouteStats | undefined, context: RequestContext | undefined) => {
     let status = 500;
     try {

@@ -25,7 +25,7 @@ const HEAD_REFUSED = {
 };
 
 const answerOf = (outcome: Outcome) => json(outcome.status, outcome.body, outcome.headers);
-// An await, not .then(): it costs a paid call less (bench/ab.ts).
+// A pending outcome: a paid call waiting for its commit, or an answer still on its way from upstream.
 const answerLater = async (outcome: Promise<Outcome>) => answerOf(await outcome);
 
 /** Answers one call of `cap` with the fields from the query (and body), for the Elysia route and the direct one alike. */
