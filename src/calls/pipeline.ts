@@ -24,9 +24,11 @@ export interface CallDeps {
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
 export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<string> {
-  const owner = await deps.payments.identify(caller.apiKey);
-  return owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`;
+  return bucketName(await deps.payments.identify(caller.apiKey), caller);
 }
+
+/** The bucket of a caller whose key owner (or its absence) is known. */
+const bucketName = (owner: KeyOwner | null, caller: Caller) => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
 
 /** One request that is not a capability call (e.g. an MCP message) against the caller's bucket. */
 export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
@@ -42,8 +44,6 @@ export function call(cap: Capability, raw: Record<string, unknown>, caller: Call
   return cap.paid ? paidCall(cap, raw, caller, deps) : freeCall(cap, raw, caller, deps);
 }
 
-const bucketFor = (owner: KeyOwner | null, caller: Caller) => () => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
-
 function rateLimited(cap: Capability, owner: KeyOwner | null, caller: Caller, deps: CallDeps, headers: Admission['headers'], refusal: NonNullable<Admission['refusal']>): Outcome {
   deps.log.info('rate limited', { event: 'rate_limited', capability: cap.name, wallet: owner?.wallet ?? null, client: caller.address, retryAfter: headers['retry-after'] });
   return { status: 429, headers, body: refusal };
@@ -53,7 +53,7 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
   // A free call looks up its key only to name its rate-limit bucket.
   const found = deps.limiter.enabled ? deps.payments.identify(caller.apiKey) : null;
   return andThen(found, (owner) =>
-    andThen(admit(deps.limiter, bucketFor(owner, caller)), (admission): MaybePromise<Outcome> => {
+    andThen(admit(deps.limiter, () => bucketName(owner, caller)), (admission): MaybePromise<Outcome> => {
       if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
       const { headers } = admission;
       const failed = (e: unknown): Outcome => {
@@ -84,7 +84,7 @@ function successBody(cap: Capability, input: Record<string, unknown>, result: ob
 async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
   const found = deps.payments.identify(caller.apiKey);
   const owner = found instanceof Promise ? await found : found;
-  const pending = admit(deps.limiter, bucketFor(owner, caller));
+  const pending = admit(deps.limiter, () => bucketName(owner, caller));
   const admission = pending instanceof Promise ? await pending : pending;
   if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
   const { headers } = admission;
