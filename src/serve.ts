@@ -11,7 +11,7 @@ import type { Logger } from './log.ts';
 import { httpDuration, httpRequests } from './metrics.ts';
 import { withRequestContext, type RequestContext } from './request-context.ts';
 import type { DirectRoute } from './direct-route.ts';
-import type { MaybePromise } from './maybe.ts';
+import { attempt, type MaybePromise } from './maybe.ts';
 
 export interface Listening {
   server: Server<unknown>;
@@ -50,6 +50,8 @@ interface RouteStats {
   timer: Series;
   counters: Map<number, Map<string, Series>>;
 }
+
+const asIs = (response: Response) => response;
 
 export function serve(app: App, log: Logger, at: { port: number; hostname: string; trustedProxies?: readonly string[] }): Listening {
   let templates: Set<string> | undefined;
@@ -142,14 +144,8 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
   // Elysia answers what a handler throws; a direct route has no Elysia around it, so it is answered here alike.
   const guarded =
     (handle: DirectRoute['handle']): Handle =>
-    (request, srv) => {
-      try {
-        const response = handle(request, srv);
-        return response instanceof Promise ? response.catch((e: unknown) => unhandled(log, e)) : response;
-      } catch (e) {
-        return unhandled(log, e);
-      }
-    };
+    (request, srv) =>
+      attempt(() => handle(request, srv), asIs, (e) => unhandled(log, e));
   const routes: Record<string, Partial<Record<DirectRoute['method'], ReturnType<typeof observed>>>> = {};
   // A direct route's path is its Elysia twin's template: its series are the ones that path finds.
   for (const r of app.direct) (routes[r.path] ??= {})[r.method] = observed(guarded(r.handle), statsOf(r.path));
