@@ -121,12 +121,18 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
   return { tool: cap.tool, body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
 }
 
-/** The SDK's CallToolResult. Without a bigint inside, the body itself is the structured content: no second walk. */
+/**
+ * The SDK's CallToolResult. Without a bigint inside, the body itself is the structured content: no
+ * second walk. An error result carries none: the official clients validate structuredContent
+ * against the tool's output schema whenever it is present, isError or not, and an error body
+ * (402, 429, 500) is not a success body, so its JSON travels in the text and `_meta` only.
+ */
 export function resultOf(a: ToolAnswer): CallToolResult {
+  if (a.isError) return { content: [{ type: 'text', text: a.text }], isError: true, _meta: a.meta };
   return {
     content: [{ type: 'text', text: a.text }],
     structuredContent: a.plain ? (a.body as Record<string, unknown>) : jsonSafe(a.body),
-    isError: a.isError,
+    isError: false,
     _meta: a.meta,
   };
 }
@@ -139,7 +145,8 @@ export function resultOf(a: ToolAnswer): CallToolResult {
  */
 export function resultJsonOf(a: ToolAnswer, meta: Record<string, unknown> = a.meta, resultType?: 'complete'): string {
   const tail = resultType ? `,"resultType":"${resultType}"` : '';
-  return `{"content":[{"type":"text","text":${quoted(a)}}],"structuredContent":${a.text},"isError":${a.isError},"_meta":${toJson(meta)}${tail}}`;
+  const structured = a.isError ? '' : `"structuredContent":${a.text},`;
+  return `{"content":[{"type":"text","text":${quoted(a)}}],${structured}"isError":${a.isError},"_meta":${toJson(meta)}${tail}}`;
 }
 
 // A tool answering from a cache gives the same text call after call (the fee tiers for two

@@ -22,7 +22,7 @@ import { VERSION } from '../../src/version.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
-import { CLIENTS, connectMcp, hasSessions, keyOnPosts } from '../support/mcp.ts';
+import { CLIENTS, connectMcp, hasSessions, keyOnPosts, type McpTestClient } from '../support/mcp.ts';
 import { META_HTTP, META_PAYMENT } from '../../src/mcp/tools.ts';
 
 const PRICE = 2_200_000;
@@ -219,35 +219,37 @@ for (const kind of CLIENTS) {
       }
     });
 
-    test('a paid tool without a key: isError, and the text is exactly the REST 402 JSON', async () => {
+    // Every real client lists tools first, and from then on the official clients validate a result's
+    // structuredContent against the tool's output schema, isError or not: a refusal must carry none
+    // that fails it, or the client throws -32602 instead of showing the 402.
+    test('after tools/list, a paid tool without a key, with an unknown key and with no credit left: a clean isError refusal, its text exactly the REST 402 JSON', async () => {
       const owner = await chain.newWallet(1_000_000n);
-      const c = await connectMcp(gw.url, kind);
+      const path = `/api/chain/find-ata?wallet=${owner.address}&mint=${mint}`;
+      const broke = await fundedKey(gw, chain, PRICE);
+      const keyed = await connectMcp(gw.url, kind, { headers: { 'x-api-key': broke.key } });
+      expect((await keyed.call('find_ata', { wallet: owner.address, mint })).isError).toBe(false);
+      const refusals: [string, string | undefined, McpTestClient][] = [
+        ['no key', undefined, await connectMcp(gw.url, kind)],
+        ['unknown key', 'cig_NotAKeyThisGatewayEverIssued1111111111111', await connectMcp(gw.url, kind, { headers: { 'x-api-key': 'cig_NotAKeyThisGatewayEverIssued1111111111111' } })],
+        ['no credit', broke.key, keyed],
+      ];
       try {
-        const r = await c.call('find_ata', { wallet: owner.address, mint });
-        const viaRest = await rest(`/api/chain/find-ata?wallet=${owner.address}&mint=${mint}`);
-        expect(viaRest.status).toBe(402);
-        expect(r.isError).toBe(true);
-        expect(r.text).toBe(viaRest.text);
-        expect(r.body).toMatchObject({ error: 'Payment required', priceLamports: PRICE, payTo: gw.config.gatewayAddress });
-        expect(r.result._meta[META_HTTP].status).toBe(402);
-        expect(r.result._meta[META_PAYMENT]).toMatchObject({ priceLamports: PRICE, payTo: gw.config.gatewayAddress, keyHeader: 'x-api-key' });
+        for (const [why, key, c] of refusals) {
+          const { tools } = await c.client.listTools();
+          expect(tools.find((t) => t.name === 'find_ata')?.outputSchema).toBeDefined();
+          const r = await c.call('find_ata', { wallet: owner.address, mint });
+          const viaRest = await rest(path, key);
+          expect({ why, status: viaRest.status }).toEqual({ why, status: 402 });
+          expect({ why, isError: r.isError }).toEqual({ why, isError: true });
+          expect(r.result.structuredContent).toBeUndefined();
+          expect(r.text).toBe(viaRest.text);
+          expect(r.body).toMatchObject({ error: 'Payment required', priceLamports: PRICE, payTo: gw.config.gatewayAddress });
+          expect(r.result._meta[META_HTTP].status).toBe(402);
+          expect(r.result._meta[META_PAYMENT]).toMatchObject({ priceLamports: PRICE, payTo: gw.config.gatewayAddress, keyHeader: 'x-api-key' });
+        }
+        expect(await credit(broke.key)).toBe(0);
       } finally {
-        await c.close();
-      }
-    });
-
-    test('after the credit runs out: 402 JSON, nothing more charged', async () => {
-      const { key, wallet } = await fundedKey(gw, chain, PRICE);
-      const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
-      try {
-        expect((await c.call('find_ata', { wallet, mint })).isError).toBe(false);
-        const r = await c.call('find_ata', { wallet, mint });
-        expect(r.isError).toBe(true);
-        expect(r.text).toBe((await rest(`/api/chain/find-ata?wallet=${wallet}&mint=${mint}`, key)).text);
-        expect(r.body.error).toBe('Payment required');
-        expect(await credit(key)).toBe(0);
-      } finally {
-        await c.close();
+        for (const [, , c] of refusals) await c.close();
       }
     });
 
