@@ -106,6 +106,16 @@ describe('the wallet command', () => {
     },
   );
 
+  test("a transfer the chain refuses says the node's reason, and nothing moves", async () => {
+    const before = await balance(wallet.address);
+    const fresh = (await chain.newWallet(0n)).address;
+    const { code, stdout, stderr } = await walletCommand('deposit', '1', '--to', fresh, '--keypair', keyFile, '--rpc', chain.url);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('insufficient funds for rent');
+    expect(await balance(wallet.address)).toBe(before);
+  });
+
   test('a deposit address that is not one is refused', async () => {
     const before = await balance(wallet.address);
     const { code, stderr } = await walletCommand('deposit', '22000000', '--to', 'SandboxGateway0', '--keypair', keyFile, '--rpc', chain.url);

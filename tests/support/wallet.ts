@@ -92,6 +92,9 @@ try {
   await run(process.argv.slice(2), (s) => process.stdout.write(s));
 } catch (e) {
   const usage = e instanceof UsageError || (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`wallet: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n${usage ? '(bun run wallet -- --help lists the commands)\n' : ''}`);
+  // Kit puts the node's reason for a refused transfer ("insufficient funds for rent") in the cause.
+  const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+  const message = e instanceof Error ? e.message + cause : String(e);
+  process.stderr.write(`wallet: ${message.split('\n')[0]}\n${usage ? '(bun run wallet -- --help lists the commands)\n' : ''}`);
   process.exit(usage ? 2 : 1);
 }
