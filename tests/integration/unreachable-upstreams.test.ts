@@ -22,7 +22,8 @@ beforeAll(async () => {
     DATABASE_PATH: join(dir, 'gw.sqlite'),
     // Nothing listens on a port just freed: connection refused.
     MAINNET_RPC_URLS: `http://127.0.0.1:${freePort()}/?api-key=${RPC_SECRET}`,
-    DEVNET_RPC_URLS: `${chain.url}/?api-key=${RPC_SECRET}`,
+    // Two URLs: each failure is named by position.
+    DEVNET_RPC_URLS: `${chain.url}/?api-key=${RPC_SECRET},http://127.0.0.1:${freePort()}/${RPC_SECRET}`,
     RPC_TIMEOUT_MS: '400',
     READY_WINDOW_SECONDS: '3',
   });
@@ -42,14 +43,14 @@ async function readyz() {
 test('/readyz names why each network is not ready, with no URL or key in it', async () => {
   const until = Date.now() + 10_000;
   let r = await readyz();
-  while (!JSON.parse(r.text).upstreamErrors.devnet?.startsWith('no answer within') && Date.now() < until) {
+  while (!JSON.parse(r.text).upstreamErrors.devnet?.startsWith('#1 no answer within') && Date.now() < until) {
     await Bun.sleep(100);
     r = await readyz();
   }
   expect(r.status).toBe(503);
   const body = JSON.parse(r.text);
   expect(body.upstreams).toEqual({ 'mainnet-beta': null, devnet: null });
-  expect(body.upstreamErrors).toEqual({ 'mainnet-beta': 'unreachable: connection refused', devnet: 'no answer within 0.4 s' });
+  expect(body.upstreamErrors).toEqual({ 'mainnet-beta': 'unreachable: connection refused', devnet: '#1 no answer within 0.4 s; #2 unreachable: connection refused' });
   expect(r.text).not.toContain(RPC_SECRET);
   expect(r.text).not.toContain('127.0.0.1');
 }, 20_000);
@@ -64,7 +65,7 @@ test('start-up warns once, naming the sandbox and the settings to point at it; a
   expect(hint[0]).toContain('MAINNET_RPC_URLS');
   expect(hint[0]).toContain('DEVNET_RPC_URLS');
   expect(hint[0]).toContain('mainnet-beta (unreachable: connection refused)');
-  expect(hint[0]).toContain('devnet (no answer within 0.4 s)');
+  expect(hint[0]).toContain('devnet (#1 no answer within 0.4 s; #2 unreachable: connection refused)');
   // The probe's own attempts are not logged one by one.
   expect(warnings.filter((l) => l.includes('upstream attempt failed'))).toEqual([]);
   expect(gw.lines.join('\n')).not.toContain(RPC_SECRET);
