@@ -68,7 +68,8 @@ test('the README offline section buys a key on the sandbox chain and makes a pai
   for (const name of readdirSync(ROOT)) if (!NOT_IN_A_CLONE.has(name)) symlinkSync(join(ROOT, name), join(dir, name));
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', SANDBOX_PORT: sandboxPort, PORT: gatewayPort, HOST: '127.0.0.1' };
   const start = (script: string): Started => {
-    const proc = Bun.spawn(['setsid', 'bash', '-c', script], { cwd: dir, env, stdout: 'pipe', stderr: 'pipe' });
+    // detached: a process group of its own (setsid), for the SIGTERM to the group at the end.
+    const proc = Bun.spawn(['bash', '-c', script], { cwd: dir, env, stdout: 'pipe', stderr: 'pipe', detached: true });
     const s = { proc, out: [] as string[] };
     collect(proc.stdout as ReadableStream<Uint8Array>, s.out);
     collect(proc.stderr as ReadableStream<Uint8Array>, s.out);
