@@ -28,14 +28,16 @@ interface Started {
 const started: Started[] = [];
 let dir: string | undefined;
 
+/** Each block runs in its own process group: `bun run` and the script it starts stop together. */
+async function stop(s: Started) {
+  try {
+    process.kill(-s.proc.pid, 'SIGTERM');
+  } catch {}
+  await s.proc.exited;
+}
+
 afterAll(async () => {
-  for (const s of started) {
-    // Each block runs in its own process group: `bun run` and the script it starts stop together.
-    try {
-      process.kill(-s.proc.pid, 'SIGTERM');
-    } catch {}
-    await s.proc.exited;
-  }
+  for (const s of started) await stop(s);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -54,7 +56,7 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30
   }
 }
 
-test('the README offline section buys a key on the sandbox chain and makes a paid call with it', async () => {
+test('the README offline section buys a key on the sandbox chain and makes a paid call with it, and again after a restart', async () => {
   const blocks = offlineBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
   expect(blocks.length).toBeGreaterThanOrEqual(3);
   const sandboxPort = String(freePort());
@@ -77,28 +79,34 @@ test('the README offline section buys a key on the sandbox chain and makes a pai
     return s;
   };
 
-  // A person waits for the sandbox to say it is up, then for the gateway to answer.
-  const chain = start(sandbox!);
-  await until('the sandbox start', () => chain.out.join('').includes('Ctrl-C to stop'), 30_000, () => chain.out.join(''));
-  const gw = start(gateway!);
-  const base = `http://127.0.0.1:${gatewayPort}`;
-  await until('the gateway start', () => fetch(base + '/healthz').then((r) => r.ok, () => false), 30_000, () => gw.out.join(''));
-
-  // The rest as one script; a last line (not the README's) hands the key to the test.
-  const buy = Bun.spawn(['bash', '-euo', 'pipefail', '-c', buyer.join('\n') + '\nprintf "\\nKEY=%s\\n" "$KEY"'], { cwd: dir, env, stdout: 'pipe', stderr: 'pipe' });
-  const [stdout, stderr, code] = await Promise.all([new Response(buy.stdout).text(), new Response(buy.stderr).text(), buy.exited]);
-  const context = `stdout:\n${stdout}\nstderr:\n${stderr}\ngateway:\n${gw.out.join('')}`;
-  expect(code, context).toBe(0);
-
-  // The paid call's answer is in the output: a success body of a paid route.
-  expect(stdout).toContain('"live_status":"SUCCESS"');
-  const key = stdout.match(/^KEY=(cig_\w+)$/m)?.[1];
-  expect(key, context).toBeDefined();
-  const me = await fetch(base + '/api/keys/me', { headers: { 'x-api-key': key! } });
-  expect(me.status).toBe(200);
-  const account = (await me.json()) as { creditLamports: number; priceLamports: number; callsMade: number };
-  // One call charged and kept: a call that does not end in 2xx is refunded, so this is a 200.
   const deposited = Number(text.match(/wallet -- deposit (\d+)/)![1]);
-  expect(account.callsMade).toBe(1);
-  expect(account.creditLamports).toBe(deposited - account.priceLamports);
+  // Twice in the same folder, as a person comes back the next day: a new chain, the gateway's
+  // database kept.
+  for (const run of [1, 2]) {
+    // A person waits for the sandbox to say it is up, then for the gateway to answer.
+    const chain = start(sandbox!);
+    await until('the sandbox start', () => chain.out.join('').includes('Ctrl-C to stop'), 30_000, () => chain.out.join(''));
+    const gw = start(gateway!);
+    const base = `http://127.0.0.1:${gatewayPort}`;
+    await until('the gateway start', () => fetch(base + '/healthz').then((r) => r.ok, () => false), 30_000, () => gw.out.join(''));
+
+    // The rest as one script; a last line (not the README's) hands the key to the test.
+    const buy = Bun.spawn(['bash', '-euo', 'pipefail', '-c', buyer.join('\n') + '\nprintf "\\nKEY=%s\\n" "$KEY"'], { cwd: dir, env, stdout: 'pipe', stderr: 'pipe' });
+    const [stdout, stderr, code] = await Promise.all([new Response(buy.stdout).text(), new Response(buy.stderr).text(), buy.exited]);
+    const context = `run ${run}\nstdout:\n${stdout}\nstderr:\n${stderr}\ngateway:\n${gw.out.join('')}`;
+    expect(code, context).toBe(0);
+
+    // The paid call's answer is in the output: a success body of a paid route.
+    expect(stdout, context).toContain('"live_status":"SUCCESS"');
+    const key = stdout.match(/^KEY=(cig_\w+)$/m)?.[1];
+    expect(key, context).toBeDefined();
+    const me = await fetch(base + '/api/keys/me', { headers: { 'x-api-key': key! } });
+    expect(me.status).toBe(200);
+    const account = (await me.json()) as { creditLamports: number; priceLamports: number; callsMade: number };
+    // One call charged and kept: a call that does not end in 2xx is refunded, so this is a 200.
+    expect(account.callsMade, context).toBe(1);
+    expect(account.creditLamports, context).toBe(deposited - account.priceLamports);
+    await stop(gw);
+    await stop(chain);
+  }
 }, 120_000);

@@ -158,34 +158,57 @@ describe('the wallet command', () => {
 });
 
 describe('bun run sandbox', () => {
-  test('funds a demo wallet whose throwaway key it writes as a Solana CLI keypair file (mode 0600), prints the gateway command line, and keeps the wallet across restarts', async () => {
-    const walletFile = join(dir, 'demo', 'sandbox-wallet.json');
+  /** Starts the sandbox in `cwd`, waits for its instructions, reads the demo wallet, stops it. */
+  async function sandboxRun(cwd: string, walletFile: string, env: Record<string, string> = {}) {
     const port = String(freePort());
-    const run = async () => {
-      const p = Bun.spawn(['bun', SANDBOX_MAIN], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SANDBOX_PORT: port, SANDBOX_WALLET: walletFile }, stdout: 'pipe', stderr: 'pipe' });
-      let out = '';
-      const reader = p.stdout.getReader();
-      while (!out.includes('Ctrl-C to stop')) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`the sandbox ended: ${out}${await new Response(p.stderr).text()}`);
-        out += new TextDecoder().decode(value);
-      }
-      const demo = await readKeypairFile(walletFile);
-      const funded = await createSolanaRpc(`http://127.0.0.1:${port}`).getBalance(demo.address).send();
-      p.kill('SIGTERM');
-      expect(await p.exited).toBe(0);
-      return { out, demo, funded: funded.value as bigint };
-    };
-    const first = await run();
-    expect(first.out).toContain(`demo wallet (100 SOL): ${first.demo.address}`);
-    expect(first.out).toContain(walletFile);
-    expect(first.out).toContain('throwaway');
-    expect(first.out).toContain(`GATEWAY_ADDRESS=${SANDBOX_GATEWAY_ADDRESS} MAINNET_RPC_URLS=http://127.0.0.1:${port} DEVNET_RPC_URLS=http://127.0.0.1:${port}`);
-    expect(first.out).toContain('bun run wallet -- deposit');
-    expect(first.funded).toBe(100_000_000_000n);
-    expect((await Bun.file(walletFile).stat()).mode & 0o777).toBe(0o600);
-    const second = await run();
-    expect(second.demo.address).toBe(first.demo.address);
-    expect(second.funded).toBe(100_000_000_000n);
+    const p = Bun.spawn(['bun', SANDBOX_MAIN], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SANDBOX_PORT: port, ...env }, stdout: 'pipe', stderr: 'pipe' });
+    let out = '';
+    const reader = p.stdout.getReader();
+    while (!out.includes('Ctrl-C to stop')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the sandbox ended: ${out}${await new Response(p.stderr).text()}`);
+      out += new TextDecoder().decode(value);
+    }
+    const demo = await readKeypairFile(walletFile);
+    const funded: bigint = (await createSolanaRpc(`http://127.0.0.1:${port}`).getBalance(demo.address).send()).value;
+    p.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    return { out, port, demo, funded };
+  }
+
+  test('funds a new demo wallet on each start, its throwaway key in data/sandbox-wallet.json (Solana CLI format, mode 0600), and prints the gateway command line', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cig-sandbox-'));
+    try {
+      const walletFile = join(cwd, 'data', 'sandbox-wallet.json');
+      const first = await sandboxRun(cwd, walletFile);
+      expect(first.out).toContain(`demo wallet (100 SOL): ${first.demo.address}`);
+      expect(first.out).toContain(walletFile);
+      expect(first.out).toContain('throwaway');
+      expect(first.out).toContain(`GATEWAY_ADDRESS=${SANDBOX_GATEWAY_ADDRESS} MAINNET_RPC_URLS=http://127.0.0.1:${first.port} DEVNET_RPC_URLS=http://127.0.0.1:${first.port}`);
+      expect(first.out).toContain('bun run wallet -- deposit');
+      expect(first.funded).toBe(100_000_000_000n);
+      expect((await Bun.file(walletFile).stat()).mode & 0o777).toBe(0o600);
+      // A new chain, a new wallet: the old one's first deposit would repeat an old transaction.
+      const second = await sandboxRun(cwd, walletFile);
+      expect(second.demo.address).not.toBe(first.demo.address);
+      expect(second.funded).toBe(100_000_000_000n);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('a keypair file named by SANDBOX_WALLET that exists is used as it is, never replaced', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cig-sandbox-'));
+    try {
+      const mine = join(cwd, 'my-key.json');
+      const own = await keypairFile(mine);
+      const bytes = await Bun.file(mine).text();
+      const run = await sandboxRun(cwd, mine, { SANDBOX_WALLET: mine });
+      expect(run.demo.address).toBe(own.address);
+      expect(run.out).toContain(`demo wallet (100 SOL): ${own.address}`);
+      expect(await Bun.file(mine).text()).toBe(bytes);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   }, 60_000);
 });

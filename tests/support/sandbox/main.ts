@@ -3,7 +3,7 @@
 // command line and the wallet commands that buy a key on this chain by hand.
 import { resolve } from 'node:path';
 import { startSandbox } from './index.ts';
-import { demoWalletPath, keypairFile, SANDBOX_GATEWAY_ADDRESS, sandboxPort, WALKTHROUGH_DEPOSIT_LAMPORTS } from './offline.ts';
+import { DEFAULT_DEMO_WALLET, demoWalletPath, keypairFile, SANDBOX_GATEWAY_ADDRESS, sandboxPort, WALKTHROUGH_DEPOSIT_LAMPORTS } from './offline.ts';
 
 const port = sandboxPort();
 const host = process.env.SANDBOX_HOST ?? '127.0.0.1';
@@ -12,8 +12,10 @@ const sandbox = await startSandbox({ port, host }).catch((e: Error) => {
   process.exit(1);
 });
 const walletFile = demoWalletPath();
-// The same file on every start: the wallet keeps its address, and is funded again on the new chain.
-const demo = await keypairFile(walletFile).catch(async (e: Error) => {
+// A new wallet on each new chain: the chain's blockhashes repeat from one start to the next, so an
+// old wallet's first deposit would be the very transaction (same signature) a gateway that kept its
+// database has already counted. A file named by SANDBOX_WALLET may be someone's key: kept as is.
+const demo = await keypairFile(walletFile, walletFile === DEFAULT_DEMO_WALLET).catch(async (e: Error) => {
   console.error(`sandbox: ${e.message}`);
   await sandbox.stop();
   process.exit(1);

@@ -12,8 +12,11 @@ export const WALKTHROUGH_DEPOSIT_LAMPORTS = 22_000_000n;
 
 export const sandboxPort = (env: NodeJS.ProcessEnv = process.env) => Number(env.SANDBOX_PORT ?? 8899);
 
-/** The demo wallet's keypair file, relative to the checkout (`bun run` starts scripts there). */
-export const demoWalletPath = (env: NodeJS.ProcessEnv = process.env) => env.SANDBOX_WALLET ?? 'data/sandbox-wallet.json';
+/** Where the sandbox keeps its demo wallet, relative to the checkout (`bun run` starts scripts there). */
+export const DEFAULT_DEMO_WALLET = 'data/sandbox-wallet.json';
+
+/** The demo wallet's keypair file: SANDBOX_WALLET, or the sandbox's own one. */
+export const demoWalletPath = (env: NodeJS.ProcessEnv = process.env) => env.SANDBOX_WALLET ?? DEFAULT_DEMO_WALLET;
 
 /** A Solana CLI keypair file (a JSON array of 64 bytes: the Ed25519 seed, then the public key). */
 export async function readKeypairFile(path: string): Promise<KeyPairSigner> {
@@ -30,10 +33,13 @@ export async function readKeypairFile(path: string): Promise<KeyPairSigner> {
   return createKeyPairSignerFromBytes(new Uint8Array(bytes));
 }
 
-/** The keypair in `path`, or a new one written there (mode 0600, like solana-keygen). */
-export async function keypairFile(path: string): Promise<KeyPairSigner> {
-  if (existsSync(path)) return readKeypairFile(path);
+/**
+ * A new keypair written to `path` (mode 0600, like solana-keygen). An existing file is replaced
+ * only when `replace` says it is a throwaway one; otherwise it is someone's key and is used as is.
+ */
+export async function keypairFile(path: string, replace = false): Promise<KeyPairSigner> {
+  if (!replace && existsSync(path)) return readKeypairFile(path);
   const signer = await generateKeyPairSigner(true);
-  await writeKeyPairSigner(signer, path);
+  await writeKeyPairSigner(signer, path, { unsafelyOverwriteExistingKeyPair: replace });
   return signer;
 }
