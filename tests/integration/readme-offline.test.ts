@@ -2,8 +2,8 @@
 // in order, in a folder laid out like a fresh clone (the repository's files linked in, no data/).
 // The first block starts the sandbox and the second the gateway, each left running as a person
 // leaves a terminal; the rest runs as one script that stops at the first failing command. The
-// only change is the two ports, so the test binds no fixed one: SANDBOX_PORT and PORT in the
-// environment, and the same numbers in place of 8899 and 3000 in the commands' URLs.
+// only change is where the servers listen, so the test binds no fixed port: SANDBOX_PORT, PORT and
+// HOST=127.0.0.1 in the environment, and the same numbers in place of 8899 and 3000 in the URLs.
 import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
