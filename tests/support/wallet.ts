@@ -1,6 +1,6 @@
 // `bun run wallet -- <command>`: act as the sandbox's demo wallet to buy a key by hand with curl
 // (README, "Offline: buy a key on the sandbox chain"). Its key is a throwaway one on a throwaway
-// chain, so the command talks only to a node on this machine: a deposit can never leave it.
+// chain, so the command talks only to a node on this machine, never to a cluster across the network.
 import { parseArgs } from 'node:util';
 import { createSolanaRpc, isAddress, type Address } from '@solana/kit';
 import { deposit, signChallenge } from './agent.ts';
@@ -14,7 +14,7 @@ const USAGE = `usage: bun run wallet -- <command> [options]
   sign <challenge>      sign a challenge from GET /api/keys/challenge (base58 Ed25519 of its UTF-8 bytes);
                         prints the JSON body for POST /api/keys/claim
 
-  --keypair <path>      Solana CLI keypair file (default data/sandbox-wallet.json, written by bun run sandbox; SANDBOX_WALLET)
+  --keypair <path>      Solana CLI keypair file (default data/sandbox-wallet.json, new on each bun run sandbox; SANDBOX_WALLET)
   --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:8899; SANDBOX_PORT)
   --to <address>        the deposit address (default ${SANDBOX_GATEWAY_ADDRESS}, the sandbox gateway's)
 `;
