@@ -131,6 +131,9 @@ const READINESS = t.Object({
   ready: t.Boolean(),
   database: t.Union([t.Literal('writable'), t.Literal('failed')]),
   upstreams: t.Record(t.String(), t.Union([t.Number({ minimum: 0 }), t.Null()]), { description: 'Seconds since each network last had an upstream answer; null: not yet' }),
+  upstreamErrors: t.Record(t.String(), t.String(), {
+    description: 'For each network with no upstream answer within READY_WINDOW_SECONDS, why (the URLs are never shown): e.g. "unreachable: connection refused", "no answer within 8 s", "HTTP 503"',
+  }),
 });
 
 const MANIFEST = t.Object({
