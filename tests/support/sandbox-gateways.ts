@@ -9,22 +9,22 @@ import { startGateway, type TestGateway } from './gateway.ts';
 
 type Settings = Partial<Config>;
 
-export interface SandboxOptions {
+export interface SandboxSetup {
+  /** The settings of every gateway started with `gateway()` (a function, for values made per gateway such as a fresh deposit address). */
+  defaults?: () => Settings | Promise<Settings>;
   /** Create a classic SPL token mint (6 decimals, the sandbox payer its authority) once the chain runs: `mint`. */
   mint?: boolean;
 }
 
-/**
- * `defaults` are the settings of every gateway started with `gateway()` (a function, for values
- * made per gateway such as a fresh deposit address); each gateway reads the chain as both networks.
- */
-export function sandboxGateways(defaults: () => Settings | Promise<Settings> = () => ({}), options: SandboxOptions = {}) {
+/** `setup`, or just its `defaults`. Each gateway reads the chain as both networks. */
+export function sandboxGateways(setup: SandboxSetup | NonNullable<SandboxSetup['defaults']> = {}) {
+  const { defaults = () => ({}), mint: withMint = false } = typeof setup === 'function' ? { defaults: setup } : setup;
   let chain: Sandbox | undefined;
   let mint: Address | undefined;
   const gateways: TestGateway[] = [];
   beforeAll(async () => {
     chain = await startSandbox();
-    if (options.mint) mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
+    if (withMint) mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
   });
   afterAll(async () => {
     for (const gw of gateways) await gw.stop();
@@ -38,7 +38,7 @@ export function sandboxGateways(defaults: () => Settings | Promise<Settings> = (
       return chain;
     },
     get mint(): Address {
-      if (!mint) throw new Error(options.mint ? 'the mint is made in beforeAll: use it inside a hook or a test' : 'pass { mint: true } to sandboxGateways for a mint');
+      if (!mint) throw new Error(withMint ? 'the mint is made in beforeAll: use it inside a hook or a test' : 'pass { mint: true } to sandboxGateways for a mint');
       return mint;
     },
     /** Settings that point a gateway (or a gateway process) at the chain on both networks. */
