@@ -152,8 +152,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         webhookSecret: 'undelivered-secret',
         priceLamports: PRICE,
         freeCalls: 0,
-        mainnetRpcUrls: [sandbox.chain.url],
-        devnetRpcUrls: [sandbox.chain.url],
+        ...sandbox.rpcUrls,
         databaseUrl: backend === 'postgres' ? await freshDatabase() : undefined,
       };
       const gw = await startGateway(settings, { keepFiles: true });
