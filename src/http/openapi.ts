@@ -116,6 +116,16 @@ const HEALTH = t.Object({
   paymentNetwork: t.String(),
 });
 
+const HOME = t.Object({
+  name: t.String(),
+  version: t.String(),
+  docs: t.String({ description: 'The API reference page' }),
+  llmsTxt: t.String({ description: 'How an agent uses this gateway, in plain text' }),
+  openapi: t.String({ description: 'This OpenAPI document' }),
+  mcp: t.Object({ streamableHttp: t.String(), sse: t.String(), manifest: t.String() }),
+  claim: t.String({ description: 'The page that buys a key with a browser wallet' }),
+});
+
 const READINESS = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('not ready'), t.Literal('stopping')]),
   ready: t.Boolean(),
@@ -161,6 +171,7 @@ function components(): Json {
       DepositStatus: plain(DEPOSIT_STATUS),
       Usage: plain(USAGE),
       WebhookResult: plain(WEBHOOK_RESULT),
+      Home: plain(HOME),
       Health: plain(HEALTH),
       Readiness: plain(READINESS),
       McpManifest: plain(MANIFEST),
@@ -368,6 +379,9 @@ function otherPaths(config: Config): Json {
           '500': ref('responses', 'UpstreamFailure'),
         },
       },
+    },
+    '/': {
+      get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
     },
     '/healthz': {
       get: { operationId: 'getHealth', summary: 'Liveness and database check', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process is up and its database answers') } },
