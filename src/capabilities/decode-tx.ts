@@ -38,6 +38,24 @@ export const OWNER_CHANGES = t.Array(
   { description: 'Exact SOL and token changes for every signer (fee payer first) and every other owner whose balances moved' },
 );
 
+/** One address's change, as the balance arrays record it (decode-tx and simulate). */
+export const ACCOUNT_CHANGE = t.Object({
+  address: base58Address('Account'),
+  lamportsBefore: rawAmount('Lamports before'),
+  lamportsAfter: rawAmount('Lamports after'),
+  lamportsChange: rawAmount("After minus before; the fee payer's includes the fee", true),
+  token: nullable(
+    t.Object({
+      mint: base58Address('Mint'),
+      owner: nullable(base58Address('Owner of the token account; null only when a very old node did not report it')),
+      decimals: t.Integer({ minimum: 0, maximum: 255 }),
+      before: rawAmount('Raw amount before'),
+      after: rawAmount('Raw amount after'),
+      change: rawAmount('After minus before', true),
+    }),
+  ),
+});
+
 const ACTION_KIND = t.Union(
   ACTION_KINDS.map((k) => t.Literal(k)),
   { description: 'What an instruction (or the transaction: the first kind, in this order, its instructions reach) does' },
@@ -68,6 +86,10 @@ const OUTPUT = t.Object({
   invokedPrograms: t.Array(t.Object({ programId: base58Address('Program id'), name: nullable(t.String()) }), { description: 'Every program invoked' }),
   signers: t.Array(base58Address('Signer'), { description: 'Accounts that signed, fee payer first' }),
   ownerChanges: OWNER_CHANGES,
+  accountChanges: t.Array(ACCOUNT_CHANGE, {
+    description:
+      'Per-address view: every account whose lamports or token amount changed, in account-key order, exactly as preBalances/postBalances and the token balances record it (the fee payer\'s lamportsChange includes the fee; a token account carries its mint, owner and raw amounts). ownerChanges is this list regrouped by owner: a token account counts under its owner (its lamports in SOL, wrapped SOL as SOL, rent apart in tokenAccountRentLamports), any other account under its own address, and the fee is apart in feeLamports',
+  }),
   actions: t.Array(
     t.Object({
       instructionIndex: t.Integer({ minimum: 0, description: 'Top-level instruction it is, or ran under' }),
@@ -98,7 +120,7 @@ export const decodeTx = defineCapability({
   method: 'GET',
   title: 'Decode a transaction',
   description:
-    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator: pool_create, liquidity_add, liquidity_remove, liquidation, order_fill, order_place, order_cancel (Jupiter DCA and limit orders, OpenBook, Phoenix, NFT listings), nft_sale, nft_mint, lending_borrow, lending_repay, lending_deposit, lending_withdraw, multisig_execute, swap, multisig_propose, fee_claim, stake, unstake, nft_transfer, burn, mint, freeze, thaw, unknown, transfer, account_management or vote; the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name and kind), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Use it to understand what a signature did.',
+    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator: pool_create, liquidity_add, liquidity_remove, liquidation, order_fill, order_place, order_cancel (Jupiter DCA and limit orders, OpenBook, Phoenix, NFT listings), nft_sale, nft_mint, lending_borrow, lending_repay, lending_deposit, lending_withdraw, multisig_execute, swap, multisig_propose, fee_claim, stake, unstake, nft_transfer, burn, mint, freeze, thaw, unknown, transfer, account_management or vote; the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name and kind), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges. Use it to understand what a signature did.',
   paid: true,
   params: { signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE), network: network() },
   output: OUTPUT,

@@ -1,16 +1,13 @@
 // Every recorded mainnet getTransaction fixture, decoded end to end, with what a user would notice asserted.
 
 import { describe, expect, test } from 'bun:test';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { big, parseJson } from '../../src/json';
+import { big } from '../../src/json';
 import { VENUES } from '../../src/chain/program-ids';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
 import type { ActionKind } from '../../src/chain/tx/instructions';
 import { normalizeTransaction } from '../../src/chain/tx/normalize';
+import { loadRecorded as load, recordedTransactionFiles as files } from '../support/recorded-transactions';
 
-const ROOT = join(import.meta.dir, '../fixtures/mainnet');
-const DIRS = ['getTransaction', 'getTransaction-jsonParsed'] as const;
 
 interface Expected {
   kind: ActionKind;
@@ -424,12 +421,6 @@ const EXPECTED: Record<string, Expected> = {
     changes: {},
   },
 };
-
-const files = DIRS.flatMap((dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.json')).map((f) => `${dir}/${f}`));
-
-async function load(file: string): Promise<unknown> {
-  return parseJson(await Bun.file(join(ROOT, file)).text());
-}
 
 async function decode(file: string): Promise<DecodeTxBody> {
   return describeTransaction(await load(file), { signature: 'requested-signature', network: 'mainnet-beta' });

@@ -5,7 +5,7 @@ import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
 import { type Action, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
-import { type AssetChange, type OwnerChanges, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
+import { type AccountChange, type AssetChange, type OwnerChanges, accountChangesOf, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
 import { type ActionKind, KIND_TEXT } from './instructions';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedTransaction, normalizeTransaction } from './normalize';
@@ -94,6 +94,8 @@ export interface DecodeTxBody {
   readonly signers: readonly string[];
   /** Changes per owner: every signer, then every other owner whose token balances moved. */
   readonly ownerChanges: readonly OwnerChangesView[];
+  /** Changes per address, as the balance arrays record them (ownerChanges regroups them by owner). */
+  readonly accountChanges: readonly AccountChange[];
   /** What each instruction did, in order. */
   readonly actions: readonly ActionView[];
   readonly error: DecodeTxError | null;
@@ -385,6 +387,7 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
       changes: o.changes.map(changeView),
       tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
     })),
+    accountChanges: accountChangesOf(tx),
     actions: cls.actions.map((a) => ({ ...a, program: programName(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
   };
