@@ -98,6 +98,10 @@ const OUTPUT = t.Object({
       program: nullable(t.String({ description: 'Program name when known' })),
       name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
       kind: ACTION_KIND,
+      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('effects'), t.Literal('none')], {
+        description:
+          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program it does not know, the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
+      }),
     }),
     { description: 'What each instruction did, in order' },
   ),

@@ -183,22 +183,24 @@ const EXPECTED: Record<string, Expected> = {
     summary: ['Not a swap or transfer', 'invoked Ceu4aC…pGG1', 'no balance change for 7zujqo…AtiW apart from the 0.000005031 SOL fee'],
     changes: {},
   },
+  // the claimable-tokens program is not in the tables: its inner createAccount + initializeAccount say what it did
   'getTransaction/audius-userbank-create-token-account-audius.json': {
-    kind: 'unknown',
+    kind: 'account_management',
     category: 'Transfer',
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'invoked Ewkv3J…rezQ', 'rent to open 5ZiE3v…ZTgx'],
+    summary: ["Paid 0.00203928 SOL rent to open 5ZiE3v…ZTgx's token account through program Ewkv3J…rezQ"],
     changes: { SOL: '-0.00203928' },
   },
+  // the vault program is not in the tables: its inner System transfers make it a transfer
   'getTransaction/chainflip-vault-native-sol-xswap-gem.json': {
-    kind: 'unknown',
+    kind: 'transfer',
     category: 'Transfer',
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'invoked J88B7g…3qoT', 'sent 0.15268656 SOL'],
+    summary: ['Sent 0.15268656 SOL through program J88B7g…3qoT'],
     changes: { SOL: '-0.15268656' },
   },
   'getTransaction/stake-withdraw-gem.json': {

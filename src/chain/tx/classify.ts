@@ -59,6 +59,13 @@ export interface Classification {
   readonly actions: readonly Action[];
 }
 
+/**
+ * Where an action's name and kind come from: the decoder's tables; a venue the tables do not detail (a
+ * trade); the effects of a program the tables do not know (its inner Token / System instructions: a burn,
+ * a mint, a transfer, an account opened or closed); or nothing (kind unknown).
+ */
+export type ActionSource = 'table' | 'venue' | 'effects' | 'none';
+
 export interface Action {
   /** Top-level instruction this action is, or ran under. */
   readonly instructionIndex: number;
@@ -68,6 +75,7 @@ export interface Action {
   /** Instruction name from the program's IDL or source; null when the program or instruction is not known. */
   readonly name: string | null;
   readonly kind: ActionKind;
+  readonly source: ActionSource;
 }
 
 /** Programs a plain wallet-to-wallet transfer may use. */
@@ -153,17 +161,31 @@ function isInertTopLevelProgram(tx: NormalizedTransaction, programId: string): b
 /** What one instruction does: from its own discriminator, else (a venue without a table) a swap. */
 function actionOf(ix: NormalizedInstruction, inner: boolean): Action | null {
   const known = identifyInstruction(ix);
-  if (known) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: known.name, kind: known.kind };
+  if (known) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: known.name, kind: known.kind, source: 'table' };
   // Aggregators and exchanges the decoder has no instruction table for exist to trade.
-  if (venueOf(ix.programId)) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: null, kind: 'swap' };
+  if (venueOf(ix.programId)) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: null, kind: 'swap', source: 'venue' };
   return null;
+}
+
+/**
+ * What the plain programs did under one top-level instruction, most significant first (a burn outweighs the
+ * transfers around it; closing or opening an account is account management); null when they did nothing.
+ */
+export function effectKind(tx: NormalizedTransaction, topLevelIndex: number): ActionKind | null {
+  const kinds = (tx.innerInstructions ?? []).flatMap((inner) => {
+    if (inner.topLevelIndex !== topLevelIndex || !PLAIN_PROGRAMS.has(inner.programId)) return [];
+    const kind = identifyInstruction(inner)?.kind;
+    return kind && kind !== 'unknown' ? [kind] : [];
+  });
+  return kinds.length > 0 ? dominantKind(kinds) : null;
 }
 
 /**
  * One action per top-level instruction whose program the decoder knows. For a top-level program it does
  * not know, the outermost CPIs it made into known non-plain programs stand for it (a trading bot's
- * router calling a Raydium deposit is a liquidity deposit); with none, it is an `unknown` action, unless
- * it made no CPI at all next to a plain transfer (inert: see isInertTopLevelProgram).
+ * router calling a Raydium deposit is a liquidity deposit); with none, its kind is what its inner Token and
+ * System instructions did (effectKind), else `unknown`, unless it made no CPI at all next to a plain
+ * transfer (inert: see isInertTopLevelProgram).
  * Compute-budget and memo instructions carry no action.
  */
 export function actionsOf(tx: NormalizedTransaction): Action[] {
@@ -185,7 +207,8 @@ export function actionsOf(tx: NormalizedTransaction): Action[] {
       continue;
     }
     if (tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId)) continue;
-    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name: null, kind: 'unknown' });
+    const effect = effectKind(tx, ix.topLevelIndex);
+    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name: null, kind: effect ?? 'unknown', source: effect ? 'effects' : 'none' });
   }
   return actions;
 }

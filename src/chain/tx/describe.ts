@@ -4,9 +4,10 @@
 import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
-import { type Action, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
+import { type Action, type ActionSource, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
 import { type AccountChange, type AssetChange, type OwnerChanges, accountChangesOf, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
-import { type ActionKind, KIND_TEXT } from './instructions';
+import { type ActionKind, KIND_TEXT, identifyInstruction } from './instructions';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedTransaction, normalizeTransaction } from './normalize';
 
@@ -52,6 +53,7 @@ export interface ActionView {
   readonly program: string | null;
   readonly name: string | null;
   readonly kind: ActionKind;
+  readonly source: ActionSource;
 }
 
 /** TransactionErrorInfo with the message located ("instruction 2 (Raydium AMM v4) failed: ...") and meta.err as sent. */
@@ -223,9 +225,34 @@ function actionWhere(action: Action): string {
   return `${programLabel(action.programId)}${action.name ? ` (${action.name})` : ''}`;
 }
 
+const TOKEN_BURNS = new Set(['burn', 'burn_checked', 'burnChecked']);
+
+/** Mints burned by the Token programs under one top-level instruction. */
+function burnedMints(tx: NormalizedTransaction, topLevelIndex: number): Set<string> {
+  const mints = new Set<string>();
+  for (const ix of tx.innerInstructions ?? []) {
+    if (ix.topLevelIndex !== topLevelIndex || (ix.programId !== TOKEN_PROGRAM && ix.programId !== TOKEN_2022_PROGRAM)) continue;
+    const name = identifyInstruction(ix)?.name;
+    if (!name || !TOKEN_BURNS.has(name)) continue;
+    const mint = ix.parsed?.info?.mint ?? ix.accounts[1];
+    if (typeof mint === 'string') mints.add(mint);
+  }
+  return mints;
+}
+
+/** "Burned 72 X and received 72 Y through program Ab12…yZ": what a program the tables do not know did, by its effects. */
+function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges): string {
+  const through = `through program ${actionWhere(action)}`;
+  if (owner.changes.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}; ${noChangeText(tx, owner)}${rentNote(owner.tokenAccountRentLamports)}`;
+  const burned = burnedMints(tx, action.instructionIndex);
+  const parts = owner.changes.map((c) => (c.raw < 0n && burned.has(c.asset) ? `burned ${amountText(c)}` : movementText(c)));
+  return `${capitalize(joinList(parts))} ${through}${rentNote(owner.tokenAccountRentLamports)}`;
+}
+
 /** Summary lead for kinds that are not a trade or a plain transfer. */
 function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
   const action = mainAction(cls);
+  if (action && action.source === 'effects') return effectsSummary(tx, action, owner);
   const where = action ? actionWhere(action) : '';
   switch (cls.kind) {
     case 'pool_create':
