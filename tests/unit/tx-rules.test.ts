@@ -571,3 +571,37 @@ describe('kind from effects: a program the tables do not know, named by what its
     expect(body.summary).toStartWith(`Not a swap or transfer: invoked ${short}`);
   });
 });
+
+describe('governance and NFT auction programs by table', () => {
+  const GOVERNANCE = 'GovER5Lthms3bLBqWub97yVrMmEogzX7xNjdXpPPCVZw';
+  const AUCTION = 'auctxRXPeJoc4817jDhf4HbjnhEcr1cCXenosMhK5R8';
+  const PROPOSAL = addr(20);
+  const BIDDER_POT = addr(21);
+
+  test('a governance proposal is governance_proposal, named, with the rent it paid', () => {
+    const body = describeSpec({
+      instructions: [{ program: GOVERNANCE, accounts: [PROPOSAL, PAYER], data: Uint8Array.from([6, 4, 0, 0, 0, 116, 101, 115, 116]) }],
+      inner: { 0: [{ program: SYSTEM, accounts: [PAYER, PROPOSAL], data: systemCreateAccount(3_000_000n) }] },
+      lamports: { [PAYER]: [1_000_000_000n, 996_995_000n], [PROPOSAL]: [0n, 3_000_000n] },
+    });
+    expect([body.kind, body.category, body.categoryMatched]).toEqual(['governance_proposal', 'Transfer', false]);
+    expect(body.actions.map((a) => [a.program, a.name, a.kind, a.source])).toEqual([['SPL Governance', 'create_proposal', 'governance_proposal', 'table']]);
+    expect(body.summary).toStartWith('Governance proposal on SPL Governance (create_proposal); ');
+    expect(body.summary).toContain('sent 0.003 SOL');
+  });
+
+  test('a bid cancelled on the legacy Metaplex auction is order_cancel, and the refund is shown', () => {
+    const body = describeSpec({
+      instructions: [{ program: AUCTION, accounts: [PAYER, PAYER_USDC, BIDDER_POT], data: Uint8Array.from([0, ...new Array(32).fill(3)]) }],
+      inner: { 0: [{ program: TOKEN, accounts: [BIDDER_POT, PAYER_USDC, BIDDER_POT], data: transferChecked(5_000_000n, 6) }] },
+      lamports: { [PAYER]: [1_000_000_000n, 999_995_000n], [PAYER_USDC]: [RENT, RENT], [BIDDER_POT]: [RENT, RENT] },
+      tokens: [
+        { account: PAYER_USDC, mint: USDC, owner: PAYER, decimals: 6, pre: 0n, post: 5_000_000n },
+        { account: BIDDER_POT, mint: USDC, owner: POOL, decimals: 6, pre: 5_000_000n, post: 0n },
+      ],
+    });
+    expect(body.kind).toBe('order_cancel');
+    expect(body.actions.map((a) => [a.program, a.name])).toEqual([['Metaplex Auction (legacy)', 'cancel_bid']]);
+    expect(body.summary).toStartWith('Cancelled or closed an order on Metaplex Auction (legacy) (cancel_bid): got back 5 USDC');
+  });
+});

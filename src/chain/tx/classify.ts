@@ -16,6 +16,11 @@
 
 import {
   ASSOCIATED_TOKEN_PROGRAM,
+  AUCTION_HOUSE_PROGRAM,
+  CANDY_MACHINE_V2_PROGRAM,
+  CANDY_MACHINE_V3_PROGRAM,
+  METAPLEX_AUCTION_PROGRAM,
+  SPL_GOVERNANCE_PROGRAM,
   COMPUTE_BUDGET_PROGRAM,
   MEMO_PROGRAM,
   MEMO_V1_PROGRAM,
@@ -109,6 +114,11 @@ const PROGRAM_NAMES: Readonly<Record<string, string>> = {
   [SQUADS_V4_PROGRAM]: 'Squads v4',
   [MAGIC_EDEN_V2_PROGRAM]: 'Magic Eden v2',
   [TENSOR_MARKETPLACE_PROGRAM]: 'Tensor Marketplace',
+  [SPL_GOVERNANCE_PROGRAM]: 'SPL Governance',
+  [AUCTION_HOUSE_PROGRAM]: 'Metaplex Auction House',
+  [METAPLEX_AUCTION_PROGRAM]: 'Metaplex Auction (legacy)',
+  [CANDY_MACHINE_V2_PROGRAM]: 'Metaplex Candy Machine v2',
+  [CANDY_MACHINE_V3_PROGRAM]: 'Metaplex Candy Machine Core',
 };
 
 /** Venue or well-known program name, or null. */

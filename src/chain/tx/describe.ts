@@ -265,6 +265,12 @@ function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: Owne
       return `Placed an order on ${where}: ${flowText(tx, owner, 'put in', 'received')}`;
     case 'order_cancel':
       return `Cancelled or closed an order on ${where}: ${flowText(tx, owner, 'paid', 'got back')}`;
+    case 'governance_proposal':
+    case 'governance_vote':
+    case 'governance_execute':
+    case 'governance_deposit':
+    case 'governance_withdraw':
+      return `${capitalize(KIND_TEXT[cls.kind])} on ${where}; ${movementSummary(tx, owner, true)}`;
     case 'unknown':
       return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
     default:
