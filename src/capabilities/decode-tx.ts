@@ -1,4 +1,8 @@
-import { describeTransaction } from '../chain/tx/describe.ts';
+import { describeNormalized } from '../chain/tx/describe.ts';
+import { programsWithoutTable } from '../chain/tx/classify.ts';
+import { type IdlDirectory, MAX_IDL_ACCOUNT_BYTES, type ProgramIdl, idlAddress, parseIdlAccount } from '../chain/tx/idl.ts';
+import { normalizeTransaction } from '../chain/tx/normalize.ts';
+import type { Upstream } from '../chain/upstream.ts';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { NETWORKS } from '../config.ts';
@@ -13,7 +17,7 @@ const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 // The finalized transaction comes from the upstream cache as the same object every time, and its
 // description cannot change either: describe it once per instance. Weakly keyed, so it goes when
 // the cache lets the transaction go; a confirmed one is a new object per fetch and never matches.
-const described = new WeakMap<object, ReturnType<typeof describeTransaction>>();
+const described = new WeakMap<object, ReturnType<typeof describeNormalized>>();
 
 /** One asset's change for one owner (decode-tx and simulate). */
 export const BALANCE_CHANGE = t.Object({
@@ -98,9 +102,9 @@ const OUTPUT = t.Object({
       program: nullable(t.String({ description: 'Program name when known' })),
       name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
       kind: ACTION_KIND,
-      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('effects'), t.Literal('none')], {
+      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('idl'), t.Literal('effects'), t.Literal('none')], {
         description:
-          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program it does not know, the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
+          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program the tables do not know, its Anchor IDL published on chain (the name; the kind from its effects) or the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
       }),
     }),
     { description: 'What each instruction did, in order' },
@@ -138,8 +142,64 @@ export const decodeTx = defineCapability({
     if (tx === null) throw notFound('Transaction not found or not yet confirmed', { signature });
     const known = described.get(tx as object);
     if (known) return known;
-    const description = Object.freeze(describeTransaction(tx, { signature, network }));
+    const normalized = normalizeTransaction(tx);
+    const unnamed = programsWithoutTable(normalized, IDL_PROGRAMS_PER_TRANSACTION);
+    if (unnamed.length > 0) return describeNormalized(normalized, { signature, network, idls: await publishedIdls(rpc, unnamed) });
+    // Only the tables named it: the description is the transaction's for good.
+    const description = Object.freeze(describeNormalized(normalized, { signature, network }));
     described.set(tx as object, description);
     return description;
   },
 });
+
+// ---- Anchor IDLs published on chain, for programs the tables do not know -----------------------------
+
+const IDL_PROGRAMS_PER_TRANSACTION = 4;
+/** An IDL account is read once per program for this long (the upstream's bounded cache holds it). */
+const IDL_CACHE_MS = 10 * 60_000;
+/** A decode waits at most this long for IDLs; a slower read still lands in the cache for the next one. */
+const IDL_WAIT_MS = 1_500;
+
+interface UiAccount {
+  owner?: unknown;
+  data?: unknown;
+}
+
+// Parsed once per account answer: the upstream cache hands back the same object while it holds it.
+const parsedIdls = new WeakMap<object, ProgramIdl | null>();
+
+/** The IDL in a getAccountInfo value: owned by the program itself, base64 data within the size cap. */
+function idlOfAccount(value: UiAccount | null, programId: string): ProgramIdl | null {
+  if (value === null || typeof value !== 'object') return null;
+  const cached = parsedIdls.get(value);
+  if (cached !== undefined) return cached;
+  const data = Array.isArray(value.data) && value.data[1] === 'base64' && typeof value.data[0] === 'string' ? value.data[0] : null;
+  const idl =
+    value.owner === programId && data !== null && data.length <= Math.ceil(MAX_IDL_ACCOUNT_BYTES / 3) * 4
+      ? parseIdlAccount(Buffer.from(data, 'base64'))
+      : null;
+  parsedIdls.set(value, idl);
+  return idl;
+}
+
+/** The programs' IDLs that could be read in time; a missing, unreadable or unreachable one is left out. */
+async function publishedIdls(rpc: Upstream, programIds: readonly string[]): Promise<IdlDirectory> {
+  const found = new Map<string, ProgramIdl>();
+  const reads = programIds.map(async (programId) => {
+    try {
+      const account = await rpc.call<{ value: UiAccount | null }>(
+        'getAccountInfo',
+        [await idlAddress(programId), { encoding: 'base64', commitment: 'finalized' }],
+        { cacheMs: IDL_CACHE_MS },
+      );
+      const idl = idlOfAccount(account.value, programId);
+      if (idl) found.set(programId, idl);
+    } catch {
+      // no IDL then: the instruction's kind comes from its effects
+    }
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.all(reads), new Promise((resolve) => (timer = setTimeout(resolve, IDL_WAIT_MS)))]);
+  clearTimeout(timer);
+  return new Map(found);
+}

@@ -605,3 +605,26 @@ describe('governance and NFT auction programs by table', () => {
     expect(body.summary).toStartWith('Cancelled or closed an order on Metaplex Auction (legacy) (cancel_bid): got back 5 USDC');
   });
 });
+
+describe('names from a published IDL (the capability fetches it; the decoding is pure)', () => {
+  test('the IDL names the instruction, its effects give the kind, and the tables stay first', () => {
+    const discriminator = Uint8Array.from(new Bun.CryptoHasher('sha256').update('global:burn_for_points').digest().subarray(0, 8));
+    const idls = new Map([[UNKNOWN_PROGRAM, { name: 'points', instructions: [{ name: 'burn_for_points', discriminator }] }]]);
+    const spec: Spec = {
+      instructions: [{ program: UNKNOWN_PROGRAM, accounts: [PAYER, PAYER_MEME], data: Uint8Array.from([...discriminator, 1]) }],
+      inner: { 0: [{ program: TOKEN, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: Uint8Array.from([8, ...u64(5_000_000n)]) }] },
+      lamports: { [PAYER]: [1_000_000_000n, 999_995_000n], [PAYER_MEME]: [RENT, RENT] },
+      tokens: [{ account: PAYER_MEME, mint: MEME_MINT, owner: PAYER, decimals: 6, pre: 5_000_000n, post: 0n }],
+    };
+    const body = describeTransaction(build(spec), { signature: 'sig', network: 'mainnet-beta', idls });
+    expect(body.actions).toEqual([
+      { instructionIndex: 0, inner: false, programId: UNKNOWN_PROGRAM, program: 'points', name: 'burn_for_points', kind: 'burn', source: 'idl' },
+    ]);
+    expect(body.summary).toBe(`Burned 5 ${MEME_MINT.slice(0, 6)}…${MEME_MINT.slice(-4)} through program ${UNKNOWN_PROGRAM.slice(0, 6)}…${UNKNOWN_PROGRAM.slice(-4)} (burn_for_points)`);
+
+    // an IDL published for a program the tables know changes nothing
+    const tablesOnly = describeSpec(swapOn(RAYDIUM_V4));
+    const withIdl = describeTransaction(build(swapOn(RAYDIUM_V4)), { signature: 'sig', network: 'mainnet-beta', idls: new Map([[RAYDIUM_V4, { name: 'x', instructions: [{ name: 'y', discriminator: Uint8Array.from([9]) }] }]]) });
+    expect(withIdl.actions).toEqual(tablesOnly.actions);
+  });
+});

@@ -40,7 +40,8 @@ import {
   VOTE_PROGRAM,
   venueOf,
 } from '../program-ids';
-import { type ActionKind, dominantKind, identifyInstruction } from './instructions';
+import { type ActionKind, decodableProgramIds, dominantKind, identifyInstruction } from './instructions';
+import { type IdlDirectory, idlInstructionName } from './idl';
 import { shortenAddress } from '../format';
 import type { NormalizedInstruction, NormalizedTransaction } from './normalize';
 
@@ -66,10 +67,11 @@ export interface Classification {
 
 /**
  * Where an action's name and kind come from: the decoder's tables; a venue the tables do not detail (a
- * trade); the effects of a program the tables do not know (its inner Token / System instructions: a burn,
- * a mint, a transfer, an account opened or closed); or nothing (kind unknown).
+ * trade); the program's Anchor IDL published on chain (the name; the kind from its effects); the effects
+ * of a program the tables do not know (its inner Token / System instructions: a burn, a mint, a transfer,
+ * an account opened or closed); or nothing (kind unknown).
  */
-export type ActionSource = 'table' | 'venue' | 'effects' | 'none';
+export type ActionSource = 'table' | 'venue' | 'idl' | 'effects' | 'none';
 
 export interface Action {
   /** Top-level instruction this action is, or ran under. */
@@ -198,7 +200,7 @@ export function effectKind(tx: NormalizedTransaction, topLevelIndex: number): Ac
  * transfer (inert: see isInertTopLevelProgram).
  * Compute-budget and memo instructions carry no action.
  */
-export function actionsOf(tx: NormalizedTransaction): Action[] {
+export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Action[] {
   const actions: Action[] = [];
   for (const ix of tx.instructions) {
     const own = actionOf(ix, false);
@@ -218,7 +220,10 @@ export function actionsOf(tx: NormalizedTransaction): Action[] {
     }
     if (tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId)) continue;
     const effect = effectKind(tx, ix.topLevelIndex);
-    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name: null, kind: effect ?? 'unknown', source: effect ? 'effects' : 'none' });
+    const idl = idls.get(ix.programId);
+    const name = idl ? idlInstructionName(idl, ix.data) : null;
+    const source = name ? 'idl' : effect ? 'effects' : 'none';
+    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name, kind: effect ?? 'unknown', source });
   }
   return actions;
 }
@@ -226,7 +231,19 @@ export function actionsOf(tx: NormalizedTransaction): Action[] {
 /** Kinds that make a transaction a trade (Swap or MemeCoin) when a venue ran. */
 const TRADE_KINDS: ReadonlySet<ActionKind> = new Set(['swap', 'order_fill', 'unknown']);
 
-export function classifyTransaction(tx: NormalizedTransaction): Classification {
+const NO_IDLS: IdlDirectory = new Map();
+
+/**
+ * Top-level programs the tables cannot name and that are no venue: the ones whose published IDL could
+ * (the capability fetches those, at most `limit`).
+ */
+export function programsWithoutTable(tx: NormalizedTransaction, limit: number): string[] {
+  const known = new Set(decodableProgramIds());
+  const ids = tx.instructions.map((ix) => ix.programId).filter((id) => !known.has(id) && !PLAIN_PROGRAMS.has(id) && !venueOf(id));
+  return [...new Set(ids)].slice(0, limit);
+}
+
+export function classifyTransaction(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Classification {
   const venues: Venue[] = [];
   const otherPrograms: string[] = [];
   for (const id of tx.invokedProgramIds) {
@@ -234,7 +251,7 @@ export function classifyTransaction(tx: NormalizedTransaction): Classification {
     if (venue) venues.push(venue);
     else if (!PLAIN_PROGRAMS.has(id)) otherPrograms.push(id);
   }
-  const actions = actionsOf(tx);
+  const actions = actionsOf(tx, idls);
   const kind = dominantKind(actions.map((a) => a.kind));
   const base = { venues, otherPrograms, kind, actions };
 

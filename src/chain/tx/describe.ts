@@ -10,12 +10,15 @@ import { type ActionKind, KIND_TEXT, identifyInstruction } from './instructions'
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedTransaction, normalizeTransaction } from './normalize';
+import type { IdlDirectory } from './idl';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
 export interface DescribeOptions {
   readonly signature: string;
   readonly network: Network;
+  /** Anchor IDLs found on chain for programs the tables do not know (the capability fetches them). */
+  readonly idls?: IdlDirectory;
 }
 
 export interface BalanceChangeView {
@@ -252,7 +255,7 @@ function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerC
 /** Summary lead for kinds that are not a trade or a plain transfer. */
 function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
   const action = mainAction(cls);
-  if (action && action.source === 'effects') return effectsSummary(tx, action, owner);
+  if (action && (action.source === 'effects' || (action.source === 'idl' && action.kind !== 'unknown'))) return effectsSummary(tx, action, owner);
   const where = action ? actionWhere(action) : '';
   switch (cls.kind) {
     case 'pool_create':
@@ -375,7 +378,9 @@ export function changeView(c: AssetChange): BalanceChangeView {
 
 /** Describe an already-normalized transaction. */
 export function describeNormalized(tx: NormalizedTransaction, options: DescribeOptions): DecodeTxBody {
-  const cls = classifyTransaction(tx);
+  const idls = options.idls ?? new Map();
+  const cls = classifyTransaction(tx, idls);
+  const nameOf = (id: string) => programName(id) ?? idls.get(id)?.name ?? null;
   const signerSet = new Set(tx.signers);
   const owners = ownerChangesOf(tx);
   const signerChanges = owners.filter((o) => signerSet.has(o.owner));
@@ -410,7 +415,7 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
     feePayer: tx.feePayer,
     balanceChanges: owner.changes.map(changeView),
     tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
-    invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: programName(id) })),
+    invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: nameOf(id) })),
     signers: [...tx.signers],
     ownerChanges: owners.map((o) => ({
       owner: o.owner,
@@ -421,7 +426,7 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
       tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
     })),
     accountChanges: accountChangesOf(tx),
-    actions: cls.actions.map((a) => ({ ...a, program: programName(a.programId) })),
+    actions: cls.actions.map((a) => ({ ...a, program: nameOf(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
   };
 }

@@ -1,7 +1,7 @@
 // startSandbox: a LiteSVM-backed chain behind a loopback JSON-RPC server, plus helpers that build real state.
 
 import { LiteSVM } from 'litesvm';
-import { generateKeyPairSigner, type Address, type KeyPairSigner, type Signature, type Transaction } from '@solana/kit';
+import { generateKeyPairSigner, type Address, type KeyPairSigner, type Lamports, type Signature, type Transaction } from '@solana/kit';
 import { Builders, LAMPORTS_PER_SOL, type CreateMintOptions } from './builders.ts';
 import { Ledger } from './ledger.ts';
 import { RpcMethods } from './rpc.ts';
@@ -38,6 +38,8 @@ export interface Sandbox {
   send(tx: Transaction, opts?: { skipPreflight?: boolean }): Promise<{ signature: Signature; err: unknown | null }>;
   /** lands a real FAILED transaction (a transfer of more lamports than the wallet has, with skipPreflight) */
   failingTransaction(from: KeyPairSigner): Promise<Signature>;
+  /** writes an account as it would stand on mainnet (rent-exempt unless `lamports` says otherwise) */
+  placeAccount(at: Address, account: { owner: Address; data: Uint8Array; lamports?: bigint }): void;
 }
 
 /** Lamports of the genesis faucet that funds the payer and requestAirdrop. */
@@ -64,6 +66,15 @@ export async function startSandbox(opts: { port?: number; host?: string } = {}):
     resetCalls: () => server.resetCalls(),
     fault: (fault, o) => server.fault(fault, o),
     newWallet: (lamports) => b.newWallet(lamports),
+    placeAccount: (at, { owner, data, lamports }) =>
+      svm.setAccount({
+        address: at,
+        data,
+        executable: false,
+        lamports: (lamports ?? svm.minimumBalanceForRentExemption(BigInt(data.length))) as Lamports,
+        programAddress: owner,
+        space: BigInt(data.length),
+      }),
     transferSol: (from, to, lamports, o) => b.transferSol(from, to, lamports, o),
     createMint: (o) => b.createMint(o),
     createAta: (owner, mint) => b.createAta(owner, mint),

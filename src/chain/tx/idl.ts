@@ -1,0 +1,104 @@
+// Anchor IDLs published on chain (pure, but for the address derivation's hashing): where a program's IDL
+// account is, and the instruction names it gives. The account, as Anchor's `idl` instructions write it:
+// 8-byte discriminator (sha256("internal:IdlAccount")), 32-byte authority, u32 LE length, then that many
+// bytes of zlib-compressed IDL JSON. Anything else (another owner, a bad discriminator, a length past the
+// data, a bomb, JSON that is no IDL) is no IDL: the decoder falls back to what the instructions did.
+
+import { createHash } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
+import { address, createAddressWithSeed, getProgramDerivedAddress } from '@solana/kit';
+
+export const IDL_SEED = 'anchor:idl';
+export const IDL_ACCOUNT_DISCRIMINATOR: Uint8Array = new Uint8Array(createHash('sha256').update('internal:IdlAccount').digest().subarray(0, 8));
+const HEADER_BYTES = 8 + 32 + 4;
+
+/** Largest IDL account read (the compressed IDL of the biggest programs is a few tens of KiB). */
+export const MAX_IDL_ACCOUNT_BYTES = 256 * 1024;
+/** Largest inflated IDL JSON accepted: a zip bomb stops here. */
+export const MAX_IDL_JSON_BYTES = 4 * 1024 * 1024;
+/** Instructions kept from one IDL. */
+const MAX_INSTRUCTIONS = 512;
+
+export interface IdlInstruction {
+  /** Instruction data prefix that selects it (8 bytes for Anchor's own, any length an IDL states). */
+  readonly discriminator: Uint8Array;
+  /** snake_case, as the decoder's tables spell names. */
+  readonly name: string;
+}
+
+export interface ProgramIdl {
+  /** The IDL's program name (e.g. "openbook_twap"), when it states one. */
+  readonly name: string | null;
+  readonly instructions: readonly IdlInstruction[];
+}
+
+/** Programs' IDLs by program id, as the capability found them on chain. */
+export type IdlDirectory = ReadonlyMap<string, ProgramIdl>;
+
+/** createWithSeed(findProgramAddress([], program), "anchor:idl", program). */
+export async function idlAddress(programId: string): Promise<string> {
+  const programAddress = address(programId);
+  const [base] = await getProgramDerivedAddress({ programAddress, seeds: [] });
+  return createAddressWithSeed({ baseAddress: base, programAddress, seed: IDL_SEED });
+}
+
+/** "getBestBidAndAsk" -> "get_best_bid_and_ask"; "initializeAMMPool" -> "initialize_amm_pool" (Anchor's own conversion). */
+export function snakeCase(name: string): string {
+  return name
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+function anchorDiscriminator(snakeName: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(`global:${snakeName}`).digest().subarray(0, 8));
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An IDL JSON's instruction list: Anchor >= 0.30 states each discriminator; older IDLs imply it from the name. */
+export function programIdlFromJson(json: unknown): ProgramIdl | null {
+  if (!isObj(json) || !Array.isArray(json.instructions)) return null;
+  const instructions: IdlInstruction[] = [];
+  for (const ix of json.instructions.slice(0, MAX_INSTRUCTIONS)) {
+    if (!isObj(ix) || typeof ix.name !== 'string' || ix.name.length === 0 || ix.name.length > 128) continue;
+    const name = snakeCase(ix.name);
+    const stated = ix.discriminator;
+    if (stated === undefined) {
+      instructions.push({ name, discriminator: anchorDiscriminator(name) });
+    } else if (Array.isArray(stated) && stated.length > 0 && stated.length <= 32 && stated.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+      instructions.push({ name, discriminator: Uint8Array.from(stated as number[]) });
+    }
+  }
+  if (instructions.length === 0) return null;
+  const metadata = isObj(json.metadata) ? json.metadata : null;
+  const name = typeof metadata?.name === 'string' ? metadata.name : typeof json.name === 'string' ? json.name : null;
+  return { name: name && name.length <= 64 ? name : null, instructions };
+}
+
+/** The IDL in an IDL account's data, or null when the account holds none this decoder will read. */
+export function parseIdlAccount(data: Uint8Array): ProgramIdl | null {
+  if (data.length < HEADER_BYTES || data.length > MAX_IDL_ACCOUNT_BYTES) return null;
+  if (!IDL_ACCOUNT_DISCRIMINATOR.every((b, i) => data[i] === b)) return null;
+  const length = new DataView(data.buffer, data.byteOffset + 40, 4).getUint32(0, true);
+  if (length === 0 || HEADER_BYTES + length > data.length) return null;
+  try {
+    const text = inflateSync(data.subarray(HEADER_BYTES, HEADER_BYTES + length), { maxOutputLength: MAX_IDL_JSON_BYTES });
+    return programIdlFromJson(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(text)));
+  } catch {
+    return null;
+  }
+}
+
+/** The instruction an IDL names for this data (the longest matching discriminator), or null. */
+export function idlInstructionName(idl: ProgramIdl, data: Uint8Array | null): string | null {
+  if (!data) return null;
+  let best: IdlInstruction | null = null;
+  for (const ix of idl.instructions) {
+    const d = ix.discriminator;
+    if (d.length > data.length || (best && best.discriminator.length >= d.length)) continue;
+    if (d.every((b, i) => data[i] === b)) best = ix;
+  }
+  return best?.name ?? null;
+}
