@@ -586,8 +586,7 @@ describe('governance and NFT auction programs by table', () => {
     });
     expect([body.kind, body.category, body.categoryMatched]).toEqual(['governance_proposal', 'Transfer', false]);
     expect(body.actions.map((a) => [a.program, a.name, a.kind, a.source])).toEqual([['SPL Governance', 'create_proposal', 'governance_proposal', 'table']]);
-    expect(body.summary).toStartWith('Governance proposal on SPL Governance (create_proposal); ');
-    expect(body.summary).toContain('sent 0.003 SOL');
+    expect(body.summary).toBe('Governance proposal on SPL Governance (create_proposal): paid 0.003 SOL rent for 1 account it opened');
   });
 
   test('a bid cancelled on the legacy Metaplex auction is order_cancel, and the refund is shown', () => {

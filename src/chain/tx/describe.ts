@@ -273,7 +273,7 @@ function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: Owne
     case 'governance_execute':
     case 'governance_deposit':
     case 'governance_withdraw':
-      return `${capitalize(KIND_TEXT[cls.kind])} on ${where}; ${movementSummary(tx, owner, true)}`;
+      return `${capitalize(KIND_TEXT[cls.kind])} on ${where}: ${flowText(tx, owner, 'deposited', 'received')}`;
     case 'unknown':
       return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
     default:
