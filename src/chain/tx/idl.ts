@@ -18,6 +18,10 @@ export const MAX_IDL_ACCOUNT_BYTES = 256 * 1024;
 export const MAX_IDL_JSON_BYTES = 4 * 1024 * 1024;
 /** Instructions kept from one IDL. */
 const MAX_INSTRUCTIONS = 512;
+// Names reach summaries and llm_context: anything but an identifier (a newline, a sentence for an agent to
+// obey) is not a name. Anchor's own instruction and program names are Rust identifiers.
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const PROGRAM_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 export interface IdlInstruction {
   /** Instruction data prefix that selects it (8 bytes for Anchor's own, any length an IDL states). */
@@ -62,7 +66,7 @@ export function programIdlFromJson(json: unknown): ProgramIdl | null {
   if (!isObj(json) || !Array.isArray(json.instructions)) return null;
   const instructions: IdlInstruction[] = [];
   for (const ix of json.instructions.slice(0, MAX_INSTRUCTIONS)) {
-    if (!isObj(ix) || typeof ix.name !== 'string' || ix.name.length === 0 || ix.name.length > 128) continue;
+    if (!isObj(ix) || typeof ix.name !== 'string' || !IDENTIFIER.test(ix.name)) continue;
     const name = snakeCase(ix.name);
     const stated = ix.discriminator;
     if (stated === undefined) {
@@ -74,7 +78,7 @@ export function programIdlFromJson(json: unknown): ProgramIdl | null {
   if (instructions.length === 0) return null;
   const metadata = isObj(json.metadata) ? json.metadata : null;
   const name = typeof metadata?.name === 'string' ? metadata.name : typeof json.name === 'string' ? json.name : null;
-  return { name: name && name.length <= 64 ? name : null, instructions };
+  return { name: name && PROGRAM_NAME.test(name) ? name : null, instructions };
 }
 
 /** The IDL in an IDL account's data, or null when the account holds none this decoder will read. */
