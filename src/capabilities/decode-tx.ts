@@ -1,6 +1,15 @@
 import { describeNormalized } from '../chain/tx/describe.ts';
 import { programsWithoutTable } from '../chain/tx/classify.ts';
-import { type IdlDirectory, MAX_IDL_ACCOUNT_BYTES, type ProgramIdl, idlAddress, parseIdlAccount } from '../chain/tx/idl.ts';
+import {
+  type IdlDirectory,
+  MAX_IDL_ACCOUNT_BYTES,
+  PROGRAM_METADATA_PROGRAM,
+  type ProgramIdl,
+  idlAddress,
+  metadataIdlAddress,
+  parseIdlAccount,
+  parseMetadataIdlAccount,
+} from '../chain/tx/idl.ts';
 import { normalizeTransaction } from '../chain/tx/normalize.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import { notFound } from '../errors.ts';
@@ -168,31 +177,34 @@ interface UiAccount {
 // Parsed once per account answer: the upstream cache hands back the same object while it holds it.
 const parsedIdls = new WeakMap<object, ProgramIdl | null>();
 
-/** The IDL in a getAccountInfo value: owned by the program itself, base64 data within the size cap. */
-function idlOfAccount(value: UiAccount | null, programId: string): ProgramIdl | null {
-  if (value === null || typeof value !== 'object') return null;
+/** The IDL in a getMultipleAccounts value, parsed by `parse` when `owner` owns it and its base64 data is within the cap. */
+function idlOfAccount(value: UiAccount | null | undefined, owner: string, parse: (data: Uint8Array) => ProgramIdl | null): ProgramIdl | null {
+  if (value === null || value === undefined || typeof value !== 'object') return null;
   const cached = parsedIdls.get(value);
   if (cached !== undefined) return cached;
   const data = Array.isArray(value.data) && value.data[1] === 'base64' && typeof value.data[0] === 'string' ? value.data[0] : null;
-  const idl =
-    value.owner === programId && data !== null && data.length <= Math.ceil(MAX_IDL_ACCOUNT_BYTES / 3) * 4
-      ? parseIdlAccount(Buffer.from(data, 'base64'))
-      : null;
+  const idl = value.owner === owner && data !== null && data.length <= Math.ceil(MAX_IDL_ACCOUNT_BYTES / 3) * 4 ? parse(Buffer.from(data, 'base64')) : null;
   parsedIdls.set(value, idl);
   return idl;
 }
 
-/** The programs' IDLs that could be read in time; a missing, unreadable or unreachable one is left out. */
+/**
+ * The programs' IDLs that could be read in time, each program's Anchor IDL account and Program Metadata "idl"
+ * entry read in one call (the Anchor one first); a missing, unreadable or unreachable one is left out.
+ */
 async function publishedIdls(rpc: Upstream, programIds: readonly string[]): Promise<IdlDirectory> {
   const found = new Map<string, ProgramIdl>();
   const reads = programIds.map(async (programId) => {
     try {
-      const account = await rpc.call<{ value: UiAccount | null }>(
-        'getAccountInfo',
-        [await idlAddress(programId), { encoding: 'base64', commitment: 'finalized' }],
+      const accounts = await rpc.call<{ value: (UiAccount | null)[] }>(
+        'getMultipleAccounts',
+        [[await idlAddress(programId), await metadataIdlAddress(programId)], { encoding: 'base64', commitment: 'finalized' }],
         { cacheMs: IDL_CACHE_MS },
       );
-      const idl = idlOfAccount(account.value, programId);
+      const [anchorAccount, metadataAccount] = Array.isArray(accounts.value) ? accounts.value : [];
+      const idl =
+        idlOfAccount(anchorAccount, programId, parseIdlAccount) ??
+        idlOfAccount(metadataAccount, PROGRAM_METADATA_PROGRAM, (data) => parseMetadataIdlAccount(data, programId));
       if (idl) found.set(programId, idl);
     } catch {
       // no IDL then: the instruction's kind comes from its effects
@@ -201,5 +213,6 @@ async function publishedIdls(rpc: Upstream, programIds: readonly string[]): Prom
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([Promise.all(reads), new Promise((resolve) => (timer = setTimeout(resolve, IDL_WAIT_MS)))]);
   clearTimeout(timer);
+  // a copy: reads still running after the wait must not change an answer already given
   return new Map(found);
 }

@@ -13,7 +13,7 @@ import { AccountRole, address, generateKeyPairSigner, type Address, type KeyPair
 import { decodableProgramIds } from '../../src/chain/tx/instructions.ts';
 import { MAX_IDL_ACCOUNT_BYTES } from '../../src/chain/tx/idl.ts';
 import { fundedKey } from '../support/agent.ts';
-import { idlAccountData } from '../support/anchor-idl.ts';
+import { idlAccountData, programMetadataIdlData } from '../support/published-idl.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { signedTransaction } from '../support/sandbox/testing.ts';
 import type { TestGateway } from '../support/gateway.ts';
@@ -21,6 +21,7 @@ import type { TestGateway } from '../support/gateway.ts';
 const FIXTURES = join(import.meta.dir, '../fixtures');
 // metaDAOproject/metaDAO Anchor.toml: the id its tests load openbook_twap.so at (the binary checks it)
 const TWAP = address('TWAP7frdvD3ia7TWc8e9SxZMmrpd2Yf3ifSPAHS8VG3');
+const PROGRAM_METADATA: Address = address('ProgM6JCCvbYkfKqJYHePx4xxSUSqJp7rh8Lyv7nk7S');
 const IDL = await Bun.file(join(FIXTURES, 'idl/openbook_twap.json')).json();
 
 const sha256 = (...parts: Uint8Array[]) => new Uint8Array(createHash('sha256').update(Buffer.concat(parts)).digest());
@@ -33,14 +34,25 @@ const onCurve = (bytes: Uint8Array) => {
   }
 };
 
-/** Anchor's IDL address, derived here by hand from the runtime's rules (not with the code under test). */
-function anchorIdlAddress(program: Address): Address {
-  const id = base58.decode(program);
+/** findProgramAddress, by hand from the runtime's rules (not with the code under test). */
+function findPda(owner: Address, seeds: Uint8Array[]): Uint8Array {
   for (let bump = 255; bump >= 0; bump--) {
-    const pda = sha256(Uint8Array.of(bump), id, new TextEncoder().encode('ProgramDerivedAddress'));
-    if (!onCurve(pda)) return base58.encode(sha256(pda, new TextEncoder().encode('anchor:idl'), id)) as Address;
+    const pda = sha256(...seeds, Uint8Array.of(bump), base58.decode(owner), new TextEncoder().encode('ProgramDerivedAddress'));
+    if (!onCurve(pda)) return pda;
   }
   throw new Error('no bump');
+}
+
+/** Anchor's IDL address: createWithSeed(findProgramAddress([], program), "anchor:idl", program). */
+function anchorIdlAddress(program: Address): Address {
+  return base58.encode(sha256(findPda(program, []), new TextEncoder().encode('anchor:idl'), base58.decode(program))) as Address;
+}
+
+/** The Program Metadata program's canonical "idl" entry: findProgramAddress([program, "idl" padded to 16 bytes]). */
+function metadataIdlAddress(program: Address): Address {
+  const seed = new Uint8Array(16);
+  seed.set(new TextEncoder().encode('idl'));
+  return base58.encode(findPda(PROGRAM_METADATA, [base58.decode(program), seed])) as Address;
 }
 
 /** Anchor's discriminator for an instruction name. */
@@ -77,6 +89,13 @@ async function otherProgram(idl: Uint8Array | null, owner?: Address): Promise<Ad
   return program;
 }
 
+/** The same binary at a fresh id whose IDL is only in a Program Metadata "idl" entry, made by `data(program)`. */
+async function programWithMetadata(data: (program: Address) => Uint8Array, owner = PROGRAM_METADATA): Promise<Address> {
+  const program = await otherProgram(null);
+  env.chain.placeAccount(metadataIdlAddress(program), { owner, data: data(program) });
+  return program;
+}
+
 describe('an Anchor program the tables do not know, with its IDL published on chain', () => {
   test('its instructions are named from the IDL, and the IDL is read once for many decodes', async () => {
     expect(decodableProgramIds()).not.toContain(TWAP);
@@ -91,7 +110,8 @@ describe('an Anchor program the tables do not know, with its IDL published on ch
       expect(body.summary).toStartWith(`Failed: instruction 0 (TWAP7f…8VG3) ${name} reverted`);
       expect(body.invokedPrograms.find((p: any) => p.programId === TWAP).name).toBe('openbook_twap');
     }
-    expect(env.chain.calls('getAccountInfo')).toBe(1);
+    // one read for all five: the IDL account and the Program Metadata entry come in one getMultipleAccounts
+    expect([env.chain.calls('getMultipleAccounts'), env.chain.calls('getAccountInfo')]).toEqual([1, 0]);
   });
 
   test('data the IDL does not list keeps no name', async () => {
@@ -127,6 +147,28 @@ describe('an Anchor program the tables do not know, with its IDL published on ch
     const body = await invokeAndDecode(program, ixData(injected));
     expect([body.actions[0].name, body.actions[0].program]).toEqual([null, null]);
     for (const text of [body.summary, body.llm_context]) expect(text).not.toMatch(/system:|ignore|\n/i);
+  });
+
+  test.each([
+    ['zlib (the CLI default)', 2],
+    ['gzip', 1],
+    ['uncompressed', 0],
+  ] as const)('an IDL in the Program Metadata program\'s canonical "idl" entry names it too (%s)', async (_what, compression) => {
+    const program = await programWithMetadata((p) => programMetadataIdlData(p, IDL, { compression }));
+    const body = await invokeAndDecode(program, ixData('prune_orders'));
+    expect([body.actions[0].name, body.actions[0].source, body.actions[0].program]).toEqual(['prune_orders', 'idl', 'openbook_twap']);
+  });
+
+  test('a Program Metadata entry for another program, in another format, or not owned by Program Metadata falls back', async () => {
+    const stranger = (await generateKeyPairSigner()).address;
+    for (const program of [
+      await programWithMetadata(() => programMetadataIdlData(stranger, IDL)),
+      await programWithMetadata((p) => programMetadataIdlData(p, IDL, { format: 2 })),
+      await programWithMetadata((p) => programMetadataIdlData(p, IDL), stranger),
+    ]) {
+      const body = await invokeAndDecode(program, ixData('prune_orders'));
+      expect([body.actions[0].name, body.actions[0].source]).toEqual([null, 'none']);
+    }
   });
 
   test('an IDL account the program does not own is not its IDL', async () => {

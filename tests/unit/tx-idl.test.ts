@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { address } from '@solana/kit';
-import { MAX_IDL_ACCOUNT_BYTES, idlInstructionName, parseIdlAccount, programIdlFromJson, snakeCase } from '../../src/chain/tx/idl';
-import { idlAccountData } from '../support/anchor-idl';
+import { gzipSync } from 'node:zlib';
+import { MAX_IDL_ACCOUNT_BYTES, idlInstructionName, parseIdlAccount, parseMetadataIdlAccount, programIdlFromJson, snakeCase } from '../../src/chain/tx/idl';
+import { idlAccountData, programMetadataIdlData } from '../support/published-idl';
 
 const TWAP_IDL = await Bun.file(join(import.meta.dir, '../fixtures/idl/openbook_twap.json')).json();
 const AUTHORITY = address('TWAP7frdvD3ia7TWc8e9SxZMmrpd2Yf3ifSPAHS8VG3');
@@ -88,5 +89,40 @@ describe('IDL account bytes', () => {
     ];
     expect(bomb.length).toBeLessThan(MAX_IDL_ACCOUNT_BYTES);
     for (const data of cases) expect(parseIdlAccount(data)).toBeNull();
+  });
+});
+
+describe('Program Metadata "idl" entry bytes', () => {
+  test('header, then the JSON as stored: uncompressed, gzip or zlib', () => {
+    for (const compression of [0, 1, 2] as const) expect(parseMetadataIdlAccount(programMetadataIdlData(AUTHORITY, TWAP_IDL, { compression }), AUTHORITY)?.name).toBe('openbook_twap');
+  });
+
+  test('another program, not canonical, not metadata, not JSON, a lying length, an unknown compression or a gzip bomb give none', () => {
+    const good = programMetadataIdlData(AUTHORITY, TWAP_IDL);
+    const edit = (at: number, value: number) => {
+      const copy = good.slice();
+      copy[at] = value;
+      return copy;
+    };
+    const bomb = programMetadataIdlData(AUTHORITY, TWAP_IDL, { compression: 0 });
+    const zipped = gzipSync(Buffer.alloc(64 * 1024 * 1024, 32));
+    const withBomb = new Uint8Array(96 + zipped.length);
+    withBomb.set(bomb.subarray(0, 96));
+    withBomb[84] = 1;
+    new DataView(withBomb.buffer).setUint32(87, zipped.length, true);
+    withBomb.set(zipped, 96);
+    const cases = [
+      programMetadataIdlData(address('ProgM6JCCvbYkfKqJYHePx4xxSUSqJp7rh8Lyv7nk7S'), TWAP_IDL),
+      edit(66, 0),
+      edit(0, 1),
+      edit(85, 2),
+      edit(83, 3),
+      edit(84, 7),
+      edit(86, 1),
+      edit(90, 0x7f),
+      good.subarray(0, 95),
+      withBomb,
+    ];
+    for (const data of cases) expect(parseMetadataIdlAccount(data, AUTHORITY)).toBeNull();
   });
 });

@@ -1,12 +1,14 @@
-// Anchor IDLs published on chain (pure, but for the address derivation's hashing): where a program's IDL
-// account is, and the instruction names it gives. The account, as Anchor's `idl` instructions write it:
-// 8-byte discriminator (sha256("internal:IdlAccount")), 32-byte authority, u32 LE length, then that many
-// bytes of zlib-compressed IDL JSON. Anything else (another owner, a bad discriminator, a length past the
-// data, a bomb, JSON that is no IDL) is no IDL: the decoder falls back to what the instructions did.
+// IDLs published on chain (pure, but for the address derivation's hashing): where a program's IDL is, and
+// the instruction names it gives. Two places: Anchor's IDL account, as Anchor's `idl` instructions write it
+// (8-byte discriminator sha256("internal:IdlAccount"), 32-byte authority, u32 LE length, then that many bytes
+// of zlib-compressed IDL JSON), and the Program Metadata program's canonical "idl" entry (a 96-byte header,
+// then the data, compressed after UTF-8 encoding). Anything else (another owner, a bad discriminator, a
+// length past the data, a bomb, JSON that is no Anchor IDL) is no IDL: the decoder falls back to what the
+// instructions did.
 
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
-import { address, createAddressWithSeed, getProgramDerivedAddress } from '@solana/kit';
+import { gunzipSync, inflateSync } from 'node:zlib';
+import { address, createAddressWithSeed, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 
 export const IDL_SEED = 'anchor:idl';
 export const IDL_ACCOUNT_DISCRIMINATOR: Uint8Array = new Uint8Array(createHash('sha256').update('internal:IdlAccount').digest().subarray(0, 8));
@@ -44,6 +46,44 @@ export async function idlAddress(programId: string): Promise<string> {
   const programAddress = address(programId);
   const [base] = await getProgramDerivedAddress({ programAddress, seeds: [] });
   return createAddressWithSeed({ baseAddress: base, programAddress, seed: IDL_SEED });
+}
+
+export const PROGRAM_METADATA_PROGRAM = 'ProgM6JCCvbYkfKqJYHePx4xxSUSqJp7rh8Lyv7nk7S';
+const METADATA_HEADER_BYTES = 96;
+const METADATA_DISCRIMINATOR = 2;
+const SEED_BYTES = 16;
+
+/** The Program Metadata program's canonical (upgrade-authority) "idl" account: PDA of [program, "idl" padded to 16 bytes]. */
+export async function metadataIdlAddress(programId: string): Promise<string> {
+  const seed = new Uint8Array(SEED_BYTES);
+  seed.set(new TextEncoder().encode('idl'));
+  const [found] = await getProgramDerivedAddress({
+    programAddress: address(PROGRAM_METADATA_PROGRAM),
+    seeds: [getAddressEncoder().encode(address(programId)), seed],
+  });
+  return found;
+}
+
+/**
+ * The IDL in a Program Metadata account: discriminator 2 (metadata), the program, canonical, data stored in
+ * the account itself (data source 0), JSON (format 1), UTF-8 (encoding 1), uncompressed, gzip or zlib.
+ */
+export function parseMetadataIdlAccount(data: Uint8Array, programId: string): ProgramIdl | null {
+  if (data.length < METADATA_HEADER_BYTES || data.length > MAX_IDL_ACCOUNT_BYTES || data[0] !== METADATA_DISCRIMINATOR) return null;
+  const program = getAddressEncoder().encode(address(programId));
+  if (!program.every((b, i) => data[1 + i] === b) || data[66] !== 1) return null;
+  const [encoding, compression, format, source] = [data[83], data[84], data[85], data[86]];
+  const length = new DataView(data.buffer, data.byteOffset + 87, 4).getUint32(0, true);
+  if (encoding !== 1 || format !== 1 || source !== 0 || length === 0 || METADATA_HEADER_BYTES + length > data.length) return null;
+  const body = data.subarray(METADATA_HEADER_BYTES, METADATA_HEADER_BYTES + length);
+  try {
+    const options = { maxOutputLength: MAX_IDL_JSON_BYTES };
+    const text = compression === 0 ? body : compression === 1 ? gunzipSync(body, options) : compression === 2 ? inflateSync(body, options) : null;
+    if (text === null || text.length > MAX_IDL_JSON_BYTES) return null;
+    return programIdlFromJson(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(text)));
+  } catch {
+    return null;
+  }
 }
 
 /** "getBestBidAndAsk" -> "get_best_bid_and_ask"; "initializeAMMPool" -> "initialize_amm_pool" (Anchor's own conversion). */
