@@ -82,7 +82,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     streamIdleMs: config.mcpStreamIdleSeconds * 1000,
     log,
   });
-  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, pg ? () => pg.ping() : undefined);
+  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined);
   return {
     config,
     log,
