@@ -161,10 +161,10 @@ export const decodeTx = defineCapability({
   },
 });
 
-// ---- Anchor IDLs published on chain, for programs the tables do not know -----------------------------
+// ---- IDLs published on chain, for programs the tables do not know ------------------------------------
 
 const IDL_PROGRAMS_PER_TRANSACTION = 4;
-/** An IDL account is read once per program for this long (the upstream's bounded cache holds it). */
+/** A program's IDL accounts are read once for this long (the upstream's bounded cache holds them). */
 const IDL_CACHE_MS = 10 * 60_000;
 /** A decode waits at most this long for IDLs; a slower read still lands in the cache for the next one. */
 const IDL_WAIT_MS = 1_500;
