@@ -38,6 +38,10 @@ async function main() {
   try {
     services = await createServices(config, log);
   } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`gateway: invalid setting: ${e.message}\n`);
+      process.exit(2);
+    }
     log.error('cannot open the database', { error: e instanceof Error ? e.message : String(e) });
     process.exit(1);
   }

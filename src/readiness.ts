@@ -4,24 +4,30 @@
 import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
 import type { Db } from './db/client.ts';
+import { x402FeePayerRead } from './metrics.ts';
 
 export interface ReadinessReport {
   ready: boolean;
   database: 'writable' | 'failed';
   /** Seconds since each network's upstreams last answered (null: not yet). */
   upstreams: Record<string, number | null>;
+  /** The built-in x402 facilitator's fee payer's SOL, in lamports, as last read by the probe (null: not yet). Present with x402's built-in facilitator only. */
+  x402FeePayerLamports?: number | null;
 }
 
 export class Readiness {
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Postgres (no SQLite file): the last answer of the store's ping, refreshed by the probe. */
   private remoteWritable = true;
+  private feePayer: bigint | null = null;
 
   constructor(
     private readonly db: Db | undefined,
     private readonly upstreams: Record<Network, Upstream>,
     private readonly windowMs: number,
     private readonly ping?: () => Promise<void>,
+    /** Reads the x402 fee payer's balance; it pays every settlement's fee, so an empty one stops x402. */
+    private readonly feePayerLamports?: () => Promise<bigint>,
   ) {}
 
   start(): void {
@@ -31,6 +37,13 @@ export class Readiness {
       this.ping?.().then(
         () => (this.remoteWritable = true),
         () => (this.remoteWritable = false),
+      );
+      this.feePayerLamports?.().then(
+        (lamports) => {
+          this.feePayer = lamports;
+          x402FeePayerRead(lamports);
+        },
+        () => {},
       );
     };
     probe();
@@ -59,6 +72,8 @@ export class Readiness {
       upstreams[network] = u.lastAnswerAt === undefined ? null : Math.round((now - u.lastAnswerAt) / 100) / 10;
       if (u.lastAnswerAt !== undefined && now - u.lastAnswerAt <= this.windowMs) answered = true;
     }
-    return { ready: database === 'writable' && answered, database, upstreams };
+    const report: ReadinessReport = { ready: database === 'writable' && answered, database, upstreams };
+    if (this.feePayerLamports) report.x402FeePayerLamports = this.feePayer === null ? null : Number(this.feePayer);
+    return report;
   }
 }

@@ -1,0 +1,80 @@
+// x402 on REST, with the official client (@x402/fetch + @x402/svm's exact schemes) on the sandbox
+// chain: the 402 offer, a paid answer in version 2 and in version 1, and exact balances.
+import { describe, expect, test } from 'bun:test';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import { createSolanaRpc, type Signature } from '@solana/kit';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import { payer, payingFetch, solOf, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestGateway } from '../support/gateway.ts';
+import examples from '../../src/http/openapi-examples.json';
+
+const PRICE = 10_000;
+const sandbox = sandboxGateways();
+const dir = mkdtempSync(join(tmpdir(), 'cig-x402-'));
+let world: X402World;
+let gw: TestGateway;
+
+const WALLET = 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg';
+const findAta = (wallet = WALLET) => `/api/chain/find-ata?wallet=${wallet}&mint=${USDC_MINT}`;
+
+describe('x402 over REST', () => {
+  test('setup', async () => {
+    world = await x402World(sandbox.chain, dir, PRICE);
+    gw = await sandbox.gateway(world.settings);
+  });
+
+  test('a paid call without key or payment: 402 with the SPEC fields, the v1 offer in the body and the v2 offer in PAYMENT-REQUIRED', async () => {
+    const res = await gw.get(findAta());
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({ error: 'Payment required', code: 'no_key', priceLamports: gw.config.priceLamports, payTo: world.payTo, x402Version: 1 });
+    expect(res.body.instructions).toContain('x-api-key');
+    expect(res.body.instructions).toContain('PAYMENT-SIGNATURE');
+    expect(res.body.accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: 'solana', maxAmountRequired: String(PRICE), asset: USDC_MINT, payTo: world.payTo, resource: '/api/chain/find-ata', extra: { feePayer: world.feePayer.address } }),
+    ]);
+    const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    expect(offer.x402Version).toBe(2);
+    expect(offer.accepts).toEqual([
+      { scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', asset: USDC_MINT, amount: String(PRICE), payTo: world.payTo, maxTimeoutSeconds: 60, extra: { feePayer: world.feePayer.address } },
+    ]);
+  });
+
+  test('the simulate POST offers the same, and an x402 payment buys it', async () => {
+    const request = { transaction: examples.simulate.request.transaction };
+    const res = await gw.post('/api/chain/simulate', request);
+    expect(res.status).toBe(402);
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe('/api/chain/simulate');
+    const pay = payingFetch(await payer(sandbox.chain, BigInt(PRICE)), sandbox.chain);
+    const paid = await pay(gw.url + '/api/chain/simulate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('payment-response')).toBeTruthy();
+  });
+
+  for (const version of [2, 1] as const) {
+    test(`@x402/fetch buys one answer (version ${version}): USDC moves by exactly the price, the fee payer pays the fee, the response names the landed transaction`, async () => {
+      const chain = sandbox.chain;
+      const client = await payer(chain, 1_000_000n);
+      const before = { client: await usdcOf(chain, client.address), gateway: await usdcOf(chain, world.payTo), fee: await solOf(chain, world.feePayer.address), clientSol: await solOf(chain, client.address) };
+      const pay = payingFetch(client, chain, { v1: version === 1 });
+      const res = await pay(gw.url + findAta(client.address));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ wallet: client.address, mint: USDC_MINT, live_status: 'SUCCESS' });
+      const header = res.headers.get(version === 2 ? 'payment-response' : 'x-payment-response');
+      expect(header).toBeTruthy();
+      const settled = decodePaymentResponseHeader(header!);
+      expect(settled).toMatchObject({ success: true, payer: client.address, network: version === 2 ? 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' : 'solana' });
+      // The transaction landed: the chain knows it, without error, and its fee payer is ours.
+      const tx = await createSolanaRpc(chain.url).getTransaction(settled.transaction as Signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+      expect(tx?.meta?.err).toBeNull();
+      expect(tx!.transaction.message.accountKeys[0]).toBe(world.feePayer.address);
+      expect(await usdcOf(chain, client.address)).toBe(before.client - BigInt(PRICE));
+      expect(await usdcOf(chain, world.payTo)).toBe(before.gateway + BigInt(PRICE));
+      expect(await solOf(chain, client.address)).toBe(before.clientSol);
+      expect(await solOf(chain, world.feePayer.address)).toBe(before.fee - BigInt(tx!.meta!.fee));
+    });
+  }
+});

@@ -1,0 +1,103 @@
+// x402 on the sandbox chain: a fee-payer keypair file, the gateway's settings, funded client
+// wallets (USDC through the sandbox's documented sandboxMintTo) and the official client
+// (@x402/fetch with @x402/svm's exact client schemes, pointed at the sandbox's RPC).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ed from '@noble/ed25519';
+import { address, createKeyPairSignerFromBytes, createSolanaRpc, type Address, type KeyPairSigner } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { x402Client } from '@x402/core/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/client';
+import type { Config } from '../../src/config.ts';
+import { LAMPORTS_PER_SOL, type Sandbox } from './sandbox/index.ts';
+import { USDC_MINT } from './sandbox/constants.ts';
+
+export { USDC_MINT };
+export const USDC = address(USDC_MINT);
+
+/** A fresh keypair written as the Solana CLI writes one (a JSON array of the 64 secret-key bytes). */
+export async function keypairFile(dir: string, name = 'fee-payer.json'): Promise<{ path: string; signer: KeyPairSigner; bytes: Uint8Array }> {
+  const seed = ed.utils.randomSecretKey();
+  const bytes = new Uint8Array([...seed, ...(await ed.getPublicKeyAsync(seed))]);
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify([...bytes]));
+  return { path, signer: await createKeyPairSignerFromBytes(bytes), bytes };
+}
+
+/** JSON-RPC to the sandbox; throws on a JSON-RPC error. */
+export async function sandboxRpc<T = unknown>(chain: Sandbox, method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result as T;
+}
+
+/** Mints raw USDC units to the owner's associated token account (created if needed). */
+export const mintUsdc = (chain: Sandbox, owner: Address, raw: bigint) => sandboxRpc<string>(chain, 'sandboxMintTo', [owner, USDC_MINT, raw.toString()]);
+
+export async function usdcAccount(owner: Address): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+}
+
+/** The owner's USDC in raw units (0 when it has no account). */
+export async function usdcOf(chain: Sandbox, owner: Address): Promise<bigint> {
+  const rpc = createSolanaRpc(chain.url);
+  const ata = await usdcAccount(owner);
+  const acc = await rpc.getAccountInfo(ata, { encoding: 'base64' }).send();
+  if (!acc.value) return 0n;
+  try {
+    return BigInt((await rpc.getTokenAccountBalance(ata).send()).value.amount);
+  } catch {
+    return 0n;
+  }
+}
+
+export const solOf = async (chain: Sandbox, owner: Address) => (await createSolanaRpc(chain.url).getBalance(owner).send()).value;
+
+export interface X402World {
+  feePayer: KeyPairSigner;
+  /** The owner paid into (GATEWAY_ADDRESS). */
+  payTo: Address;
+  settings: Partial<Config>;
+}
+
+/** A fee payer with SOL, a pay-to owner with a USDC account, and the gateway settings that use them. */
+export async function x402World(chain: Sandbox, dir: string, price = 10_000): Promise<X402World> {
+  const key = await keypairFile(dir);
+  await chain.transferSol(chain.payer, key.signer.address, LAMPORTS_PER_SOL);
+  const owner = await chain.newWallet(LAMPORTS_PER_SOL / 10n);
+  await chain.createAta(owner.address, USDC);
+  return { feePayer: key.signer, payTo: owner.address, settings: { gatewayAddress: owner.address, x402Price: price, x402FeePayerKeypair: key.path, x402SettleSeconds: 5 } };
+}
+
+/** A wallet with SOL for nothing in particular (the fee payer pays) and `usdc` raw units. */
+export async function payer(chain: Sandbox, usdc: bigint): Promise<KeyPairSigner> {
+  const wallet = await chain.newWallet(LAMPORTS_PER_SOL / 100n);
+  await mintUsdc(chain, wallet.address, usdc);
+  return wallet;
+}
+
+/** The official x402 client: both versions' exact schemes, reading the sandbox for blockhash and mint. */
+export function x402ClientOf(wallet: KeyPairSigner, chain: Sandbox): x402Client {
+  const rpcUrl = chain.url;
+  return new x402Client().register('solana:*', new ExactSvmScheme(wallet, { rpcUrl })).registerV1('solana', new ExactSvmSchemeV1(wallet, { rpcUrl })).registerV1('solana-devnet', new ExactSvmSchemeV1(wallet, { rpcUrl }));
+}
+
+/**
+ * fetch that pays with x402. `v1`: the client sees no PAYMENT-REQUIRED header, so it reads the v1
+ * offer in the 402 body and pays with X-PAYMENT, as a version 1 client does.
+ */
+export function payingFetch(wallet: KeyPairSigner, chain: Sandbox, opts: { v1?: boolean } = {}): typeof fetch {
+  const base: typeof fetch = opts.v1
+    ? (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        if (res.status !== 402) return res;
+        const headers = new Headers(res.headers);
+        headers.delete('payment-required');
+        return new Response(await res.text(), { status: 402, headers });
+      }) as typeof fetch
+    : fetch;
+  return wrapFetchWithPayment(base, x402ClientOf(wallet, chain)) as typeof fetch;
+}
