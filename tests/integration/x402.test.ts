@@ -2,7 +2,7 @@
 // chain: the 402 offer, a paid answer in version 2 and in version 1, and exact balances.
 import { describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { createSolanaRpc, type Signature } from '@solana/kit';
+import { createSolanaRpc, lamports, type Signature } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { payer, payingFetch, solOf, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
 import { mkdtempSync } from 'node:fs';
@@ -74,7 +74,7 @@ describe('x402 over REST', () => {
       expect(await usdcOf(chain, client.address)).toBe(before.client - BigInt(PRICE));
       expect(await usdcOf(chain, world.payTo)).toBe(before.gateway + BigInt(PRICE));
       expect(await solOf(chain, client.address)).toBe(before.clientSol);
-      expect(await solOf(chain, world.feePayer.address)).toBe(before.fee - BigInt(tx!.meta!.fee));
+      expect(await solOf(chain, world.feePayer.address)).toBe(lamports(before.fee - BigInt(tx!.meta!.fee)));
     });
   }
 });
