@@ -45,6 +45,7 @@ async function x402Of(config: Config, store: BillingStore, upstreams: Record<Net
         signer: await loadFeePayer(config.x402FeePayerKeypair!),
         rpc: upstreams[config.paymentNetwork],
         network: config.paymentNetwork,
+        asset: config.x402Asset,
         maxComputeUnitPrice: config.x402MaxComputeUnitPrice,
         settleMs: config.x402SettleSeconds * 1000,
       });

@@ -4,8 +4,26 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ed from '@noble/ed25519';
-import { address, createKeyPairSignerFromBytes, createSolanaRpc, type Address, type KeyPairSigner } from '@solana/kit';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  blockhash,
+  createKeyPairSignerFromBytes,
+  createNoopSigner,
+  createSolanaRpc,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { PaymentRequirements } from '@x402/core/types';
 import { x402Client } from '@x402/core/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
@@ -100,4 +118,60 @@ export function payingFetch(wallet: KeyPairSigner, chain: Sandbox, opts: { v1?: 
       }) as typeof fetch
     : fetch;
   return wrapFetchWithPayment(base, x402ClientOf(wallet, chain)) as typeof fetch;
+}
+
+export interface Craft {
+  /** The offer's requirements (version 2's, as PAYMENT-REQUIRED carries them). */
+  accepted: PaymentRequirements;
+  from: KeyPairSigner;
+  amount?: bigint;
+  mint?: Address;
+  /** Owner of the destination token account (default: the offer's payTo). */
+  to?: Address;
+  /** Source token account (default: the authority's associated account of the mint). */
+  source?: Address;
+  /** The transfer's authority (default: `from`; an address: left unsigned). */
+  authority?: Address;
+  computeUnitPrice?: bigint;
+  blockhash?: string;
+  extra?: Instruction[];
+  /** Network named in the payload (default: the offer's). */
+  network?: string;
+  version?: 1 | 2;
+}
+
+/**
+ * A payment transaction built by hand, shaped like @x402/svm's exact client (compute limit, compute
+ * price, TransferChecked, memo), with any one part changed: what a hostile client could send.
+ * Returns the header value (base64 JSON of the payment payload).
+ */
+export async function craftPayment(chain: Sandbox, c: Craft): Promise<string> {
+  const mint = c.mint ?? address(c.accepted.asset);
+  const authority = c.authority ? createNoopSigner(c.authority) : c.from;
+  const source = c.source ?? (await findAssociatedTokenPda({ owner: authority.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  const destination = (await findAssociatedTokenPda({ owner: c.to ?? address(c.accepted.payTo), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  const latest = await sandboxRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>(chain, 'getLatestBlockhash', []);
+  const memo: Instruction = { programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'), data: new TextEncoder().encode(crypto.randomUUID()) };
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(address(c.accepted.extra.feePayer as string), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(c.blockhash ?? latest.value.blockhash), lastValidBlockHeight: BigInt(latest.value.lastValidBlockHeight) }, m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          getSetComputeUnitLimitInstruction({ units: 20_000 }),
+          getSetComputeUnitPriceInstruction({ microLamports: c.computeUnitPrice ?? 1n }),
+          getTransferCheckedInstruction({ source, mint, destination, authority, amount: c.amount ?? BigInt(c.accepted.amount), decimals: 6 }),
+          memo,
+          ...(c.extra ?? []),
+        ],
+        m,
+      ),
+  );
+  const transaction = getBase64EncodedWireTransaction(await partiallySignTransactionMessageWithSigners(message));
+  const payload =
+    c.version === 1
+      ? { x402Version: 1, scheme: 'exact', network: c.network ?? 'solana', payload: { transaction } }
+      : { x402Version: 2, accepted: { ...c.accepted, network: c.network ?? c.accepted.network }, payload: { transaction } };
+  return Buffer.from(JSON.stringify(payload)).toString('base64');
 }

@@ -3,7 +3,8 @@
 // reaching the chain through the gateway's own upstreams (failover, timeouts, secrets kept out of
 // errors). Or an external facilitator by URL (@x402/core's client of /verify, /settle, /supported).
 import { readFileSync } from 'node:fs';
-import { createKeyPairSignerFromBytes, type Address, type KeyPairSigner } from '@solana/kit';
+import { address, createKeyPairSignerFromBytes, decompileTransactionMessage, getCompiledTransactionMessageDecoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
@@ -12,6 +13,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/facilitator';
 import type { Upstream } from '../../chain/upstream.ts';
 import { ConfigError } from '../../config.ts';
+import { TOKEN_2022_PROGRAM } from '../../chain/program-ids.ts';
 import { CAIP2, V1_NETWORK } from './terms.ts';
 import type { Network } from '../../config.ts';
 
@@ -62,6 +64,8 @@ export interface BuiltInOptions {
   signer: KeyPairSigner;
   rpc: Upstream;
   network: Network;
+  /** The mint paid in: the fee payer's own account of it must not be in a payment. */
+  asset: string;
   /** Highest compute-unit price a payment may set (the fee payer pays it). */
   maxComputeUnitPrice: number;
   /** Longest wait for `confirmed`. */
@@ -100,19 +104,33 @@ function upstreamSigner(o: BuiltInOptions): FacilitatorSvmSigner {
   };
 }
 
+/** The fee payer's associated accounts of the asset (both token programs): a payment spending from them would spend the fee payer's money. */
+async function feePayerTokenAccounts(o: BuiltInOptions): Promise<Set<string>> {
+  const programs = [TOKEN_PROGRAM_ADDRESS, address(TOKEN_2022_PROGRAM)];
+  const found = await Promise.all(programs.map((tokenProgram) => findAssociatedTokenPda({ owner: o.signer.address, mint: address(o.asset), tokenProgram })));
+  return new Set(found.map(([ata]) => ata as string));
+}
+
 export function builtInFacilitator(o: BuiltInOptions): Facilitator {
   const signer = upstreamSigner(o);
+  const ownAccounts = feePayerTokenAccounts(o);
   const cache = new SettlementCache();
   const limits = { maxComputeUnits: MAX_COMPUTE_UNITS, maxPriorityFeeMicroLamports: o.maxComputeUnitPrice };
   const facilitator = new x402Facilitator()
     .register(CAIP2[o.network] as PaymentRequirements['network'], new ExactSvmScheme(signer, cache, limits))
     .registerV1(V1_NETWORK[o.network] as PaymentRequirements['network'], new ExactSvmSchemeV1(signer, cache))
-    // Beyond the scheme's own rules, for both versions: the fee payer appears in no instruction
-    // (neither authority nor source of the transfer), and the compute budget stays within bounds.
+    // Beyond the scheme's own rules, for both versions: neither the fee payer nor its own token
+    // account appears in any instruction (so it is neither authority nor source of the transfer),
+    // and the compute budget stays within bounds.
     .onBeforeVerify(async ({ paymentPayload }) => {
       try {
         const tx = decodeTransactionFromPayload(paymentPayload.payload as { transaction: string });
         await assertFeePayerIsolated(tx, o.signer.address);
+        const own = await ownAccounts;
+        const { instructions } = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
+        if (instructions.some((ix) => ix.accounts?.some((a) => own.has(a.address)))) {
+          return { abort: true, reason: "fee_payer_token_account: the fee payer's own token account is in the transaction" };
+        }
         validateComputeBudgetLimits(tx, limits);
       } catch (e) {
         return { abort: true, reason: e instanceof Error ? e.message : String(e) };
