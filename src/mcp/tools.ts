@@ -10,7 +10,8 @@
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
-import type { Caller } from '../calls/caller.ts';
+import { withPayment, type Caller } from '../calls/caller.ts';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
@@ -30,6 +31,13 @@ export const META_PREFIX = 'io.github.chain-intelligence-gateway';
 export const META_HTTP = `${META_PREFIX}/http`;
 /** `_meta` key of a 402 result's machine-readable payment details. */
 export const META_PAYMENT = `${META_PREFIX}/payment`;
+
+/** x402's MCP transport: the payment a call carries, and the settlement its result carries. */
+export const META_X402_PAYMENT = 'x402/payment';
+export const META_X402_RESPONSE = 'x402/payment-response';
+/** A refusal's x402 offer (version 2's PaymentRequired) and why: in `_meta`, since an error result carries no structuredContent. */
+export const META_X402_REQUIRED = 'x402/payment-required';
+export const META_X402_ERROR = 'x402/error';
 
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
@@ -116,7 +124,15 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
   if (outcome.status === 402) {
     const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
     meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
+    const offer = outcome.headers['payment-required'];
+    if (offer) {
+      const required = decodePaymentRequiredHeader(offer);
+      meta[META_X402_REQUIRED] = required;
+      meta[META_X402_ERROR] = required.error;
+    }
   }
+  const settled = outcome.headers['payment-response'];
+  if (settled) meta[META_X402_RESPONSE] = decodePaymentResponseHeader(settled);
   const plain = bigintFreeJson(outcome.body);
   return { tool: cap.tool, body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
 }
@@ -228,10 +244,15 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const readResource = (request: { params: { uri: string } }) => guide.read(request.params.uri);
   const listPrompts = () => promptList;
   const getPrompt = (request: { params: { name: string; arguments?: Record<string, string> } }) => guide.get(request.params.name, request.params.arguments);
-  const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } }): Promise<CallToolResult> => {
+  const callTool = async (
+    request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } },
+    ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } },
+  ): Promise<CallToolResult> => {
     const authInfo = ctx.http?.authInfo;
     const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
-    return resultOf(await runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))));
+    const payment = request.params._meta?.[META_X402_PAYMENT];
+    const caller = payment === undefined ? callerOf(authInfo) : withPayment(callerOf(authInfo), { payload: payment });
+    return resultOf(await runner.run(request.params.name, request.params.arguments ?? {}, caller, onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))));
   };
   const factory = () => {
     const server = new Server({ ...SERVER_INFO }, { capabilities: serverCapabilities, instructions: INSTRUCTIONS });
