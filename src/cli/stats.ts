@@ -22,7 +22,21 @@ export interface Stats {
   /** Paid calls kept (not refunded) per capability, from the usage record (null when absent). */
   callsByCapability: { capability: string; calls: number }[] | null;
   paidCallsMade: number;
+  /** x402 payments (no account): settled per asset, in its atomic units; null when this database has no x402 table. */
+  x402: { settled: { asset: string; payments: number; amount: string }[]; failed: number; recent: X402Call[] } | null;
   topWallets: { wallet: string; callsMade: number; creditLamports: string; freeCalls: number; depositedLamports: string }[];
+}
+
+/** One x402-paid call as the history shows it: who paid, what, for which capability, and the landed transaction. */
+export interface X402Call {
+  time: number;
+  payer: string;
+  asset: string;
+  amount: number;
+  capability: string;
+  face: string;
+  status: string;
+  transaction: string | null;
 }
 
 const big = (v: unknown) => BigInt((v as bigint | number | null) ?? 0);
@@ -78,6 +92,26 @@ export function collectStats(db: Db): Stats {
       }[])
     : null;
 
+  const hasX402 = client.query(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'x402_payments'`).get() !== null;
+  const x402 = hasX402
+    ? {
+        settled: (
+          client.query(`SELECT asset, count(*) AS payments, coalesce(sum(amount), 0) AS amount FROM x402_payments WHERE status = 'settled' GROUP BY asset ORDER BY asset`).safeIntegers(true).all() as {
+            asset: string;
+            payments: bigint;
+            amount: bigint;
+          }[]
+        ).map((r) => ({ asset: r.asset, payments: Number(r.payments), amount: r.amount.toString() })),
+        failed: Number((client.query(`SELECT count(*) AS n FROM x402_payments WHERE status = 'failed'`).safeIntegers(true).get() as { n: bigint }).n),
+        recent: client
+          .query(
+            `SELECT created_at / 1000 AS time, payer, asset, amount, capability, face, status, signature AS "transaction"
+             FROM x402_payments WHERE status != 'held' ORDER BY created_at DESC LIMIT 10`,
+          )
+          .all() as X402Call[],
+      }
+    : null;
+
   const top = client
     .query(
       `SELECT a.wallet, a.calls_made AS callsMade, cast(a.credit_lamports AS text) AS creditLamports, a.free_calls AS freeCalls,
@@ -96,8 +130,19 @@ export function collectStats(db: Db): Stats {
     revenueByDay,
     callsByCapability,
     paidCallsMade: Number(credit.calls),
+    x402,
     topWallets: top,
   };
+}
+
+/** x402 revenue beside the SOL credit: per asset paid in, in its atomic units. */
+function x402Lines(x: Stats['x402']): string[] {
+  if (!x || (x.settled.length === 0 && x.failed === 0)) return ['x402 revenue    none (no payment settled)'];
+  return [
+    ...x.settled.map((a) => `x402 revenue    ${a.amount} atomic units of ${a.asset} over ${a.payments} paid calls`),
+    ...(x.failed ? [`x402 failed     ${x.failed} payments did not settle (their answers were withheld)`] : []),
+    ...x.recent.map((c) => `  ${new Date(c.time * 1000).toISOString().slice(0, 19)}  ${c.payer}  ${c.amount} of ${c.asset.slice(0, 8)}…  ${c.capability} (${c.face})  ${c.status}  ${c.transaction ?? ''}`),
+  ];
 }
 
 const sol = (lamports: string) => `${(Number(lamports) / 1e9).toFixed(4)} SOL`;
@@ -110,6 +155,7 @@ export function statsText(s: Stats): string {
     `pending claims  ${s.pendingClaims.wallets} wallets, ${s.pendingClaims.lamports} lamports`,
     `outstanding     ${s.creditOutstanding.lamports} lamports of credit (${sol(s.creditOutstanding.lamports)}), ${s.creditOutstanding.freeCalls} free calls`,
     `revenue         ${s.revenueLamports} lamports (${sol(s.revenueLamports)}) over ${s.paidCallsMade} paid calls`,
+    ...x402Lines(s.x402),
     '',
     'revenue by day (UTC)',
     ...(s.revenueByDay ? s.revenueByDay.map((d) => `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls`) : ['  (this database keeps no per-call record)']),

@@ -121,6 +121,7 @@ const READINESS = t.Object({
   ready: t.Boolean(),
   database: t.Union([t.Literal('writable'), t.Literal('failed')]),
   upstreams: t.Record(t.String(), t.Union([t.Number({ minimum: 0 }), t.Null()]), { description: 'Seconds since each network last had an upstream answer; null: not yet' }),
+  x402FeePayerLamports: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "With x402's built-in facilitator: its fee payer's SOL in lamports (it pays every settlement's fee); null: not read yet" })),
 });
 
 const MANIFEST = t.Object({

@@ -77,4 +77,27 @@ describe('x402 over REST', () => {
       expect(await solOf(chain, world.feePayer.address)).toBe(lamports(before.fee - BigInt(tx!.meta!.fee)));
     });
   }
+
+  test('the operator sees it: /metrics counts payments, /readyz shows the fee payer\'s SOL, gateway stats shows x402 revenue and the calls', async () => {
+    const metrics = await (await fetch(gw.url + '/metrics')).text();
+    expect(metrics).toMatch(/gateway_x402_payments_total\{outcome="settled",reason=""\} [3-9]/);
+    expect(metrics).toMatch(/gateway_x402_payments_total\{outcome="verified",reason=""\} [3-9]/);
+    gw.services.readiness.start();
+    let ready: any;
+    for (let i = 0; i < 50 && typeof ready?.x402FeePayerLamports !== 'number'; i++) {
+      await Bun.sleep(50);
+      ready = (await gw.get('/readyz')).body;
+    }
+    expect(ready.x402FeePayerLamports).toBe(Number(await solOf(sandbox.chain, world.feePayer.address)));
+    expect(await (await fetch(gw.url + '/metrics')).text()).toContain(`gateway_x402_fee_payer_lamports ${ready.x402FeePayerLamports}`);
+    gw.services.readiness.stop();
+
+    const p = Bun.spawn(['bun', join(import.meta.dir, '../../src/main.ts'), 'stats', '--json'], { env: { PATH: process.env.PATH!, DATABASE_PATH: gw.config.databasePath }, stdout: 'pipe' });
+    const stats = JSON.parse(await new Response(p.stdout).text());
+    expect(await p.exited).toBe(0);
+    expect(stats.x402.settled).toEqual([{ asset: USDC_MINT, payments: 3, amount: String(3 * PRICE) }]);
+    expect(stats.x402.recent).toHaveLength(3);
+    expect(stats.x402.recent[0]).toMatchObject({ asset: USDC_MINT, amount: PRICE, face: 'rest', status: 'settled' });
+    expect(stats.x402.recent.map((c: { capability: string }) => c.capability).sort()).toEqual(['find-ata', 'find-ata', 'simulate']);
+  });
 });
