@@ -13,6 +13,7 @@ import { inputSchema, successSchema, type Capability } from '../capabilities/cap
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
+import { x402Note } from '../calls/ways-to-pay.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
@@ -43,21 +44,21 @@ export const META_X402_ERROR = 'x402/error';
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
 
 /** What a tool description says about the price, so a model can weigh the call. */
-export function priceNote(cap: Capability, priceLamports: number): string {
+export function priceNote(cap: Capability, priceLamports: number, x402 = ''): string {
   return cap.paid
-    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call, after the free-call allowance; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
+    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call, after the free-call allowance; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. ${x402 ? `${x402} ` : ''}Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
     : 'Free: no API key needed.';
 }
 
 const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
 
-/** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. */
-export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
+/** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. `x402`: calls/ways-to-pay.ts's note. */
+export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES, x402 = ''): Tool[] {
   return capabilities.map((cap) => {
     return {
       name: cap.tool,
       title: cap.title,
-      description: `${cap.description} ${priceNote(cap, priceLamports)}`,
+      description: `${cap.description} ${priceNote(cap, priceLamports, x402)}`,
       inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
       outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
@@ -226,10 +227,10 @@ export interface ToolServerFactory {
 
 const INSTRUCTIONS =
   'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
-  'bought with a SOL deposit (see the payment instructions a paid tool returns without one). Every result is JSON text, the same body as the REST API.';
+  'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
 
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
-  const tools = toolList(deps.ctx.config.priceLamports, capabilities);
+  const tools = toolList(deps.ctx.config.priceLamports, capabilities, x402Note(deps.ctx.config));
   const listing = { tools };
   const runner = toolRunner(deps, capabilities);
   const guide = guides(deps, capabilities);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestGateway } from '../support/gateway.ts';
 import examples from '../../src/http/openapi-examples.json';
+import SwaggerParser from '@apidevtools/swagger-parser';
 
 const PRICE = 10_000;
 const sandbox = sandboxGateways();
@@ -99,5 +100,23 @@ describe('x402 over REST', () => {
     expect(stats.x402.recent).toHaveLength(3);
     expect(stats.x402.recent[0]).toMatchObject({ asset: USDC_MINT, amount: PRICE, face: 'rest', status: 'settled' });
     expect(stats.x402.recent.map((c: { capability: string }) => c.capability).sort()).toEqual(['find-ata', 'find-ata', 'simulate']);
+  });
+
+  test('the OpenAPI document, llms.txt and the MCP manifest explain both ways to pay; the document stays valid', async () => {
+    const doc = (await gw.get('/openapi.json')).body;
+    const op = doc.paths['/api/chain/find-ata'].get;
+    expect(op.security).toEqual([{ apiKey: [] }, { bearer: [] }, { x402: [] }, { x402v1: [] }]);
+    expect(op.description).toContain('x402');
+    expect(op.responses['200'].headers['PAYMENT-RESPONSE']).toBeDefined();
+    expect(doc.components.responses.PaymentRequired.headers['PAYMENT-REQUIRED']).toBeDefined();
+    expect(doc.components.securitySchemes.x402.name).toBe('PAYMENT-SIGNATURE');
+    await SwaggerParser.validate(structuredClone(doc));
+    const llms = (await gw.get('/llms.txt')).body as string;
+    expect(llms).toContain('## Buying and sending an API key');
+    expect(llms).toContain('## Paying per call with x402 (no account)');
+    expect(llms).toContain('@x402/fetch');
+    const manifest = (await gw.get('/.well-known/mcp.json')).body;
+    expect(manifest.capabilities.tools.description).toContain('x402');
+    expect(manifest.tools.find((t: { name: string }) => t.name === 'find_ata').description).toContain('params._meta["x402/payment"]');
   });
 });
