@@ -4,8 +4,8 @@ import { describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { createSolanaRpc, lamports, type Signature } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { payer, payingFetch, solOf, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
-import { mkdtempSync } from 'node:fs';
+import { keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestGateway } from '../support/gateway.ts';
@@ -100,6 +100,9 @@ describe('x402 over REST', () => {
     expect(stats.x402.recent).toHaveLength(3);
     expect(stats.x402.recent[0]).toMatchObject({ asset: USDC_MINT, amount: PRICE, face: 'rest', status: 'settled' });
     expect(stats.x402.recent.map((c: { capability: string }) => c.capability).sort()).toEqual(['find-ata', 'find-ata', 'simulate']);
+    // The fee payer's key file never reaches a log line, a metric or an answer.
+    const secret = readFileSync(world.settings.x402FeePayerKeypair!, 'utf8').slice(1, 40);
+    expect(gw.logs.join('\n') + metrics + JSON.stringify(ready) + JSON.stringify(stats)).not.toContain(secret);
   });
 
   test('the OpenAPI document, llms.txt and the MCP manifest explain both ways to pay; the document stays valid', async () => {
@@ -118,5 +121,28 @@ describe('x402 over REST', () => {
     const manifest = (await gw.get('/.well-known/mcp.json')).body;
     expect(manifest.capabilities.tools.description).toContain('x402');
     expect(manifest.tools.find((t: { name: string }) => t.name === 'find_ata').description).toContain('params._meta["x402/payment"]');
+  });
+});
+
+describe('x402 through an external facilitator (X402_FACILITATOR_URL)', () => {
+  test('the offer names its fee payer; a paid call is verified and settled there, recorded here', async () => {
+    const chain = sandbox.chain;
+    const key = await keypairFile(dir, 'external-fee-payer.json');
+    await chain.transferSol(chain.payer, key.signer.address, 1_000_000_000n);
+    const facilitator = await startFacilitator(chain, key.signer);
+    try {
+      const external = await sandbox.gateway({ gatewayAddress: world.payTo, x402Price: PRICE, x402FacilitatorUrl: facilitator.url });
+      const offer = decodePaymentRequiredHeader((await external.get(findAta())).headers.get('payment-required')!);
+      expect(offer.accepts[0]!.extra).toEqual({ feePayer: key.signer.address });
+      const client = await payer(chain, 100_000n);
+      const before = await usdcOf(chain, client.address);
+      const res = await payingFetch(client, chain)(external.url + findAta(client.address));
+      expect(res.status).toBe(200);
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true, payer: client.address });
+      expect(await usdcOf(chain, client.address)).toBe(before - BigInt(PRICE));
+      expect(facilitator.calls).toMatchObject({ '/supported': 1, '/verify': 1, '/settle': 1 });
+    } finally {
+      await facilitator.stop();
+    }
   });
 });

@@ -25,6 +25,9 @@ import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } 
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { PaymentRequirements } from '@x402/core/types';
 import { x402Client } from '@x402/core/client';
+import { x402Facilitator } from '@x402/core/facilitator';
+import { toFacilitatorSvmSigner } from '@x402/svm';
+import { registerExactSvmScheme as registerFacilitatorScheme } from '@x402/svm/exact/facilitator';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/client';
@@ -174,4 +177,28 @@ export async function craftPayment(chain: Sandbox, c: Craft): Promise<string> {
       ? { x402Version: 1, scheme: 'exact', network: c.network ?? 'solana', payload: { transaction } }
       : { x402Version: 2, accepted: { ...c.accepted, network: c.network ?? c.accepted.network }, payload: { transaction } };
   return Buffer.from(JSON.stringify(payload)).toString('base64');
+}
+
+/**
+ * An external facilitator on loopback, as a third party would run one: @x402/core's facilitator
+ * with @x402/svm's exact scheme, its own fee payer, reading the sandbox; the standard /verify,
+ * /settle and /supported. `calls` counts the requests by path.
+ */
+export async function startFacilitator(chain: Sandbox, feePayer: KeyPairSigner): Promise<{ url: string; calls: Record<string, number>; stop(): Promise<void> }> {
+  const facilitator = registerFacilitatorScheme(new x402Facilitator(), { signer: toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: chain.url }), networks: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
+  const calls: Record<string, number> = {};
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      calls[path] = (calls[path] ?? 0) + 1;
+      if (path === '/supported') return Response.json(facilitator.getSupported());
+      const { paymentPayload, paymentRequirements } = (await req.json()) as { paymentPayload: never; paymentRequirements: never };
+      if (path === '/verify') return Response.json(await facilitator.verify(paymentPayload, paymentRequirements));
+      if (path === '/settle') return Response.json(await facilitator.settle(paymentPayload, paymentRequirements));
+      return new Response('not found', { status: 404 });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, calls, stop: () => server.stop(true) };
 }
