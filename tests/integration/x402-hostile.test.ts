@@ -147,3 +147,40 @@ describe('x402 refusals', () => {
     expect((await balances()).client).toBe(before.client - BigInt(PRICE));
   });
 });
+
+describe('x402 settlement that fails', () => {
+  let strict: TestGateway;
+  beforeAll(async () => {
+    strict = await sandbox.gateway({ ...world.settings, x402SettleSeconds: 1 });
+  });
+  const payOn = (header: string) => strict.get(findAta(client.address), { 'payment-signature': header });
+
+  test('the node refuses the transaction: the answer is withheld (402 with the reason), no USDC moves, the payment is recorded as failed', async () => {
+    const header = await craft();
+    const before = await balances();
+    sandbox.chain.fault({ mode: 'rpcError', code: -32005, message: 'Node is unhealthy' }, { methods: ['sendTransaction'], times: 1 });
+    const res = await payOn(header);
+    expect(res.status).toBe(402);
+    expect(res.body.reason).toContain('settlement_failed');
+    expect(res.body.ataAddress).toBeUndefined();
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(await balances()).toEqual(before);
+    // Recorded as failed, so it is not offered a second chance that could pay twice.
+    expect((await payOn(header)).body.reason).toContain('payment_already_used');
+  });
+
+  test('confirmation never comes within X402_SETTLE_SECONDS: the answer is withheld with the reason', async () => {
+    const header = await craft();
+    sandbox.chain.fault({ mode: 'rpcError', code: -32005, message: 'Node is unhealthy' }, { methods: ['getSignatureStatuses'] });
+    try {
+      const started = Date.now();
+      const res = await payOn(header);
+      expect(res.status).toBe(402);
+      expect(res.body.reason).toContain('settlement_failed');
+      expect(res.body.ataAddress).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      sandbox.chain.fault(null);
+    }
+  });
+});

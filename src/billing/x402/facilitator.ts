@@ -90,14 +90,21 @@ function upstreamSigner(o: BuiltInOptions): FacilitatorSvmSigner {
     sendTransaction: (tx) => o.rpc.call<string>('sendTransaction', [tx, { encoding: 'base64', skipPreflight: true, preflightCommitment: 'confirmed' }], { write: true }) as Promise<string>,
     async confirmTransaction(signature) {
       const until = Date.now() + o.settleMs;
+      // A node that fails to answer is asked again until the bound: the transaction may be landing meanwhile.
+      let failure = '';
       for (;;) {
-        const statuses = await o.rpc.call<{ value: ({ err: unknown; confirmationStatus: string | null } | null)[] }>('getSignatureStatuses', [[signature]]);
-        const status = statuses.value[0];
-        if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) {
-          if (status.err) throw new TransactionOnchainFailureError(`Transaction failed onchain: ${JSON.stringify(status.err)}`);
-          return;
+        try {
+          const statuses = await o.rpc.call<{ value: ({ err: unknown; confirmationStatus: string | null } | null)[] }>('getSignatureStatuses', [[signature]]);
+          const status = statuses.value[0];
+          if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) {
+            if (status.err) throw new TransactionOnchainFailureError(`Transaction failed onchain: ${JSON.stringify(status.err)}`);
+            return;
+          }
+        } catch (e) {
+          if (e instanceof TransactionOnchainFailureError) throw e;
+          failure = `; last status query failed: ${e instanceof Error ? e.message : String(e)}`;
         }
-        if (Date.now() + POLL_MS > until) throw new Error(`not confirmed within ${o.settleMs} ms`);
+        if (Date.now() + POLL_MS > until) throw new Error(`not confirmed within ${o.settleMs} ms${failure}`);
         await Bun.sleep(POLL_MS);
       }
     },
