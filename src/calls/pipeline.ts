@@ -91,7 +91,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   const admission = pending instanceof Promise ? await pending : pending;
   if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
   const { headers } = admission;
-  if (caller.payment && deps.x402) return x402Call(cap, raw, caller, deps, deps.x402, headers);
+  if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   try {

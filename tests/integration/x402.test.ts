@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import type { TestGateway } from '../support/gateway.ts';
 import examples from '../../src/http/openapi-examples.json';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { CAPABILITIES } from '../../src/capabilities/registry.ts';
+import { restPath } from '../../src/capabilities/capability.ts';
 
 const PRICE = 10_000;
 const sandbox = sandboxGateways();
@@ -41,6 +43,19 @@ describe('x402 over REST', () => {
     expect(offer.accepts).toEqual([
       { scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', asset: USDC_MINT, amount: String(PRICE), payTo: world.payTo, maxTimeoutSeconds: 60, extra: { feePayer: world.feePayer.address } },
     ]);
+  });
+
+  test('every paid route offers x402, over REST, both prefixes; free routes do not', async () => {
+    for (const cap of CAPABILITIES) {
+      const request = (examples as Record<string, { request: Record<string, string> }>)[cap.name]!.request;
+      for (const prefix of ['/api/chain', '/api/solana']) {
+        const path = restPath(cap, prefix);
+        const res = cap.method === 'POST' ? await gw.post(path, request) : await gw.get(`${path}?${new URLSearchParams(request)}`);
+        expect([cap.name, res.status]).toEqual([cap.name, cap.paid ? 402 : 200]);
+        expect(res.headers.has('payment-required')).toBe(cap.paid);
+        if (cap.paid) expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe(restPath(cap));
+      }
+    }
   });
 
   test('the simulate POST offers the same, and an x402 payment buys it', async () => {
