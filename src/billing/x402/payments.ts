@@ -22,7 +22,7 @@ export type { Resource };
 export type PaymentAttempt = { readonly header: string; readonly version: 1 | 2 } | { readonly payload: unknown };
 
 /** A verified payment, recorded and waiting for its call's outcome. */
-export interface HeldPayment {
+export interface VerifiedPayment {
   readonly payer: string;
   /** Submits the payment and waits for `confirmed`; the answer's payment header, or why it did not settle. */
   settle(): Promise<{ headers: Record<string, string>; settlement: SettleResponse } | { refused: string }>;
@@ -35,7 +35,7 @@ export interface X402 {
   /** A 402's body and headers with the x402 offer (`error` says why a payment was refused, if one was). */
   offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
   /** Verifies and records the payment, or says why it buys nothing. */
-  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp' }): Promise<HeldPayment | { refused: string }>;
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp' }): Promise<VerifiedPayment | { refused: string }>;
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
@@ -71,6 +71,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
     network: config.paymentNetwork,
     maxTimeoutSeconds: 60,
   });
+  const unrecorded = (what: string, e: unknown) => log.error(`x402 payment not recorded as ${what}`, { event: 'x402_unrecorded', error: e instanceof Error ? e.message : String(e) });
   const refuse = (reason: string, face: string) => {
     x402Payments.inc({ outcome: 'refused', reason: reasonCode(reason) });
     log.info('x402 payment refused', { event: 'x402_refused', reason, face });
@@ -107,18 +108,20 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
           }
           if (!settled.success) {
             const reason = `settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`;
-            await store.finishPayment(txKey, { status: 'failed', reason, signature: settled.transaction || undefined }, Date.now());
+            await store.finishPayment(txKey, { status: 'failed', reason, signature: settled.transaction || undefined }, Date.now()).catch((e) => unrecorded('failed', e));
             log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
             return refuse(reason, call.face);
           }
-          await store.finishPayment(txKey, { status: 'settled', signature: settled.transaction }, Date.now());
+          // The money moved: the answer is owed even if the record cannot be written now.
+          await store.finishPayment(txKey, { status: 'settled', signature: settled.transaction }, Date.now()).catch((e) => unrecorded('settled', e));
           x402Payments.inc({ outcome: 'settled', reason: '' });
           x402SettledUnits.inc(t.price);
           log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
           return { headers: responseHeader(version, settled), settlement: settled };
         },
         async release() {
-          await store.releasePayment(txKey);
+          // Left held if this fails: the payment then buys nothing more, and was never submitted.
+          await store.releasePayment(txKey).catch((e) => unrecorded('released', e));
           x402Payments.inc({ outcome: 'released', reason: '' });
         },
       };
