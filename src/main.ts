@@ -66,6 +66,17 @@ async function main() {
   } else {
     log.warn('deposits are not configured (GATEWAY_ADDRESS unset): free endpoints work, paid calls cannot be bought');
   }
+  if (services.x402) {
+    const facilitator = services.x402.facilitator;
+    log.info('x402 enabled', {
+      price: config.x402Price,
+      asset: config.x402Asset,
+      payTo: config.x402PayTo ?? config.gatewayAddress,
+      network: config.paymentNetwork,
+      facilitator: facilitator.kind,
+      feePayer: facilitator.kind === 'built-in' ? await facilitator.feePayer() : 'read from the facilitator',
+    });
+  }
   services.watcher?.start(config.depositPollSeconds);
   services.readiness.start();
 
