@@ -2,7 +2,7 @@
 // writes the same rows: key lookups, debits and claims are exact across replicas because each
 // decision is one statement or transaction on the database, never a value cached in a process.
 import type { SQL } from 'bun';
-import { and, count, eq, gte, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import { migratePostgres, openPostgres, type PgDb } from '../db/pg-client.ts';
 import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../db/pg-schema.ts';
@@ -170,14 +170,6 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
     async finishPayment(txKey, end, now) {
       const reason = end.status === 'failed' ? end.reason : null;
       await db.update(x402Payments).set({ status: end.status, signature: end.signature ?? null, reason, settledAt: now }).where(eq(x402Payments.txKey, txKey));
-    },
-    async paymentTotals(since) {
-      const rows = await db
-        .select({ asset: x402Payments.asset, payments: count(), amount: sql<string>`sum(${x402Payments.amount})::text` })
-        .from(x402Payments)
-        .where(and(eq(x402Payments.status, 'settled'), gte(x402Payments.createdAt, since)))
-        .groupBy(x402Payments.asset);
-      return rows.map((r) => ({ asset: r.asset, payments: Number(r.payments), amount: BigInt(r.amount) }));
     },
     async leadWatcher(network, address) {
       try {

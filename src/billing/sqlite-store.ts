@@ -1,6 +1,6 @@
 // The embedded store: one SQLite file, synchronous underneath. Only the ledger waits (its group
 // commit); everything else answers at once behind a resolved promise.
-import { and, count, eq, gte, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { apiKeys, exactLamports, pendingClaims, watcherCursors, x402Payments } from '../db/schema.ts';
@@ -68,15 +68,6 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
     async finishPayment(txKey, end, now) {
       const reason = end.status === 'failed' ? end.reason : null;
       db.update(x402Payments).set({ status: end.status, signature: end.signature ?? null, reason, settledAt: now }).where(eq(x402Payments.txKey, txKey)).run();
-    },
-    async paymentTotals(since) {
-      const rows = db
-        .select({ asset: x402Payments.asset, payments: count(), amount: sql<string>`cast(sum(${x402Payments.amount}) as text)` })
-        .from(x402Payments)
-        .where(and(eq(x402Payments.status, 'settled'), gte(x402Payments.createdAt, since)))
-        .groupBy(x402Payments.asset)
-        .all();
-      return rows.map((r) => ({ asset: r.asset, payments: r.payments, amount: BigInt(r.amount) }));
     },
     // One process owns the file: it is always the watcher.
     leadWatcher: async () => true,

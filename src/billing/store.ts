@@ -37,13 +37,6 @@ export interface HeldPayment {
 /** How a held payment ended. */
 export type PaymentEnd = { status: 'settled'; signature: string } | { status: 'failed'; reason: string; signature?: string };
 
-/** x402 revenue as `gateway stats` shows it: settled payments per asset. */
-export interface PaymentTotals {
-  asset: string;
-  payments: number;
-  amount: bigint;
-}
-
 export interface BillingStore {
   readonly backend: 'sqlite' | 'postgres';
   /** Resolves once the database is reachable and migrated; rejects when it is not. */
@@ -79,8 +72,6 @@ export interface BillingStore {
   /** x402: forgets a held payment whose call failed: it was never submitted, so it may pay for another call. */
   releasePayment(txKey: string): Promise<void>;
   finishPayment(txKey: string, end: PaymentEnd, now: number): Promise<void>;
-  /** x402: settled payments per asset, since `since` (Unix ms). */
-  paymentTotals(since: number): Promise<PaymentTotals[]>;
   /** Throws when the database cannot answer (health check). */
   ping(): Promise<void>;
   close(): Promise<void>;
