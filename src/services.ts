@@ -107,7 +107,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     streamIdleMs: config.mcpStreamIdleSeconds * 1000,
     log,
   });
-  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, pg ? () => pg.ping() : undefined, x402?.facilitator.feePayerLamports);
+  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined, x402?.facilitator.feePayerLamports);
   return {
     config,
     log,

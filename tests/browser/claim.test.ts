@@ -86,6 +86,8 @@ describe.skipIf(!run)('claim page (/claim)', () => {
 
   const text = (page: Page, id: string) => page.$eval(`#${id}`, (e) => (e as HTMLElement).innerText);
   const visible = (page: Page, id: string) => page.$eval(`#${id}`, (e) => !(e as HTMLElement).hidden);
+  /** Laid out on the page: what a person sees, whatever hides it. */
+  const shown = (page: Page, id: string) => page.$eval(`#${id}`, (e) => (e as HTMLElement).getClientRects().length > 0);
   const waitForText = (page: Page, id: string, needle: string, timeout = STEP_MS) =>
     page.waitForFunction((i: string, n: string) => document.getElementById(i)?.innerText.includes(n), { timeout }, id, needle);
   const clickWallet = (page: Page, name: string) =>
@@ -94,6 +96,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   test('shows the gateway address, network and minimum deposit', async () => {
     const page = await openClaimPage([]);
     expect(await text(page, 'gateway-address')).toBe(gw.config.gatewayAddress!);
+    expect(await shown(page, 'copy-address')).toBe(true);
     expect(await text(page, 'network')).toBe('mainnet-beta');
     expect(await text(page, 'min-deposit')).toContain('0.0022 SOL');
     expect(await text(page, 'wallets-msg')).toContain('No browser wallet found');
@@ -105,6 +108,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     try {
       const page = await openClaimPage([], bare.url);
       expect(await text(page, 'gateway-address')).toBe('not configured');
+      expect(await shown(page, 'copy-address')).toBe(false);
       expect(await text(page, 'gateway-msg')).toContain('does not sell keys');
       await page.close();
     } finally {

@@ -255,6 +255,7 @@ describe('keys, webhook and meta routes', () => {
   }, SLOW);
 
   test('meta routes', async () => {
+    await check(200, 'GET', '/');
     await check(200, 'GET', '/healthz');
     await check(200, 'GET', '/.well-known/mcp.json');
     const self = await check(200, 'GET', '/openapi.json');

@@ -178,3 +178,53 @@ describe('stale-while-revalidate', () => {
     chain.fault(null);
   });
 });
+
+describe('why an upstream did not answer (what /readyz shows)', () => {
+  const upstream = (urls: string[], fetch?: typeof globalThis.fetch) => new Upstream({ label: 'why', urls, timeoutMs: 200, retries: 0, log: silentLogger, fetch });
+  const failureOf = async (u: Upstream) => {
+    await Promise.resolve(u.call('getSlot')).catch(() => {});
+    return u.failureReason();
+  };
+
+  test.each([
+    [{ mode: 'http500' } as const, 'HTTP 500'],
+    [{ mode: 'http429' } as const, 'HTTP 429'],
+    [{ mode: 'garbage' } as const, 'malformed JSON'],
+    [{ mode: 'hang' } as const, 'no answer within 0.2 s'],
+  ])('a live node at fault (%p): %p', async (fault, reason) => {
+    chain.fault(fault);
+    try {
+      expect(await failureOf(upstream([chain.url]))).toBe(reason);
+    } finally {
+      chain.fault(null);
+    }
+  });
+
+  test('a refused connection, each URL by position, and cleared once that URL answers', async () => {
+    const u = upstream([deadUrl(), chain.url]);
+    chain.fault({ mode: 'http500' });
+    try {
+      expect(await failureOf(u)).toBe('#1 unreachable: connection refused; #2 HTTP 500');
+    } finally {
+      chain.fault(null);
+    }
+    expect(await failureOf(u)).toBe('#1 unreachable: connection refused');
+    expect(await failureOf(upstream([chain.url]))).toBeUndefined();
+  });
+
+  // Failures a loopback node cannot produce on demand; Bun's own messages quote the URL, key and all.
+  test.each([
+    ['ENOTFOUND', 'unreachable: host name not found'],
+    ['ECONNRESET', 'unreachable: connection reset'],
+    ['CERT_HAS_EXPIRED', 'unreachable: TLS certificate rejected'],
+    ['ConnectionClosed', 'unreachable: ConnectionClosed'],
+    ['http://rpc.example/?api-key=DEAD-SECRET-123', 'unreachable: cannot connect'],
+    [undefined, 'unreachable: cannot connect'],
+  ])('a socket error coded %p reads %p, with nothing of the URL', async (code, reason) => {
+    const url = 'https://rpc.example/?api-key=DEAD-SECRET-123';
+    const failing = (async () => {
+      throw Object.assign(new TypeError(`${code}: Unable to connect to ${url}`), { code, path: url });
+    }) as unknown as typeof globalThis.fetch;
+    expect(await failureOf(upstream([url], failing))).toBe(reason);
+  });
+});
