@@ -65,5 +65,11 @@ describe.skipIf(skip)('x402 on two replicas of one Postgres', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'settled', payer: wallet.address });
     expect(rows[0].signature).toBeString();
+    // gateway stats reads the same database and shows the payment once.
+    const p = Bun.spawn(['bun', join(import.meta.dir, '../../src/main.ts'), 'stats', '--json'], { env: { PATH: process.env.PATH!, DATABASE_URL: databaseUrl }, stdout: 'pipe' });
+    const stats = JSON.parse(await new Response(p.stdout).text());
+    expect(await p.exited).toBe(0);
+    expect(stats.x402.settled).toEqual([{ asset: USDC_MINT, payments: 1, amount: String(PRICE) }]);
+    expect(stats.x402.recent).toEqual([expect.objectContaining({ payer: wallet.address, amount: PRICE, status: 'settled', transaction: rows[0].signature })]);
   });
 });
