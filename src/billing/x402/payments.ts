@@ -23,9 +23,8 @@ export type PaymentAttempt = { readonly header: string; readonly version: 1 | 2 
 
 /** A verified payment, recorded and waiting for its call's outcome. */
 export interface VerifiedPayment {
-  readonly payer: string;
   /** Submits the payment and waits for `confirmed`; the answer's payment header, or why it did not settle. */
-  settle(): Promise<{ headers: Record<string, string>; settlement: SettleResponse } | { refused: string }>;
+  settle(): Promise<{ headers: Record<string, string> } | { refused: string }>;
   /** The call failed: the payment is never submitted. */
   release(): Promise<void>;
 }
@@ -98,7 +97,6 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       if (!held) return refuse('payment_already_used: this payment transaction was already presented; sign a new one', call.face);
       x402Payments.inc({ outcome: 'verified', reason: '' });
       return {
-        payer,
         async settle() {
           let settled: SettleResponse;
           try {
@@ -117,7 +115,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
           x402Payments.inc({ outcome: 'settled', reason: '' });
           x402SettledUnits.inc(t.price);
           log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
-          return { headers: responseHeader(version, settled), settlement: settled };
+          return { headers: responseHeader(version, settled) };
         },
         async release() {
           // Left held if this fails: the payment then buys nothing more, and was never submitted.
