@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { createSolanaRpc, lamports, type Signature } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { craftPayment, keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,5 +159,23 @@ describe('x402 through an external facilitator (X402_FACILITATOR_URL)', () => {
     } finally {
       await facilitator.stop();
     }
+  });
+
+  test('a facilitator that cannot be reached: the 402 still offers the account way; a payment gets 503 and is never submitted', async () => {
+    const chain = sandbox.chain;
+    const down = await sandbox.gateway({ gatewayAddress: world.payTo, x402Price: PRICE, x402FacilitatorUrl: 'http://127.0.0.1:9' });
+    const offer = await down.get(findAta());
+    expect(offer.status).toBe(402);
+    expect(offer.body).toMatchObject({ error: 'Payment required', code: 'no_key', payTo: world.payTo });
+    expect(offer.headers.get('payment-required')).toBeNull();
+    const accepted = decodePaymentRequiredHeader((await gw.get(findAta())).headers.get('payment-required')!).accepts[0]!;
+    const client = await payer(chain, 100_000n);
+    const header = await craftPayment(chain, { accepted, from: client });
+    const res = await down.get(findAta(client.address), { 'payment-signature': header });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe('x402 payments cannot be verified right now');
+    expect(res.headers.get('retry-after')).toBe('5');
+    // Never submitted: the same payment still buys a call from a gateway whose facilitator answers.
+    expect((await gw.get(findAta(client.address), { 'payment-signature': header })).status).toBe(200);
   });
 });

@@ -7,7 +7,7 @@ import { address, createKeyPairSignerFromBytes, decompileTransactionMessage, get
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
+import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types';
 import { assertFeePayerIsolated, decodeTransactionFromPayload, SettlementCache, toFacilitatorSvmSigner, TransactionOnchainFailureError, validateComputeBudgetLimits, type FacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/facilitator';
@@ -165,7 +165,16 @@ export function externalFacilitator(url: string, network: Network): Facilitator 
   return {
     kind: 'external',
     feePayer: () => (feePayer ??= readFeePayer().catch((e) => ((feePayer = undefined), Promise.reject(e)))),
-    verify: (p, r) => client.verify(p as PaymentPayload, r as PaymentRequirements),
-    settle: (p, r) => client.settle(p as PaymentPayload, r as PaymentRequirements),
+    // A refusal the facilitator answers with an HTTP error status is still a refusal, not an outage.
+    verify: (p, r) =>
+      client.verify(p as PaymentPayload, r as PaymentRequirements).catch((e) => {
+        if (e instanceof VerifyError) return { isValid: false, invalidReason: e.invalidReason, invalidMessage: e.invalidMessage, payer: e.payer };
+        throw e;
+      }),
+    settle: (p, r) =>
+      client.settle(p as PaymentPayload, r as PaymentRequirements).catch((e) => {
+        if (e instanceof SettleError) return { success: false, errorReason: e.errorReason, errorMessage: e.errorMessage, payer: e.payer, transaction: e.transaction, network: e.network };
+        throw e;
+      }),
   };
 }

@@ -7,6 +7,7 @@ import { parsePaymentPayload } from '@x402/core/schemas';
 import type { SettleResponse } from '@x402/core/types';
 import { decodeTransactionFromPayload, transactionMessageHash } from '@x402/svm';
 import type { Config } from '../../config.ts';
+import { GatewayError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
 import type { BillingStore } from '../store.ts';
@@ -38,6 +39,13 @@ export interface X402 {
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
+
+/** The facilitator (or the chain behind it) could not verify: nothing was recorded, the payment is untouched. */
+const FACILITATOR_DOWN = new GatewayError(
+  503,
+  { error: 'x402 payments cannot be verified right now', hint: 'The payment was not recorded or submitted: retry the same request shortly, or pay with an API key.', live_status: 'FAILED' },
+  { 'retry-after': '5' },
+);
 
 /** The decoded payment, or why it cannot be read. */
 function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
@@ -86,10 +94,18 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
     async hold(attempt, resource, call) {
       const payload = decode(attempt);
       if ('refused' in payload) return refuse(payload.refused, call.face);
-      const t = await terms();
       const version = payload.x402Version === 1 ? 1 : 2;
-      const requirements = version === 1 ? requirementsV1(t, resource) : requirementsV2(t);
-      const verified = await facilitator.verify(payload, requirements);
+      let t: Terms;
+      let requirements: ReturnType<typeof requirementsV1> | ReturnType<typeof requirementsV2>;
+      let verified: Awaited<ReturnType<Facilitator['verify']>>;
+      try {
+        t = await terms();
+        requirements = version === 1 ? requirementsV1(t, resource) : requirementsV2(t);
+        verified = await facilitator.verify(payload, requirements);
+      } catch (e) {
+        log.warn('x402 verification unavailable', { event: 'x402_unavailable', facilitator: facilitator.kind, error: e instanceof Error ? e.message : String(e) });
+        throw FACILITATOR_DOWN;
+      }
       if (!verified.isValid) return refuse(`${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`, call.face);
       const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
       const payer = verified.payer ?? '';
