@@ -372,6 +372,16 @@ const EXPECTED: Record<string, Expected> = {
     summary: ['Received 0.00203828 SOL from BSCziz…Zooa', 'co-signer BSCziz…Zooa sent 0.00203928 SOL and sent 751841.958784 7xavhM…pCNZ'],
     changes: { SOL: '0.00203828' },
   },
+  // Circle CCTP (a program no table names) burns the USDC it bridges: the kind comes from the inner Token burn
+  'getTransaction/cctp-deposit-for-burn-usdc-to-arbitrum-wormhole-explorer.json': {
+    kind: 'burn',
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['burned 30000 USDC through program CCTPiP…iKX3'],
+    changes: { SOL: '-0.0029232', EPjFWdd5: '-30000' },
+  },
   'getTransaction/raydium-clmm-swap-two-signers-block-sava.json': {
     kind: 'swap',
     category: 'Swap',
@@ -535,6 +545,42 @@ describe('fixture-specific facts', () => {
     expect(body.tokenAccountRentLamports).toBe('2039280');
     expect(body.balanceChanges[0]).toMatchObject({ asset: 'SOL', raw: '-400000000', amount: '-0.4', decimals: 9 });
     expect(body.balanceChanges[1]).toMatchObject({ raw: '3861519639304', decimals: 6, symbol: null });
+  });
+
+  test('a burn through a program no table names: CCTP deposit_for_burn, by its effects, every amount exact', async () => {
+    const body = await decode('getTransaction/cctp-deposit-for-burn-usdc-to-arbitrum-wormhole-explorer.json');
+    const CCTP = 'CCTPiPYPc6AsJuwueEnWgSgucamXDZwBd53dQ11YiKX3';
+    const OWNER = '3DBoK4xXbff387iNkVmJt18ZXbQHjaBUXR9Xwy7KJdPM';
+    const EVENT_ACCOUNT = 'DD27CfXRS5ThRVevPNeqySBBEiMqiATDnZ8ch8vK1uzX';
+    const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    expect(body.actions).toEqual([{ instructionIndex: 0, inner: false, programId: CCTP, name: null, kind: 'burn', source: 'effects', program: null }]);
+    expect(body.invokedPrograms.find((p) => p.programId === CCTP)).toEqual({ programId: CCTP, name: null });
+    expect(body.summary).not.toContain('Not a swap or transfer');
+    // the new message account signed only for its own creation: it is the payer's rent, not a co-signer
+    expect(body.ownerChanges).toEqual([
+      {
+        owner: OWNER,
+        signer: true,
+        feePayer: true,
+        feeLamports: '14604',
+        changes: [
+          { asset: 'SOL', symbol: 'SOL', decimals: 9, raw: '-2923200', amount: '-0.0029232', counterparty: EVENT_ACCOUNT },
+          { asset: USDC, symbol: 'USDC', decimals: 6, raw: '-30000000000', amount: '-30000', counterparty: null },
+        ],
+        tokenAccountRentLamports: '0',
+      },
+    ]);
+    expect(body.accountChanges).toEqual([
+      { address: OWNER, lamportsBefore: '47547259', lamportsAfter: '44609455', lamportsChange: '-2937804', token: null },
+      { address: EVENT_ACCOUNT, lamportsBefore: '0', lamportsAfter: '2923200', lamportsChange: '2923200', token: null },
+      {
+        address: '3voNtvg2HzTEXBUxB2ZE41DEaz7L2VaFMdKtNVsM82Vc',
+        lamportsBefore: '2039280',
+        lamportsAfter: '2039280',
+        lamportsChange: '0',
+        token: { mint: USDC, owner: OWNER, decimals: 6, before: '30000000004', after: '4', change: '-30000000000' },
+      },
+    ]);
   });
 
   test('USDC and USDT get their symbols in balance changes', async () => {
