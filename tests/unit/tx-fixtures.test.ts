@@ -379,7 +379,8 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['burned 30000 USDC through program CCTPiP…iKX3'],
+    // the SOL funded CCTP's new message account: rent, not a payment to that account
+    summary: ['Burned 30000 USDC through program CCTPiP…iKX3 (plus 0.0029232 SOL rent for DD27Cf…1uzX, an account it opened)'],
     changes: { SOL: '-0.0029232', EPjFWdd5: '-30000' },
   },
   'getTransaction/raydium-clmm-swap-two-signers-block-sava.json': {

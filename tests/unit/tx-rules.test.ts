@@ -561,6 +561,27 @@ describe('kind from effects: a program the tables do not know, named by what its
     expect(closed.summary).toContain('rent recovered');
   });
 
+  // Shaped like the recorded CCTP deposit_for_burn: the program also opens its own data account with the payer's SOL.
+  test('SOL that opened an account the program created is rent, said apart; SOL sent to a new wallet stays a payment', () => {
+    const NEW_ACCOUNT = addr(15);
+    const withSol = (ix: Ix): Spec => {
+      const spec = burnAndMint({ program: TOKEN, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: burn(72_000_000n) });
+      spec.inner![0]!.push(ix);
+      spec.lamports = { ...spec.lamports, [PAYER]: [1_000_000_000n, 997_995_000n], [NEW_ACCOUNT]: [0n, 2_000_000n] };
+      return spec;
+    };
+    const meme = `${MEME_MINT.slice(0, 6)}…${MEME_MINT.slice(-4)}`;
+    const other = `${OTHER_MINT.slice(0, 6)}…${OTHER_MINT.slice(-4)}`;
+    const created = `${NEW_ACCOUNT.slice(0, 6)}…${NEW_ACCOUNT.slice(-4)}`;
+
+    const opened = describeSpec(withSol({ program: SYSTEM, accounts: [PAYER, NEW_ACCOUNT], data: systemCreateAccount(2_000_000n) }));
+    expect(opened.kind).toBe('burn');
+    expect(opened.summary).toBe(`Burned 72 ${meme} and received 72 ${other} through program ${short} (plus 0.002 SOL rent for ${created}, an account it opened)`);
+
+    const paid = describeSpec(withSol({ program: SYSTEM, accounts: [PAYER, NEW_ACCOUNT], data: systemTransfer(2_000_000n) }));
+    expect(paid.summary).toBe(`Sent 0.002 SOL to ${created}, burned 72 ${meme} and received 72 ${other} through program ${short}`);
+  });
+
   test('with no inner effect it stays unknown, and says so', () => {
     const body = describeSpec({
       instructions: [{ program: UNKNOWN_PROGRAM, data: opaque }],

@@ -170,7 +170,7 @@ const SYSTEM_CREATES_PARSED: Readonly<Record<string, string>> = {
 };
 
 /** Accounts the System Program turned into data accounts (space or a program owner) in this transaction. */
-function systemCreatedAccounts(tx: NormalizedTransaction): Set<string> {
+export function systemCreatedAccounts(tx: NormalizedTransaction): Set<string> {
   const out = new Set<string>();
   for (const ix of [...tx.instructions, ...(tx.innerInstructions ?? [])]) {
     if (ix.programId !== SYSTEM_PROGRAM) continue;

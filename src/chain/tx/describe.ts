@@ -5,7 +5,7 @@ import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
 import { type Action, type ActionSource, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
-import { type AccountChange, type AssetChange, type OwnerChanges, accountChangesOf, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
+import { type AccountChange, type AssetChange, type OwnerChanges, accountChangesOf, accountRentOf, balanceChangesFor, ownerChangesOf, systemCreatedAccounts } from './changes';
 import { type ActionKind, KIND_TEXT, identifyInstruction } from './instructions';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
@@ -243,13 +243,26 @@ function burnedMints(tx: NormalizedTransaction, topLevelIndex: number): Set<stri
   return mints;
 }
 
-/** "Burned 72 X and received 72 Y through program Ab12…yZ": what a program the tables do not know did, by its effects. */
+/**
+ * "Burned 72 X and received 72 Y through program Ab12…yZ": what a program the tables do not know did, by its
+ * effects. SOL that only funded an account the System Program created here (the program's own data account,
+ * e.g. a bridge's message account) is rent, said apart rather than as a payment to that account.
+ */
 function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges): string {
   const through = `through program ${actionWhere(action)}`;
-  if (owner.changes.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}; ${noChangeText(tx, owner)}${rentNote(owner.tokenAccountRentLamports)}`;
+  const tokenRent = rentNote(owner.tokenAccountRentLamports);
+  if (owner.changes.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}; ${noChangeText(tx, owner)}${tokenRent}`;
+  const created = systemCreatedAccounts(tx);
+  const isRent = (c: AssetChange) => c.asset === 'SOL' && c.raw < 0n && c.counterparty !== null && created.has(c.counterparty);
   const burned = burnedMints(tx, action.instructionIndex);
-  const parts = owner.changes.map((c) => (c.raw < 0n && burned.has(c.asset) ? `burned ${amountText(c)}` : movementText(c)));
-  return `${capitalize(joinList(parts))} ${through}${rentNote(owner.tokenAccountRentLamports)}`;
+  const parts = owner.changes
+    .filter((c) => !isRent(c))
+    .map((c) => (c.raw < 0n && burned.has(c.asset) ? `burned ${amountText(c)}` : movementText(c)));
+  const rent = owner.changes.filter(isRent).map((c) => `${amountText(c)} rent for ${shortenAddress(c.counterparty!)}, an account it opened`);
+  const notes = [...(tokenRent === '' ? [] : [tokenRent.slice(' (plus '.length, -1)]), ...rent];
+  const note = notes.length === 0 ? '' : ` (plus ${notes.join('; ')})`;
+  if (parts.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}: paid ${rent.join(' and ')}${tokenRent}`;
+  return `${capitalize(joinList(parts))} ${through}${note}`;
 }
 
 /** Summary lead for kinds that are not a trade or a plain transfer. */
