@@ -383,6 +383,17 @@ const EXPECTED: Record<string, Expected> = {
     summary: ['Burned 30000 USDC through program CCTPiP…iKX3 (plus 0.0029232 SOL rent for DD27Cf…1uzX, an account it opened)'],
     changes: { SOL: '-0.0029232', EPjFWdd5: '-30000' },
   },
+  // a burn one program deeper: Wormhole's CCTP integration (no table names it) calls CCTP, which burns the
+  // USDC an order account holds; the relayer paying the fee is the summary's owner and gets 0.017462 USDC
+  'getTransaction/wormhole-cctp-transfer-tokens-with-relay-usdc-wormhole-explorer.json': {
+    kind: 'burn',
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['received 0.017462 USDC from 9emSZv…J1Sq through program Awm2zS…Dmwi; burned 81552.985817 USDC held by 9emSZv…J1Sq'],
+    changes: { SOL: '-0.00085618', EPjFWdd5: '0.017462' },
+  },
   'getTransaction/raydium-clmm-swap-two-signers-block-sava.json': {
     kind: 'swap',
     category: 'Swap',
@@ -582,6 +593,25 @@ describe('fixture-specific facts', () => {
         token: { mint: USDC, owner: OWNER, decimals: 6, before: '30000000004', after: '4', change: '-30000000000' },
       },
     ]);
+  });
+
+  test('a burn one program deeper, from an account another owner holds: the burn instruction’s own amount, not the net change', async () => {
+    const body = await decode('getTransaction/wormhole-cctp-transfer-tokens-with-relay-usdc-wormhole-explorer.json');
+    const INTEGRATION = 'Awm2zSgzMGTRraAVjRvshqLehy7mJ2Qr3maURDsoDmwi';
+    const ORDER = '9emSZvnJyAjfSfqqgv6WUJU573h4NPgjUt8kG3LQJ1Sq';
+    expect(body.actions).toEqual([{ instructionIndex: 1, inner: false, programId: INTEGRATION, name: null, kind: 'burn', source: 'effects', program: null }]);
+    // the order's 81553.003279 USDC left as 0.017462 to the relayer and 81552.985817 burned
+    const order = body.ownerChanges.find((o) => o.owner === ORDER)!;
+    expect(order.changes.find((c) => c.asset !== 'SOL')).toMatchObject({ raw: '-81553003279' });
+    expect(body.accountChanges.find((a) => a.address === '4k9LMAcFxk2DAgFbBt48uXecjctzLTXeeAM9EZ6jhqMx')!.token).toEqual({
+      mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      owner: ORDER,
+      decimals: 6,
+      before: '81553003279',
+      after: '0',
+      change: '-81553003279',
+    });
+    expect(body.summary).toEndWith('; burned 81552.985817 USDC held by 9emSZv…J1Sq');
   });
 
   test('USDC and USDT get their symbols in balance changes', async () => {

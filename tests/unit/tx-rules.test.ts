@@ -582,6 +582,29 @@ describe('kind from effects: a program the tables do not know, named by what its
     expect(paid.summary).toBe(`Sent 0.002 SOL to ${created}, burned 72 ${meme} and received 72 ${other} through program ${short}`);
   });
 
+  // Shaped like the recorded Wormhole CCTP relay: a relayer is paid out of an order's account, the rest burned.
+  test('a burn from an account another owner holds is named with its holder, at the burn’s own amount', () => {
+    const ALICE_MEME = addr(16);
+    const body = describeSpec({
+      instructions: [{ program: UNKNOWN_PROGRAM, accounts: [PAYER, ALICE_MEME, PAYER_MEME], data: opaque }],
+      inner: {
+        0: [
+          { program: TOKEN, accounts: [ALICE_MEME, MEME_MINT, PAYER_MEME, ALICE], data: transferChecked(5_000_000n, 6) },
+          { program: TOKEN, accounts: [ALICE_MEME, MEME_MINT, ALICE], data: burn(67_000_000n) },
+        ],
+      },
+      lamports: { [PAYER]: [1_000_000_000n, 999_995_000n], [ALICE_MEME]: [RENT, RENT], [PAYER_MEME]: [RENT, RENT] },
+      tokens: [
+        { account: ALICE_MEME, mint: MEME_MINT, owner: ALICE, decimals: 6, pre: 72_000_000n, post: 0n },
+        { account: PAYER_MEME, mint: MEME_MINT, owner: PAYER, decimals: 6, pre: 0n, post: 5_000_000n },
+      ],
+    });
+    const meme = `${MEME_MINT.slice(0, 6)}…${MEME_MINT.slice(-4)}`;
+    const alice = `${ALICE.slice(0, 6)}…${ALICE.slice(-4)}`;
+    expect(body.kind).toBe('burn');
+    expect(body.summary).toBe(`Received 5 ${meme} from ${alice} through program ${short}; burned 67 ${meme} held by ${alice}`);
+  });
+
   test('with no inner effect it stays unknown, and says so', () => {
     const body = describeSpec({
       instructions: [{ program: UNKNOWN_PROGRAM, data: opaque }],

@@ -9,7 +9,7 @@ import { type AccountChange, type AssetChange, type OwnerChanges, accountChanges
 import { type ActionKind, KIND_TEXT, identifyInstruction } from './instructions';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
-import { type NormalizedTransaction, normalizeTransaction } from './normalize';
+import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from './normalize';
 import type { IdlDirectory } from './idl';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
@@ -230,39 +230,71 @@ function actionWhere(action: Action): string {
 
 const TOKEN_BURNS = new Set(['burn', 'burn_checked', 'burnChecked']);
 
-/** Mints burned by the Token programs under one top-level instruction. */
-function burnedMints(tx: NormalizedTransaction, topLevelIndex: number): Set<string> {
-  const mints = new Set<string>();
+interface Burned {
+  readonly mint: string;
+  /** Owner of the token account burned from (null: unknown to the balance arrays). */
+  readonly owner: string | null;
+  readonly raw: bigint;
+  readonly decimals: number;
+}
+
+/** The burn's own amount: u64 after the tag byte, or the parsed `amount` / `tokenAmount.amount`. */
+function burnAmount(ix: NormalizedInstruction): bigint | null {
+  if (ix.data && ix.data.length >= 9) return new DataView(ix.data.buffer, ix.data.byteOffset + 1, 8).getBigUint64(0, true);
+  const info = ix.parsed?.info;
+  const text = info?.amount ?? (info?.tokenAmount as { amount?: unknown } | undefined)?.amount;
+  return typeof text === 'string' && /^\d+$/.test(text) ? BigInt(text) : null;
+}
+
+/**
+ * What the Token programs burned under one top-level instruction, per mint and holder, by the burn
+ * instructions' own amounts: a holder's net change can mix a burn with a transfer out of the same account.
+ */
+function burnsUnder(tx: NormalizedTransaction, topLevelIndex: number): Burned[] {
+  const totals = new Map<string, Burned>();
   for (const ix of tx.innerInstructions ?? []) {
     if (ix.topLevelIndex !== topLevelIndex || (ix.programId !== TOKEN_PROGRAM && ix.programId !== TOKEN_2022_PROGRAM)) continue;
     const name = identifyInstruction(ix)?.name;
     if (!name || !TOKEN_BURNS.has(name)) continue;
+    const source = ix.parsed?.info?.account ?? ix.accounts[0];
     const mint = ix.parsed?.info?.mint ?? ix.accounts[1];
-    if (typeof mint === 'string') mints.add(mint);
+    const raw = burnAmount(ix);
+    if (typeof mint !== 'string' || raw === null) continue;
+    const balance = [...tx.preTokenBalances, ...tx.postTokenBalances].find((b) => b.account === source);
+    const owner = balance?.owner ?? null;
+    const key = `${mint} ${owner}`;
+    const sum = totals.get(key);
+    totals.set(key, { mint, owner, raw: (sum?.raw ?? 0n) + raw, decimals: balance?.decimals ?? sum?.decimals ?? 0 });
   }
-  return mints;
+  return [...totals.values()];
 }
 
 /**
  * "Burned 72 X and received 72 Y through program Ab12…yZ": what a program the tables do not know did, by its
  * effects. SOL that only funded an account the System Program created here (the program's own data account,
- * e.g. a bridge's message account) is rent, said apart rather than as a payment to that account.
+ * e.g. a bridge's message account) is rent, said apart rather than as a payment to that account. Tokens it
+ * burned from accounts other owners hold (an order's escrow) are named after, with their holder.
  */
 function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges): string {
   const through = `through program ${actionWhere(action)}`;
   const tokenRent = rentNote(owner.tokenAccountRentLamports);
-  if (owner.changes.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}; ${noChangeText(tx, owner)}${tokenRent}`;
+  const burns = burnsUnder(tx, action.instructionIndex);
+  const othersBurned = burns
+    .filter((b) => b.owner !== owner.owner)
+    .map((b) => `burned ${formatAssetAmount(b.raw, b.decimals, b.mint)}${b.owner ? ` held by ${shortenAddress(b.owner)}` : ''}`);
+  const others = othersBurned.length === 0 ? '' : `; ${joinList(othersBurned)}`;
+  if (owner.changes.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}; ${noChangeText(tx, owner)}${tokenRent}${others}`;
   const created = systemCreatedAccounts(tx);
   const isRent = (c: AssetChange) => c.asset === 'SOL' && c.raw < 0n && c.counterparty !== null && created.has(c.counterparty);
-  const burned = burnedMints(tx, action.instructionIndex);
+  const burned = new Set(burns.filter((b) => b.owner === owner.owner).map((b) => b.mint));
   const parts = owner.changes
     .filter((c) => !isRent(c))
     .map((c) => (c.raw < 0n && burned.has(c.asset) ? `burned ${amountText(c)}` : movementText(c)));
   const rent = owner.changes.filter(isRent).map((c) => `${amountText(c)} rent for ${shortenAddress(c.counterparty!)}, an account it opened`);
   const notes = [...(tokenRent === '' ? [] : [tokenRent.slice(' (plus '.length, -1)]), ...rent];
   const note = notes.length === 0 ? '' : ` (plus ${notes.join('; ')})`;
-  if (parts.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}: paid ${rent.join(' and ')}${tokenRent}`;
-  return `${capitalize(joinList(parts))} ${through}${note}`;
+  if (parts.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}: paid ${rent.join(' and ')}${tokenRent}${others}`;
+  return `${capitalize(joinList(parts))} ${through}${note}${others}`;
 }
 
 /** Summary lead for kinds that are not a trade or a plain transfer. */
