@@ -12,7 +12,9 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/
 import type { PaymentRequirements } from '@x402/core/types';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
+import Ajv2020 from 'ajv/dist/2020.js';
 import { fundedKey } from '../support/agent.ts';
+import { closeSchema } from '../support/closed-schema.ts';
 import { connectMcp } from '../support/mcp.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { craftPayment, mintUsdc, payer, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
@@ -46,7 +48,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await gw.services.usage.settled();
       const res = await gw.get(`/api/keys/me/usage${query}`, key());
       expect(res.status).toBe(200);
-      return res.body as { calls: Record<string, unknown>[]; nextCursor: string | null };
+      return res.body as { wallet: string; retentionDays: number; calls: Record<string, unknown>[]; nextCursor: string | null };
     };
     const landed = async (signature: string) => {
       const tx = await createSolanaRpc(sandbox.chain.url).getTransaction(signature as Signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
@@ -79,8 +81,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       }
       made.unshift({ paidWith: 'x402', capability: 'token-profile', face: 'mcp', refunded: false, status: 200, network: 'mainnet-beta', payer: me.wallet, asset: USDC_MINT, amount: String(PRICE), transaction: mcpTx });
 
-      const { calls, nextCursor } = await history();
+      const page = await history();
+      const { calls, nextCursor } = page;
       expect(nextCursor).toBeNull();
+      // Both kinds are what the OpenAPI document says, with no field it does not list.
+      const usageSchema = (await gw.get('/openapi.json')).body.components.schemas.Usage;
+      const validate = new Ajv2020({ strict: false, allErrors: true }).compile(closeSchema(usageSchema));
+      expect(validate(page) || validate.errors).toBe(true);
       expect(calls.map(({ time, id, ...rest }) => rest)).toEqual(made);
       const now = Date.now() / 1000;
       for (const c of calls) expect(Math.abs((c.time as number) - now)).toBeLessThan(60);
