@@ -3,7 +3,7 @@
 // position in each list, so pages join up exactly, and a call made while a client pages never
 // shows on an older page. A wallet that never paid with x402 gets the cursor it always got: the
 // id of the last row shown.
-import { and, desc, eq, gte, lt, or, type Column } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, lte, or, type Column } from 'drizzle-orm';
 import type { UsageItem } from './usage.ts';
 
 /** A row of usage_events, as both backends read it. */
@@ -77,7 +77,8 @@ export function keyPaidWhere(c: { wallet: Column; at: Column; id: Column }, wall
 
 /** The SQL conditions and order for a wallet's settled x402 payments from the position on (either backend's x402_payments). */
 export function x402Query(c: { payer: Column; status: Column; createdAt: Column; txKey: Column }, wallet: string, cutoff: number, from: X402Position | undefined) {
-  const after = from === undefined ? undefined : from.txKey === undefined ? lt(c.createdAt, from.at) : or(lt(c.createdAt, from.at), and(eq(c.createdAt, from.at), lt(c.txKey, from.txKey)));
+  // The bound on created_at alone keeps the index range narrow; the key breaks ties within one millisecond.
+  const after = from === undefined ? undefined : from.txKey === undefined ? lt(c.createdAt, from.at) : and(lte(c.createdAt, from.at), or(lt(c.createdAt, from.at), lt(c.txKey, from.txKey)));
   return { where: and(eq(c.payer, wallet), eq(c.status, 'settled'), gte(c.createdAt, cutoff), after), orderBy: [desc(c.createdAt), desc(c.txKey)] };
 }
 
