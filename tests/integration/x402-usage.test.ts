@@ -119,22 +119,39 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect((await history()).calls).toEqual(before);
     });
 
-    test('pages of one row join up to the whole list; a forged cursor is 400', async () => {
-      const all = (await history('?limit=100')).calls;
+    const walk = async (limit: number) => {
       const seen: Record<string, unknown>[] = [];
       let cursor: string | null = null;
       do {
-        const page = await history(`?limit=1${cursor ? `&before=${cursor}` : ''}`);
-        expect(page.calls.length).toBeLessThanOrEqual(1);
+        const page = await history(`?limit=${limit}${cursor ? `&before=${cursor}` : ''}`);
+        expect(page.calls.length).toBeLessThanOrEqual(limit);
         seen.push(...page.calls);
         cursor = page.nextCursor;
       } while (cursor);
-      expect(seen).toEqual(all);
+      return seen;
+    };
+
+    test('pages of one row join up to the whole list; a forged cursor is 400', async () => {
+      const all = (await history('?limit=100')).calls;
+      expect(await walk(1)).toEqual(all);
       for (const bad of ['1.2.', '1.x', '1.2.a+b', '0.5']) {
         const res = await gw.get(`/api/keys/me/usage?before=${encodeURIComponent(bad)}`, key());
         expect([bad, res.status]).toEqual([bad, 400]);
         expect(res.body.hint).toContain('nextCursor');
       }
+    });
+
+    test('payments recorded in the same millisecond page exactly, whatever the page size', async () => {
+      const store = gw.services.store;
+      const at = Date.now();
+      for (let i = 0; i < 5; i++) {
+        const txKey = `same-ms-${backend}-${i}+/=`;
+        expect(await store.holdPayment({ txKey, network: 'mainnet-beta', payer: me.wallet, asset: USDC_MINT, amount: PRICE, payTo: world.payTo, capability: 'find-ata', face: 'rest' }, at)).toBe(true);
+        await store.finishPayment(txKey, { status: 'settled', signature: `sig-${i}` }, at);
+      }
+      const all = (await history('?limit=100')).calls;
+      expect(all.slice(0, 5).map((c) => c.transaction).sort()).toEqual(['sig-0', 'sig-1', 'sig-2', 'sig-3', 'sig-4']);
+      for (const limit of [1, 2, 3]) expect(await walk(limit)).toEqual(all);
     });
   });
 }
