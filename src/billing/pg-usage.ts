@@ -9,7 +9,6 @@ import type { Debit } from './ledger.ts';
 import { unrecorded, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from './usage.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from './usage-pages.ts';
 
-
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 

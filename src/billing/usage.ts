@@ -54,7 +54,6 @@ const X402_ITEM = t.Object({
 export const USAGE_ITEM = t.Union([KEY_PAID_ITEM, X402_ITEM], { description: 'paidWith tells the kinds apart' });
 export type UsageItem = Static<typeof USAGE_ITEM>;
 
-
 export interface UsagePage {
   items: UsageItem[];
   /** Pass as `before` for the next (older) page; null on the last page. */
