@@ -9,7 +9,7 @@
 // instead of one per call, and no interleaving can overspend. The schema's CHECK constraints refuse
 // a negative balance even if a step were wrong.
 //
-// Durability, chosen per kind of record (README, "Durability of the ledger"). The connection commits
+// Durability, chosen per kind of record (docs/operations.md, "Durability of the ledger"). The connection commits
 // with synchronous=FULL, so claims, deposit credits and key rotations are fsynced when they commit.
 // Debits and refunds are group committed: those asked for during one turn of the event loop are
 // applied in order inside ONE transaction and answered only after its COMMIT. With sync 'normal'

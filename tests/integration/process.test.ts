@@ -85,7 +85,7 @@ describe('the gateway process', () => {
     }
   }, 30_000);
 
-  test('the README spelling --mcp-keepalive-seconds is accepted beside --mcp-keep-alive-seconds', async () => {
+  test('the documented spelling --mcp-keepalive-seconds (docs/operations.md) is accepted beside --mcp-keep-alive-seconds', async () => {
     for (const flag of ['--mcp-keepalive-seconds', '--mcp-keep-alive-seconds']) {
       const p = Bun.spawn(['bun', MAIN, flag, 'nope'], { stderr: 'pipe' });
       const err = await new Response(p.stderr).text();

@@ -4,7 +4,7 @@
 // below are the instruction names of each program's published IDL, and the 8-byte prefixes are
 // computed from them here (tests pin a few against recorded mainnet transactions). Native programs
 // (System, Token, Stake, Raydium AMM v4, Metaplex Token Metadata, Solend, Phoenix, OpenBook v1/Serum)
-// use their own instruction index. Sources are listed in README.md ("Decoding coverage").
+// use their own instruction index. Sources are listed in docs/decoding.md ("Where the names come from").
 
 import { createHash } from 'node:crypto';
 import {
