@@ -24,7 +24,9 @@ beforeEach(() => {
   db = openDatabase(join(dir, 'u.sqlite'));
   usage = new UsageLog(db, new Ledger(db), 30, silentLogger);
 });
-afterEach(() => {
+afterEach(async () => {
+  // Rows recorded after the last page are still held: written now, not by a timer after the close.
+  await usage.settled();
   db.$client.close();
   rmSync(dir, { recursive: true, force: true });
 });
