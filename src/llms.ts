@@ -45,6 +45,7 @@ function x402Section(config: Config): string[] {
     '3. The answer carries `PAYMENT-RESPONSE` (or `X-PAYMENT-RESPONSE`; over MCP `_meta["x402/payment-response"]`): the transaction, the payer and the network. A call that fails costs nothing and its payment is never submitted; a payment is accepted once.',
     '',
     'With the official client: `wrapFetchWithPayment(fetch, new x402Client().register("solana:*", new ExactSvmScheme(signer)))` from `@x402/fetch`, `@x402/core/client` and `@x402/svm/exact/client` pays and retries by itself.',
+    'A wallet that also holds an API key sees its settled x402 calls in `GET /api/keys/me/usage` (`paidWith: "x402"`, with payer, asset, amount and transaction).',
     '',
   ];
 }

@@ -3,10 +3,11 @@
 // the answer back; a failed write is logged, never charged to the caller.
 import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { PgDb } from '../db/pg-client.ts';
-import { usageEvents } from '../db/pg-schema.ts';
+import { usageEvents, x402Payments } from '../db/pg-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit } from './ledger.ts';
-import { unrecorded, usageRow, type UsageCall, type UsageHistory, type UsageItem, type UsageMark, type UsagePage } from './usage.ts';
+import { unrecorded, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from './usage.ts';
+import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from './usage-pages.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -67,17 +68,14 @@ export class PgUsageLog implements UsageHistory {
     this.writing = undefined;
   }
 
-  async page(wallet: string, limit: number, before?: number, now = Date.now()): Promise<UsagePage> {
-    const rows = await this.db
-      .select()
-      .from(usageEvents)
-      .where(and(eq(usageEvents.wallet, wallet), gte(usageEvents.at, this.cutoff(now)), before === undefined ? undefined : lt(usageEvents.id, before)))
-      .orderBy(desc(usageEvents.id))
-      .limit(limit + 1);
-    const items = rows.slice(0, limit).map(
-      (r): UsageItem => ({ id: r.id, time: Math.floor(r.at / 1000), capability: r.capability, face: r.face, paidWith: r.paidWith, lamports: r.lamports, refunded: r.refunded, status: r.status }),
-    );
-    return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.id) : null };
+  async page(wallet: string, limit: number, cursor: UsageCursor = {}, now = Date.now()): Promise<UsagePage> {
+    const cutoff = this.cutoff(now);
+    const keyPaid = this.db.select().from(usageEvents).where(keyPaidWhere(usageEvents, wallet, cutoff, cursor)).orderBy(desc(usageEvents.id)).limit(limit + 1);
+    if (cursor.x402 === null) return mergePage(await keyPaid, [], limit);
+    const q = x402Query(x402Payments, wallet, cutoff, cursor.x402);
+    const x402 = this.db.select().from(x402Payments).where(q.where).orderBy(...q.orderBy).limit(limit + 1);
+    const [k, x] = await Promise.all([keyPaid, x402]);
+    return mergePage(k, x, limit);
   }
 
   /**

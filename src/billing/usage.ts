@@ -4,9 +4,10 @@
 import { Type as t, type Static } from '@sinclair/typebox';
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { usageEvents } from '../db/schema.ts';
+import { usageEvents, x402Payments } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit, Ledger } from './ledger.ts';
+import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from './usage-pages.ts';
 
 export type Face = UsageItem['face'];
 
@@ -19,18 +20,38 @@ export interface UsageCall {
   refunded: boolean;
 }
 
-/** One call as the key holder sees it (the OpenAPI document serves this schema as is). */
-export const USAGE_ITEM = t.Object({
-  id: t.Integer({ minimum: 1, description: 'Increases with each recorded call' }),
+const CALL_FIELDS = {
   time: t.Integer({ description: 'When the call arrived, Unix seconds' }),
   capability: t.String({ description: 'The capability, e.g. token-accounts' }),
   face: t.Union([t.Literal('rest'), t.Literal('mcp')], { description: 'REST or MCP' }),
+};
+
+/** A call paid by key: a free call or the price taken from credit. */
+const KEY_PAID_ITEM = t.Object({
+  id: t.Integer({ minimum: 1, description: 'Increases with each call paid by key' }),
+  ...CALL_FIELDS,
   paidWith: t.Union([t.Literal('free_call'), t.Literal('credit')], { description: 'A free call, or the price taken from credit' }),
   // bigint in code, a JSON integer on the wire (written exactly by toJson).
   lamports: t.Unsafe<bigint>({ type: 'integer', minimum: 0, description: 'Taken from credit; 0 when a free call paid' }),
   refunded: t.Boolean({ description: 'The call did not succeed and what it took was given back' }),
   status: t.Integer({ description: 'HTTP status of the answer (MCP calls: the same status)' }),
 });
+
+/** A call the wallet paid for with an x402 payment that settled. */
+const X402_ITEM = t.Object({
+  ...CALL_FIELDS,
+  paidWith: t.Literal('x402', { description: 'An x402 payment, signed by this wallet, bought the call' }),
+  refunded: t.Literal(false, { description: 'Settled only once the call succeeded, so never refunded' }),
+  status: t.Literal(200, { description: 'Settled only once the call answered 200' }),
+  network: t.String({ description: 'The network the payment settled on (mainnet-beta or devnet)' }),
+  payer: t.String({ description: 'The wallet that signed the payment' }),
+  asset: t.String({ description: 'The mint paid in (X402_ASSET; USDC by default)' }),
+  amount: t.String({ pattern: '^[0-9]+$', description: 'Paid, in the asset\'s atomic units' }),
+  transaction: t.String({ description: 'Signature of the landed settlement transaction' }),
+});
+
+/** One call as the key holder sees it (the OpenAPI document serves this schema as is). */
+export const USAGE_ITEM = t.Union([KEY_PAID_ITEM, X402_ITEM], { description: 'paidWith tells the kinds apart' });
 export type UsageItem = Static<typeof USAGE_ITEM>;
 
 export interface UsagePage {
@@ -68,7 +89,7 @@ export interface UsageMark {
 /** Where usage rows go: UsageLog (SQLite, with the ledger's group commit) or PgUsageLog (Postgres). */
 export interface UsageHistory {
   record(debit: Debit, call: UsageCall): UsageMark;
-  page(wallet: string, limit: number, before?: number): UsagePage | Promise<UsagePage>;
+  page(wallet: string, limit: number, cursor?: UsageCursor): UsagePage | Promise<UsagePage>;
   /** Resolves once every row and mark recorded so far is written (a graceful stop waits for it). */
   settled(): Promise<void>;
 }
@@ -191,35 +212,15 @@ export class UsageLog implements UsageHistory {
     this.ledger.settle();
   }
 
-  /** The wallet's calls, newest first, `limit` at a time, older than the cursor `before`. */
-  page(wallet: string, limit: number, before?: number, now = Date.now()): UsagePage {
+  /** The wallet's calls, newest first, `limit` at a time, from the cursor on (usage-pages.ts). */
+  page(wallet: string, limit: number, cursor: UsageCursor = {}, now = Date.now()): UsagePage {
     this.ledger.settle();
-    const rows = this.db
-      .select()
-      .from(usageEvents)
-      .where(
-        and(
-          eq(usageEvents.wallet, wallet),
-          gte(usageEvents.at, this.cutoff(now)),
-          before === undefined ? undefined : lt(usageEvents.id, before),
-        ),
-      )
-      .orderBy(desc(usageEvents.id))
-      .limit(limit + 1)
-      .all();
-    const items = rows.slice(0, limit).map(
-      (r): UsageItem => ({
-        id: r.id,
-        time: Math.floor(r.at / 1000),
-        capability: r.capability,
-        face: r.face,
-        paidWith: r.paidWith,
-        lamports: r.lamports,
-        refunded: r.refunded,
-        status: r.status,
-      }),
-    );
-    return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.id) : null };
+    const cutoff = this.cutoff(now);
+    const keyPaid = this.db.select().from(usageEvents).where(keyPaidWhere(usageEvents, wallet, cutoff, cursor)).orderBy(desc(usageEvents.id)).limit(limit + 1).all();
+    if (cursor.x402 === null) return mergePage(keyPaid, [], limit);
+    const q = x402Query(x402Payments, wallet, cutoff, cursor.x402);
+    const x402 = this.db.select().from(x402Payments).where(q.where).orderBy(...q.orderBy).limit(limit + 1).all();
+    return mergePage(keyPaid, x402, limit);
   }
 
   /** Deletes rows past the retention period. */

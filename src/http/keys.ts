@@ -11,11 +11,13 @@ import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { parseCursor } from '../billing/usage-pages.ts';
 import type { AccountView } from '../billing/ledger.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
 
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
+const PAGING_EXAMPLE = 'Example: /api/keys/me/usage?limit=20&before=<nextCursor>';
 
 /** A whole-number query parameter in 1..max (default when absent), else 400. */
 function pageParam(raw: string | undefined, name: string, fallback: number, max: number): number {
@@ -25,7 +27,7 @@ function pageParam(raw: string | undefined, name: string, fallback: number, max:
     const n = Number(raw);
     if (n >= 1 && n <= max) return n;
   }
-  throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. Example: /api/keys/me/usage?limit=20&before=<nextCursor>`);
+  throw badRequest(`Invalid ${name}`, `${name} must be a whole number from 1 to ${max}. ${PAGING_EXAMPLE}`);
 }
 
 /** Rate limit and error mapping shared by the key routes, and the key's owner or a 401. */
@@ -148,8 +150,9 @@ export function keyRoutes(s: HttpDeps) {
         guarded(request, server, 'usage', async (caller) => {
           const owner = await ownerOf(caller);
           const limit = pageParam(query.limit, 'limit', 20, USAGE_PAGE_MAX);
-          const before = query.before === undefined ? undefined : pageParam(query.before, 'before', 0, Number.MAX_SAFE_INTEGER);
-          const page = await s.usage.page(owner.wallet, limit, before);
+          const cursor = query.before === undefined ? {} : parseCursor(query.before);
+          if (!cursor) throw badRequest('Invalid before', `before must be the nextCursor of the previous page, as given. ${PAGING_EXAMPLE}`);
+          const page = await s.usage.page(owner.wallet, limit, cursor);
           return { wallet: owner.wallet, retentionDays: s.config.usageRetentionDays, calls: page.items, nextCursor: page.nextCursor };
         }),
     );

@@ -14,6 +14,7 @@ import { MAX_BODY_BYTES } from '../body.ts';
 import { EXAMPLES } from './openapi-examples.ts';
 import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
 import { USAGE_ITEM, USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { USAGE_CURSOR_PATTERN } from '../billing/usage-pages.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 /** Where @elysiajs/swagger served the document; kept for clients that learned that address. */
@@ -97,7 +98,7 @@ const USAGE = t.Object({
   wallet: t.String(),
   retentionDays: t.Integer({ minimum: 1, description: 'How long calls are kept (USAGE_RETENTION_DAYS)' }),
   calls: t.Array(USAGE_ITEM, { description: 'Newest first' }),
-  nextCursor: t.Union([t.String({ pattern: '^[0-9]+$' }), t.Null()], { description: 'Pass as ?before= for older calls; null on the last page' }),
+  nextCursor: t.Union([t.String({ pattern: USAGE_CURSOR_PATTERN }), t.Null()], { description: 'Pass as ?before= for older calls, as given; null on the last page' }),
 });
 
 const WEBHOOK_RESULT = t.Object({
@@ -349,13 +350,14 @@ function otherPaths(config: Config): Json {
         operationId: 'getMyUsage',
         summary: 'Your paid calls, newest first',
         description:
-          'Free. Each charged call over REST or MCP: when, which capability, which face, whether a free call or credit paid, the lamports taken, refund and status. ' +
+          'Free. Each charged call over REST or MCP: when, which capability, which face, whether a free call or credit paid, the lamports taken, refund and status; ' +
+          'and each call this wallet bought with an x402 payment that settled (paidWith x402): payer, asset, amount in atomic units and the settlement transaction. ' +
           `Kept ${config.usageRetentionDays} days.`,
         tags: ['Keys'],
         security: [{ apiKey: [] }, { bearer: [] }],
         parameters: [
           { name: 'limit', in: 'query', required: false, description: `Calls per page (1-${USAGE_PAGE_MAX})`, schema: { type: 'integer', minimum: 1, maximum: USAGE_PAGE_MAX, default: 20 } },
-          { name: 'before', in: 'query', required: false, description: 'The nextCursor of the previous page', schema: { type: 'string', pattern: '^[0-9]+$' } },
+          { name: 'before', in: 'query', required: false, description: 'The nextCursor of the previous page, as given', schema: { type: 'string', pattern: USAGE_CURSOR_PATTERN } },
         ],
         responses: {
           '200': { ...ok('Usage', 'A page of calls'), headers: RATE_HEADERS },

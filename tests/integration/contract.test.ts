@@ -28,6 +28,7 @@ import { resultSchemaName } from '../../src/http/openapi.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, fundedKey, heliusPayload, signChallenge } from '../support/agent.ts';
+import { closeSchema } from '../support/closed-schema.ts';
 
 const PRICE = 2_200_000;
 /** These tests make many real chain transactions and calls; a loaded machine needs more than the default 5 s. */
@@ -63,17 +64,9 @@ const deref = (node: any): any => {
   return deref((node.$ref as string).slice(2).split('/').reduce((o: any, k: string) => o[k], doc));
 };
 
-/** additionalProperties: false on every object schema that lists its properties. */
-function close(node: any): any {
-  if (Array.isArray(node)) return node.map(close);
-  if (node === null || typeof node !== 'object') return node;
-  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, close(s)])) : close(v)]));
-  if (out.properties && out.additionalProperties === undefined && out.patternProperties === undefined) out.additionalProperties = false;
-  return out;
-}
 const closedValidators = new Map<string, ReturnType<Ajv2020['compile']>>();
 const closed = (ref: string) => {
-  if (!closedValidators.has(ref)) closedValidators.set(ref, new Ajv2020({ strict: false, allErrors: true }).compile(close(deref({ $ref: ref }))));
+  if (!closedValidators.has(ref)) closedValidators.set(ref, new Ajv2020({ strict: false, allErrors: true }).compile(closeSchema(deref({ $ref: ref }))));
   return closedValidators.get(ref)!;
 };
 

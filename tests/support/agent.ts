@@ -60,12 +60,12 @@ export function heliusPayload(signature: string, from: string, to: string, amoun
 }
 
 /** A key holding exactly `lamports` of credit (plus the gateway's free calls, if any). */
-export async function fundedKey(gw: TestGateway, chain: Sandbox, lamports: number): Promise<{ key: string; wallet: Address }> {
+export async function fundedKey(gw: TestGateway, chain: Sandbox, lamports: number): Promise<{ key: string; wallet: Address; signer: KeyPairSigner }> {
   const gateway = gw.config.gatewayAddress as Address;
   const secret = gw.config.webhookSecret!;
   const agent = await chain.newWallet(BigInt(lamports) + 1_000_000_000n);
   const sig = await deposit(chain, agent, gateway, BigInt(lamports));
   const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gateway, lamports), { authorization: secret });
   if (hook.status !== 200) throw new Error(`webhook failed: ${hook.status} ${JSON.stringify(hook.body)}`);
-  return { key: await claimWhenSeen(gw, agent, 0), wallet: agent.address };
+  return { key: await claimWhenSeen(gw, agent, 0), wallet: agent.address, signer: agent };
 }
