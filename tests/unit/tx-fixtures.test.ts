@@ -369,7 +369,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: true,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Received 0.00203828 SOL from BSCziz…Zooa', 'co-signer BSCziz…Zooa sent 0.00203928 SOL and sent 751841.958784 7xavhM…pCNZ'],
+    summary: ['Received 0.00203828 SOL from BSCziz…Zooa', 'co-signer BSCziz…Zooa sent 0.00203928 SOL and burned 751841.958784 7xavhM…pCNZ'],
     changes: { SOL: '0.00203828' },
   },
   // Circle CCTP (a program no table names) burns the USDC it bridges: the kind comes from the inner Token burn

@@ -174,7 +174,9 @@ function movementSummary(tx: NormalizedTransaction, owner: OwnerChanges, named =
     ...owner.changes.filter((c) => !c.counterpartyIsNewTokenAccount),
     ...owner.changes.filter((c) => c.counterpartyIsNewTokenAccount),
   ];
-  const text = joinList(ordered.map(movementText)) + rentNote(owner.tokenAccountRentLamports);
+  const burned = burnsIn(tx).filter((b) => b.owner === owner.owner);
+  const burnedWhole = (c: AssetChange) => c.raw < 0n && burned.some((b) => b.mint === c.asset && b.raw === -c.raw);
+  const text = joinList(ordered.map((c) => (burnedWhole(c) ? `burned ${amountText(c)}` : movementText(c)))) + rentNote(owner.tokenAccountRentLamports);
   return named ? `for ${shortenAddress(owner.owner)}: ${text}` : text;
 }
 
@@ -247,13 +249,16 @@ function burnAmount(ix: NormalizedInstruction): bigint | null {
 }
 
 /**
- * What the Token programs burned under one top-level instruction, per mint and holder, by the burn
- * instructions' own amounts: a holder's net change can mix a burn with a transfer out of the same account.
+ * What the Token programs burned, per mint and holder, by the burn instructions' own amounts: a
+ * holder's net change can mix a burn with a transfer out of the same account. Under one top-level
+ * instruction (its inner burns) when `topLevelIndex` is given, else in the whole transaction.
  */
-function burnsUnder(tx: NormalizedTransaction, topLevelIndex: number): Burned[] {
+function burnsIn(tx: NormalizedTransaction, topLevelIndex?: number): Burned[] {
   const totals = new Map<string, Burned>();
-  for (const ix of tx.innerInstructions ?? []) {
-    if (ix.topLevelIndex !== topLevelIndex || (ix.programId !== TOKEN_PROGRAM && ix.programId !== TOKEN_2022_PROGRAM)) continue;
+  const all = topLevelIndex === undefined ? [...tx.instructions, ...(tx.innerInstructions ?? [])] : (tx.innerInstructions ?? []);
+  for (const ix of all) {
+    if (topLevelIndex !== undefined && ix.topLevelIndex !== topLevelIndex) continue;
+    if (ix.programId !== TOKEN_PROGRAM && ix.programId !== TOKEN_2022_PROGRAM) continue;
     const name = identifyInstruction(ix)?.name;
     if (!name || !TOKEN_BURNS.has(name)) continue;
     const source = ix.parsed?.info?.account ?? ix.accounts[0];
@@ -278,7 +283,7 @@ function burnsUnder(tx: NormalizedTransaction, topLevelIndex: number): Burned[] 
 function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges): string {
   const through = `through program ${actionWhere(action)}`;
   const tokenRent = rentNote(owner.tokenAccountRentLamports);
-  const burns = burnsUnder(tx, action.instructionIndex);
+  const burns = burnsIn(tx, action.instructionIndex);
   const othersBurned = burns
     .filter((b) => b.owner !== owner.owner)
     .map((b) => `burned ${formatAssetAmount(b.raw, b.decimals, b.mint)}${b.owner ? ` held by ${shortenAddress(b.owner)}` : ''}`);
