@@ -97,17 +97,27 @@ function writeOut(): void {
   }
 }
 
-/** Writes what is queued for stderr now, if stderr takes it (at exit, before a fatal error's own line). */
+/**
+ * Writes what is queued for stderr now (at exit, before a fatal error's own line). Bun's writer has
+ * made stderr non-blocking, so a full pipe refuses (EAGAIN): the write is retried for a moment,
+ * then what is left is lost. A write still waiting for a slow reader would be overtaken: the queue
+ * stays behind it.
+ */
 export function flushLogs(): void {
   scheduled = false;
-  // A write still waiting for a slow reader would be overtaken: the queue stays behind it.
   if (inFlight > 0 || pending.length === 0) return;
-  const out = pending.join('');
+  let out = Buffer.from(pending.join(''));
   pending = [];
   pendingChars = 0;
-  try {
-    writeSync(2, out);
-  } catch {}
+  const until = performance.now() + 1000;
+  while (out.length > 0 && performance.now() < until) {
+    try {
+      out = out.subarray(writeSync(2, out));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
 }
 
 process.on('exit', flushLogs);
@@ -122,10 +132,15 @@ export async function logsWritten(ms: number): Promise<void> {
   }
 }
 
+/** How long a line may wait for the lines after it, so that stderr gets one write for many. */
+const BATCH_MS = 10;
+const BATCH_CHARS = 64 * 1024;
+
 /**
- * stderr, one write per event-loop turn: a write per line cost several times the line's
- * formatting under load (bench/observe.ts). A line waits at most until the turn ends, or behind a
- * write the reader has not taken yet.
+ * stderr, one write per batch: a write to a pipe costs a few µs, as much as a whole cached call,
+ * so one per event-loop turn (a few requests under load) cost the access log more than its lines
+ * (a CPU profile under wrk). A line waits at most BATCH_MS, or behind a write the reader has not
+ * taken yet.
  */
 function stderrSink(line: string): void {
   if (pendingChars + inFlight + line.length + 1 > bufferChars) {
@@ -134,10 +149,10 @@ function stderrSink(line: string): void {
   }
   pending.push(line + '\n');
   pendingChars += line.length + 1;
-  if (pending.length >= 512) writeOut();
+  if (pendingChars >= BATCH_CHARS) writeOut();
   else if (!scheduled) {
     scheduled = true;
-    setImmediate(writeOut);
+    setTimeout(writeOut, BATCH_MS).unref();
   }
 }
 
