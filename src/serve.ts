@@ -6,7 +6,7 @@
 import type { Server } from 'bun';
 import { unhandled, type App } from './app.ts';
 import { hashApiKey } from './billing/keys.ts';
-import { apiKeyOf, clientAddress } from './calls/caller.ts';
+import { clientAddress, requestKey } from './calls/caller.ts';
 import { accessLog } from './access-log.ts';
 import type { Logger } from './log.ts';
 import { httpDuration, httpRequests } from './metrics.ts';
@@ -93,7 +93,7 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     const stats = fixed ?? statsOf(pathOf(request.url));
     const method = count(stats, request, status, seconds);
     if (!context || !access) return;
-    access(method, stats.route, status, seconds, stats.face, apiKeyOf(request.headers), clientAddress(request, srv, at.trustedProxies), context.upstreamCalls);
+    access(method, stats.route, status, seconds, stats.face, requestKey(request), clientAddress(request, srv, at.trustedProxies), context.upstreamCalls);
   };
   /** record() once a pending answer (a paid call waiting for its commit, a fetch upstream) settles. */
   const recordLater = async (pending: Promise<Response>, request: Request, srv: Server<unknown>, start: number, fixed: RouteStats | undefined, context: RequestContext | undefined) => {

@@ -16,6 +16,20 @@ export function apiKeyOf(headers: Headers): string | undefined {
   return auth?.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() || undefined : undefined;
 }
 
+// The last request's key, for the same reason as its address below: the pipeline and then the
+// access line both read it.
+let keyRequest: Request | undefined;
+let lastKey: string | undefined;
+
+/** apiKeyOf() for a request, read from its headers once. */
+export function requestKey(request: Request): string | undefined {
+  if (request !== keyRequest) {
+    lastKey = apiKeyOf(request.headers);
+    keyRequest = request;
+  }
+  return lastKey;
+}
+
 type RequestIpServer = { requestIP(req: Request): { address: string } | null } | null | undefined;
 
 // Proxies in front of proxies are rare; a longer chain is read only this far from our side.
@@ -109,7 +123,7 @@ class HttpCaller implements Caller {
   ) {}
 
   get apiKey(): string | undefined {
-    return (this.key ??= { value: apiKeyOf(this.request.headers) }).value;
+    return (this.key ??= { value: requestKey(this.request) }).value;
   }
 
   get address(): string {
