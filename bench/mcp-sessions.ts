@@ -114,6 +114,46 @@ async function httpSession(url: string): Promise<string> {
   return id;
 }
 
+/** What N open event streams cost a bare Bun.serve (bench/bare-server.ts sse): the floor under a legacy SSE session. */
+async function bareFloor() {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  const proc = Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(port), 'sse'], { stdout: 'ignore', stderr: 'inherit' });
+  try {
+    await Bun.sleep(1000);
+    const idle = rssMb(proc.pid);
+    const streams = await inBatches(N, 200, () => rawStream(port));
+    await Bun.sleep(OPEN_S * 1000);
+    const open = rssMb(proc.pid);
+    console.log(`floor: a bare Bun.serve holding ${N} open event streams: RSS idle ${idle.toFixed(0)} MB, all open ${open.toFixed(0)} MB (${(((open - idle) * 1024) / N).toFixed(1)} KB/stream)\n`);
+    for (const s of streams) s.close();
+  } finally {
+    proc.kill();
+    await proc.exited;
+  }
+}
+
+/** An event stream read over a raw socket until its first event came. */
+function rawStream(port: number): Promise<{ close(): void }> {
+  return new Promise((resolveOpen, reject) => {
+    let opened = false;
+    Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open: (s) => void s.write(`GET /mcp/sse HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`),
+        data(s) {
+          if (opened) return;
+          opened = true;
+          resolveOpen({ close: () => s.end() });
+        },
+        error: (_s, e) => reject(e),
+      },
+    }).catch(reject);
+  });
+}
+
 async function inBatches<T>(n: number, size: number, open: () => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   while (out.length < n) out.push(...(await Promise.all(Array.from({ length: Math.min(size, n - out.length) }, open))));
@@ -166,7 +206,8 @@ async function measure(kind: 'legacy SSE' | 'Streamable HTTP') {
 
 console.log(`command: bun ${process.argv.slice(1).map((a) => a.replace(process.cwd() + '/', '')).join(' ')}`);
 console.log(`machine: ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, bun ${Bun.version}, gateway ${COMMAND.join(' ')} with ${JSON.stringify(BENCH_CONFIGS.defaults)}`);
-console.log(`baseline: the same gateway's RSS with no session open (idle); goals: all open <= 120 MB RSS, ${SETTLE_S} s after closing <= 1.5 x idle\n`);
+console.log(`baseline: the same gateway's RSS with no session open (idle); goals: all open <= 120 MB RSS, ${SETTLE_S} s after closing <= 1.5 x idle`);
+await bareFloor();
 for (const kind of ['legacy SSE', 'Streamable HTTP'] as const) {
   const results = [];
   for (let r = 0; r < RUNS; r++) results.push(await measure(kind));
