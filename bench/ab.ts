@@ -2,7 +2,7 @@
 // (checked out in a temporary worktree), each as its own process on the same sandbox chain. wrk
 // alternates between them in short slices, round after round, so both meet the same machine in
 // the same minute; each side's CPU time per request is summed over its slices. Run it against
-// HEAD first to see the machine's noise: on the 2-vCPU VM of the README, HEAD against itself
+// HEAD first to see the machine's noise: on the 2-vCPU VM of docs/performance.md, HEAD against itself
 // gave 97.6 % for the cached blockhash and 93.7-109.6 % for the MCP call (8 rounds), so only
 // differences well beyond that mean anything.
 // Run: bun bench/ab.ts <revision> [figure: blockhash|find-ata|optimal-fee|keys-me|mcp|mcp-stateless] [rounds] [seconds per slice]

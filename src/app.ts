@@ -11,8 +11,21 @@ import { mcpRoutes } from './mcp/routes.ts';
 import { OPENAPI_PATH, openApiRoutes } from './http/openapi.ts';
 import { restDirectRoutes, restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
-import { docsRoutes } from './pages/docs.ts';
-import { claimRoutes } from './pages/claim.ts';
+import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
+import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
+import { MCP_HTTP_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
+import { VERSION } from './version.ts';
+
+/** What `GET /` answers: where a newcomer, an agent or a client generator goes next. */
+export const HOME = {
+  name: 'Chain Intelligence Gateway',
+  version: VERSION,
+  docs: DOCS_PATHS[1],
+  llmsTxt: LLMS_TXT_PATH,
+  openapi: OPENAPI_PATH,
+  mcp: { streamableHttp: MCP_HTTP_PATH, sse: MCP_SSE_PATH, manifest: '/.well-known/mcp.json' },
+  claim: CLAIM_PATH,
+} as const;
 
 export function buildApp(s: Services) {
   const llms = llmsTxt(s.config);
@@ -31,7 +44,7 @@ export function buildApp(s: Services) {
       if (refused) return refused;
       switch (code) {
         case 'NOT_FOUND':
-          return json(404, { error: 'Not found', hint: 'See /openapi.json for the routes this gateway serves.' });
+          return json(404, { error: 'Not found', hint: `See ${HOME.docs} (or ${HOME.openapi}, ${HOME.llmsTxt}) for the routes this gateway serves.` });
         case 'PARSE':
           return malformed();
         case 'VALIDATION':
@@ -40,6 +53,7 @@ export function buildApp(s: Services) {
           return unhandled(s.log, error, String(code));
       }
     })
+    .get('/', () => json(200, HOME))
     .use(openApiRoutes(s.config))
     .get(LLMS_TXT_PATH, () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8' } }))
     .use(claimRoutes(s.config))

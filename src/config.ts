@@ -264,7 +264,7 @@ const SETTINGS = {
   freeCalls: { env: 'FREE_CALLS', help: "free paid-calls granted on a wallet's first claim", default: 10, parse: integer(0, 1e9) },
   minDepositLamports: {
     env: 'MIN_DEPOSIT_LAMPORTS',
-    help: 'smallest deposit that is credited (smaller ones are recorded and ignored)',
+    help: 'smallest transfer credited on its own; the watcher adds up smaller ones per sender and credits their total once it reaches this',
     default: 2_200_000,
     parse: integer(0, 1e15),
   },

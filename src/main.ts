@@ -14,7 +14,7 @@ async function main() {
     return;
   }
   if ((COMMANDS as readonly string[]).includes(argv[0]!)) {
-    process.exit(runCommand(argv, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s)));
+    process.exit(await runCommand(argv, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s)));
   }
   if (argv.includes('--version')) {
     process.stdout.write(VERSION + '\n');

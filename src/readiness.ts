@@ -1,33 +1,52 @@
 // Readiness for a load balancer: the database takes a write lock, and some upstream answered
 // within the window. Traffic alone cannot tell (an idle gateway calls no upstream), so a probe
-// asks each network for its slot whenever it has been quiet for a third of the window.
+// asks each network for its slot whenever it has been quiet for a third of the window. The probe
+// logs a network once when it stops answering (naming the sandbox chain when it never answered:
+// an offline first run) and once when it answers again, not a line per failed attempt.
 import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { Logger } from './log.ts';
+
+const OFFLINE_HINT =
+  'offline? `bun run sandbox` (in a source checkout) starts a local Solana chain on 127.0.0.1:8899: set MAINNET_RPC_URLS and DEVNET_RPC_URLS to http://127.0.0.1:8899';
 
 export interface ReadinessReport {
   ready: boolean;
   database: 'writable' | 'failed';
   /** Seconds since each network's upstreams last answered (null: not yet). */
   upstreams: Record<string, number | null>;
+  /** Why, for each network with no answer within the window: "unreachable: connection refused". */
+  upstreamErrors: Record<string, string>;
 }
 
 export class Readiness {
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Postgres (no SQLite file): the last answer of the store's ping, refreshed by the probe. */
   private remoteWritable = true;
+  /** Networks the probe last saw fail, so that a lasting outage is logged once. */
+  private readonly failing = new Set<string>();
 
   constructor(
     private readonly db: Db | undefined,
     private readonly upstreams: Record<Network, Upstream>,
     private readonly windowMs: number,
+    private readonly log: Logger,
     private readonly ping?: () => Promise<void>,
   ) {}
 
   start(): void {
     const probe = () => {
       const quietSince = Date.now() - this.windowMs / 3;
-      for (const u of Object.values(this.upstreams)) if ((u.lastAnswerAt ?? 0) < quietSince) Promise.resolve(u.call('getSlot')).catch(() => {});
+      const probes = Object.entries(this.upstreams)
+        .filter(([, u]) => (u.lastAnswerAt ?? 0) < quietSince)
+        .map(([network, u]) =>
+          Promise.resolve(u.call('getSlot', [], { quiet: true })).then(
+            () => ({ network, u, ok: true }),
+            () => ({ network, u, ok: u.lastAnswerAt !== undefined && u.lastAnswerAt >= quietSince }),
+          ),
+        );
+      void Promise.all(probes).then((results) => this.report(results));
       this.ping?.().then(
         () => (this.remoteWritable = true),
         () => (this.remoteWritable = false),
@@ -36,6 +55,19 @@ export class Readiness {
     probe();
     this.timer = setInterval(probe, Math.max(250, Math.floor(this.windowMs / 3)));
     this.timer.unref?.();
+  }
+
+  /** One line for the networks that stopped answering in this round, one for those back. */
+  private report(results: { network: string; u: Upstream; ok: boolean }[]) {
+    const down = results.filter((r) => !r.ok && !this.failing.has(r.network));
+    const back = results.filter((r) => r.ok && this.failing.has(r.network));
+    for (const r of down) this.failing.add(r.network);
+    for (const r of back) this.failing.delete(r.network);
+    if (back.length > 0) this.log.info('upstreams answer again', { networks: back.map((r) => r.network).join(', ') });
+    if (down.length === 0) return;
+    const which = down.map((r) => `${r.network} (${r.u.failureReason() ?? 'no answer'})`).join(', ');
+    const neverAnswered = down.every((r) => r.u.lastAnswerAt === undefined);
+    this.log.warn(`no upstream answers for ${which}: their chain calls fail until one does${neverAnswered ? `; ${OFFLINE_HINT}` : ''}`);
   }
 
   stop(): void {
@@ -54,11 +86,13 @@ export class Readiness {
       }
     }
     const upstreams: ReadinessReport['upstreams'] = {};
+    const upstreamErrors: ReadinessReport['upstreamErrors'] = {};
     let answered = false;
     for (const [network, u] of Object.entries(this.upstreams)) {
       upstreams[network] = u.lastAnswerAt === undefined ? null : Math.round((now - u.lastAnswerAt) / 100) / 10;
       if (u.lastAnswerAt !== undefined && now - u.lastAnswerAt <= this.windowMs) answered = true;
+      else upstreamErrors[network] = u.failureReason() ?? 'no answer yet';
     }
-    return { ready: database === 'writable' && answered, database, upstreams };
+    return { ready: database === 'writable' && answered, database, upstreams, upstreamErrors };
   }
 }

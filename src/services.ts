@@ -15,6 +15,7 @@ import { DepositWatcher } from './billing/watcher.ts';
 import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { CallDeps } from './calls/pipeline.ts';
+import { InFlight } from './calls/in-flight.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 
@@ -82,7 +83,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     streamIdleMs: config.mcpStreamIdleSeconds * 1000,
     log,
   });
-  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, pg ? () => pg.ping() : undefined);
+  const inFlight = new InFlight(log);
+  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined);
   return {
     config,
     log,
@@ -92,6 +94,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     ctx,
     payments: createPayments(store, config),
     usage,
+    inFlight,
     limiter,
     watcher,
     quorum,
@@ -101,7 +104,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     startedAt: Date.now(),
     async close() {
       readiness.stop();
+      // Closing the event streams refunds the answers they still held; those refunds, the calls
+      // still running and the usage rows that record them are written before the database closes.
       await mcp.closeAll();
+      await inFlight.settled();
+      await usage.settled();
       await watcher?.stop();
       if ('close' in limiter) limiter.close();
       await store.close();

@@ -15,6 +15,8 @@ export class PgUsageLog implements UsageHistory {
   private lastPrune = 0;
   private pending: (typeof usageEvents.$inferInsert)[] = [];
   private writing?: Promise<void>;
+  /** Marks not yet written. */
+  private readonly marking = new Set<Promise<void>>();
   private readonly fail = (e: unknown) => unrecorded(this.log, e);
 
   constructor(
@@ -31,7 +33,17 @@ export class PgUsageLog implements UsageHistory {
       this.lastPrune = call.at;
       void this.prune(call.at).catch(this.fail);
     }
-    return { refunded: () => void this.markRefunded(row).catch(this.fail) };
+    return {
+      refunded: () => {
+        const mark = this.markRefunded(row).catch(this.fail);
+        this.marking.add(mark);
+        void mark.finally(() => this.marking.delete(mark));
+      },
+    };
+  }
+
+  async settled(): Promise<void> {
+    while (this.writing || this.marking.size > 0) await Promise.all([this.writing, ...this.marking]);
   }
 
   /** Marks a recorded row refunded: in place while it waits to be written, else once the writes in flight are done. */

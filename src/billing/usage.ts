@@ -69,6 +69,8 @@ export interface UsageMark {
 export interface UsageHistory {
   record(debit: Debit, call: UsageCall): UsageMark;
   page(wallet: string, limit: number, before?: number): UsagePage | Promise<UsagePage>;
+  /** Resolves once every row and mark recorded so far is written (a graceful stop waits for it). */
+  settled(): Promise<void>;
 }
 
 /** What both backends log when usage rows could not be written (the call itself stands). */
@@ -183,6 +185,10 @@ export class UsageLog implements UsageHistory {
     };
     this.inserts.set(rows.length, insert);
     return insert;
+  }
+
+  async settled(): Promise<void> {
+    this.ledger.settle();
   }
 
   /** The wallet's calls, newest first, `limit` at a time, older than the cursor `before`. */

@@ -12,6 +12,7 @@ import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '.
 import { GatewayError } from '../errors.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import type { Caller } from './caller.ts';
+import type { InFlight } from './in-flight.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
 
 export interface CallDeps {
@@ -20,6 +21,7 @@ export interface CallDeps {
   payments: Payments;
   usage: UsageHistory;
   log: Logger;
+  inFlight: InFlight;
 }
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
@@ -41,7 +43,7 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
  * memory). A paid call always waits for its debit's commit.
  */
 export function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): MaybePromise<Outcome> {
-  return cap.paid ? paidCall(cap, raw, caller, deps) : freeCall(cap, raw, caller, deps);
+  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps)) : freeCall(cap, raw, caller, deps);
 }
 
 function rateLimited(cap: Capability, owner: KeyOwner | null, caller: Caller, deps: CallDeps, headers: Admission['headers'], refusal: NonNullable<Admission['refusal']>): Outcome {
@@ -103,7 +105,8 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
       usage.refunded();
       if (charged.kind === 'credit') refunded.add(Number(charged.price));
     };
-    return { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund };
+    const undelivered = () => deps.inFlight.detach(refund(), 'refund not made', { event: 'refund_failed', wallet: charged.wallet, paidWith: charged.kind, price: charged.price });
+    return { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund: undelivered };
   } catch (e) {
     if (!receipt && e instanceof GatewayError && e.status === 402) {
       paymentRequired.inc({ reason: String(e.body.code) });

@@ -43,6 +43,8 @@ export interface CallOptions {
   staleMs?: number;
   /** Writes are never retried: the first attempt may have landed. */
   write?: boolean;
+  /** No log line per failed attempt: the caller (the readiness probe) reports failures itself. */
+  quiet?: boolean;
 }
 
 export interface UpstreamOptions {
@@ -75,6 +77,25 @@ async function readCappedBody(res: Response, limit: number): Promise<string> {
   return text;
 }
 
+// Words for the socket errors an operator meets; the error's own message may quote the URL, so
+// only its code is used, and only when it looks like one.
+const CONNECT_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  ENETUNREACH: 'network unreachable',
+  EHOSTUNREACH: 'host unreachable',
+};
+
+function connectFailure(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'cannot connect';
+  if (code in CONNECT_ERRORS) return CONNECT_ERRORS[code]!;
+  if (/CERT|TLS|SSL/.test(code)) return 'TLS certificate rejected';
+  return /^[A-Za-z_]{1,40}$/.test(code) ? code : 'cannot connect';
+}
+
 // Node-side conditions where another node (or the same one a moment later) may well answer.
 const RETRYABLE_RPC_CODES = new Set([-32005 /* node unhealthy / behind */, -32603 /* internal, e.g. index overloaded */]);
 
@@ -84,6 +105,8 @@ interface Attempt {
   /** Length of the JSON text received, to account the cache by size. */
   size?: number;
   error?: UpstreamError;
+  /** Why it failed, short and without the URL (it may hold a key): "unreachable: connection refused". */
+  reason?: string;
   retryable?: boolean;
   retryAfterMs?: number;
 }
@@ -98,6 +121,8 @@ export class Upstream {
   private nextId = 1;
   /** When some upstream last answered (a result or a node's own JSON-RPC error): readiness reads it. */
   lastAnswerAt: number | undefined;
+  /** Per URL, why its last attempt failed; cleared when it answers. */
+  private readonly failures: (string | undefined)[] = [];
 
   constructor(private readonly opts: UpstreamOptions) {
     if (opts.urls.length === 0) throw new Error(`${opts.label}: no RPC URLs`);
@@ -171,7 +196,7 @@ export class Upstream {
         if (attempt.ok) return { value: attempt.value, size: attempt.size ?? 0 };
         last = attempt.error!;
         const next = i + 1 < this.opts.urls.length ? `failover to #${i + 2}` : round + 1 < rounds && attempt.retryable ? 'retry' : 'give up';
-        this.opts.log.warn('upstream attempt failed', { event: 'upstream_failure', upstream: this.name(i), method, cause: last.kind, error: last.message, next });
+        if (!options.quiet) this.opts.log.warn('upstream attempt failed', { event: 'upstream_failure', upstream: this.name(i), method, cause: last.kind, error: last.message, next });
         // A JSON-RPC error that is not about node health is the node's real answer: stop here.
         if (last instanceof RpcError && !RETRYABLE_RPC_CODES.has(last.code)) throw last;
         retryable ||= attempt.retryable === true;
@@ -189,9 +214,18 @@ export class Upstream {
     const labels = { network: this.opts.label, upstream: String(i + 1), outcome };
     upstreamRequests.inc({ ...labels, method });
     upstreamDuration.observe(labels, (performance.now() - started) / 1000);
-    if (attempt.ok || attempt.error instanceof RpcError) this.lastAnswerAt = Date.now();
+    if (attempt.ok || attempt.error instanceof RpcError) {
+      this.lastAnswerAt = Date.now();
+      this.failures[i] = undefined;
+    } else this.failures[i] = attempt.reason;
     const request = currentRequest();
     if (request) request.upstreamCalls++;
+  }
+
+  /** Why the upstreams did not answer their last attempts ("#2 HTTP 503" with several URLs); undefined when none failed. */
+  failureReason(): string | undefined {
+    const failed = this.failures.flatMap((reason, i) => (reason === undefined ? [] : [this.opts.urls.length > 1 ? `#${i + 1} ${reason}` : reason]));
+    return failed.length > 0 ? failed.join('; ') : undefined;
   }
 
   private name(i: number) {
@@ -214,13 +248,14 @@ export class Upstream {
       else await res.body?.cancel();
     } catch (e) {
       if (e instanceof BodyTooLarge) {
-        return { ok: false, error: new UpstreamError(`${who} answered more than ${this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`, 'too_large') };
+        const limit = this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+        return { ok: false, reason: `answer over ${limit} bytes`, error: new UpstreamError(`${who} answered more than ${limit} bytes`, 'too_large') };
       }
       const timedOut = e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError');
       // A hung node is not retried in later rounds: the caller has already waited a full time limit.
       return timedOut
-        ? { ok: false, error: new UpstreamError(`${who} timed out after ${this.opts.timeoutMs} ms`, 'timeout') }
-        : { ok: false, retryable: true, error: new UpstreamError(`${who} is unreachable`, 'unreachable') };
+        ? { ok: false, reason: `no answer within ${this.opts.timeoutMs / 1000} s`, error: new UpstreamError(`${who} timed out after ${this.opts.timeoutMs} ms`, 'timeout') }
+        : { ok: false, retryable: true, reason: `unreachable: ${connectFailure(e)}`, error: new UpstreamError(`${who} is unreachable`, 'unreachable') };
     }
     if (!res.ok) {
       const retryAfter = Number(res.headers.get('retry-after'));
@@ -228,6 +263,7 @@ export class Upstream {
         ok: false,
         retryable: res.status === 429 || res.status >= 500,
         retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+        reason: `HTTP ${res.status}`,
         error: new UpstreamError(`${who} answered HTTP ${res.status}`, 'http'),
       };
     }
@@ -235,10 +271,10 @@ export class Upstream {
     try {
       body = parseJson(text);
     } catch {
-      return { ok: false, retryable: true, error: new UpstreamError(`${who} answered malformed JSON`, 'malformed') };
+      return { ok: false, retryable: true, reason: 'malformed JSON', error: new UpstreamError(`${who} answered malformed JSON`, 'malformed') };
     }
     if (!body || typeof body !== 'object') {
-      return { ok: false, retryable: true, error: new UpstreamError(`${who} answered a non-JSON-RPC body`, 'malformed') };
+      return { ok: false, retryable: true, reason: 'not a JSON-RPC answer', error: new UpstreamError(`${who} answered a non-JSON-RPC body`, 'malformed') };
     }
     const envelope = body as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (envelope.error) {
@@ -247,7 +283,7 @@ export class Upstream {
       return { ok: false, retryable: RETRYABLE_RPC_CODES.has(code), error: new RpcError(code, message, envelope.error.data) };
     }
     if (!('result' in envelope)) {
-      return { ok: false, retryable: true, error: new UpstreamError(`${who} answered without a result`, 'malformed') };
+      return { ok: false, retryable: true, reason: 'an answer without a result', error: new UpstreamError(`${who} answered without a result`, 'malformed') };
     }
     return { ok: true, value: envelope.result, size: text.length };
   }

@@ -1,10 +1,13 @@
-// `gateway stats`: what the database says about the business, read while the server runs (WAL
-// lets a reader in beside the writer). Lamports are exact: SQLite's integers are read as bigint.
-import { isNull, isNotNull, sql } from 'drizzle-orm';
-import { apiKeys } from '../db/schema.ts';
-import type { Db } from '../db/client.ts';
+// `gateway stats` and `gateway keys list`: what the database says about the business, read while
+// the server runs (SQLite's WAL lets a reader in beside the writer; PostgreSQL always does).
+// Lamports are exact: integers are read as bigint (SQLite) or text (PostgreSQL), never as floats.
+import type { OperatorDb } from './database.ts';
 
 export interface Stats {
+  /** The file's absolute path, or the PostgreSQL URL with its password masked. */
+  database: string;
+  /** No key, deposit, small transfer, pending claim or account at all. */
+  empty: boolean;
   keys: { active: number; revoked: number; wallets: number };
   deposits: { credited: { count: number; lamports: string } };
   /** Transfers below the minimum, summed per sender until they reach it (then one credited deposit). */
@@ -25,85 +28,79 @@ export interface Stats {
   topWallets: { wallet: string; callsMade: number; creditLamports: string; freeCalls: number; depositedLamports: string }[];
 }
 
-const big = (v: unknown) => BigInt((v as bigint | number | null) ?? 0);
+const big = (v: unknown) => BigInt((v as bigint | number | string | null) ?? 0);
+const num = (v: unknown) => Number((v as bigint | number | string | null) ?? 0);
 
-export function collectStats(db: Db): Stats {
-  const client = db.$client;
-  const one = <T>(q: { get(): unknown }) => q.get() as T;
-  const keys = one<{ active: number; revoked: number; wallets: number }>(
-    db
-      .select({
-        active: sql<number>`count(*) filter (where ${isNull(apiKeys.revokedAt)})`,
-        revoked: sql<number>`count(*) filter (where ${isNotNull(apiKeys.revokedAt)})`,
-        wallets: sql<number>`count(distinct ${apiKeys.wallet})`,
-      })
-      .from(apiKeys),
+export async function collectStats(db: OperatorDb): Promise<Stats> {
+  const one = async (sql: string) => (await db.rows(sql))[0]!;
+  const keys = await one(
+    `SELECT count(*) FILTER (WHERE revoked_at IS NULL) AS active, count(*) FILTER (WHERE revoked_at IS NOT NULL) AS revoked, count(DISTINCT wallet) AS wallets FROM api_keys`,
   );
-  const depositRows = client
-    .query(`SELECT status, count(*) AS n, coalesce(sum(lamports), 0) AS lamports FROM deposits GROUP BY status`)
-    .safeIntegers(true)
-    .all() as { status: string; n: bigint; lamports: bigint }[];
+  const depositRows = await db.rows(`SELECT status, count(*) AS n, coalesce(sum(lamports), 0) AS lamports FROM deposits GROUP BY status`);
   const dep = (status: string) => {
     const row = depositRows.find((r) => r.status === status);
-    return { count: Number(row?.n ?? 0), lamports: big(row?.lamports).toString() };
+    return { count: num(row?.n), lamports: big(row?.lamports).toString() };
   };
-  const dust = client.query(`SELECT count(*) AS n, coalesce(sum(transfers), 0) AS transfers, coalesce(sum(lamports), 0) AS lamports FROM dust_totals`).safeIntegers(true).get() as {
-    n: bigint;
-    transfers: bigint;
-    lamports: bigint;
-  };
-  const pending = client.query(`SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports FROM pending_claims`).safeIntegers(true).get() as { n: bigint; lamports: bigint };
-  const credit = client
-    .query(`SELECT coalesce(sum(credit_lamports), 0) AS lamports, coalesce(sum(free_calls), 0) AS free, coalesce(sum(calls_made), 0) AS calls FROM credit_accounts`)
-    .safeIntegers(true)
-    .get() as { lamports: bigint; free: bigint; calls: bigint };
+  const dust = await one(`SELECT count(*) AS n, coalesce(sum(transfers), 0) AS transfers, coalesce(sum(lamports), 0) AS lamports FROM dust_totals`);
+  const pending = await one(`SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports FROM pending_claims`);
+  const credit = await one(
+    `SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports, coalesce(sum(free_calls), 0) AS free, coalesce(sum(calls_made), 0) AS calls FROM credit_accounts`,
+  );
   const credited = big(depositRows.find((r) => r.status === 'credited')?.lamports);
 
-  const hasUsage = client.query(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_events'`).get() !== null;
+  const hasUsage = await db.hasTable('usage_events');
   const revenueByDay = hasUsage
     ? (
-        client
-          .query(
-            `SELECT date(at / 1000, 'unixepoch') AS day, coalesce(sum(lamports), 0) AS lamports, count(*) AS calls
-             FROM usage_events WHERE refunded = 0 GROUP BY day ORDER BY day`,
-          )
-          .safeIntegers(true)
-          .all() as { day: string; lamports: bigint; calls: bigint }[]
-      ).map((r) => ({ day: r.day, lamports: r.lamports.toString(), calls: Number(r.calls) }))
+        await db.rows(
+          `SELECT ${db.utcDay('at')} AS day, coalesce(sum(lamports), 0) AS lamports, count(*) AS calls
+           FROM usage_events WHERE NOT refunded GROUP BY day ORDER BY day`,
+        )
+      ).map((r) => ({ day: String(r.day), lamports: big(r.lamports).toString(), calls: num(r.calls) }))
     : null;
   const callsByCapability = hasUsage
-    ? (client.query(`SELECT capability, count(*) AS calls FROM usage_events WHERE refunded = 0 GROUP BY capability ORDER BY calls DESC, capability`).all() as {
-        capability: string;
-        calls: number;
-      }[])
+    ? (await db.rows(`SELECT capability, count(*) AS calls FROM usage_events WHERE NOT refunded GROUP BY capability ORDER BY calls DESC, capability`)).map((r) => ({
+        capability: String(r.capability),
+        calls: num(r.calls),
+      }))
     : null;
 
-  const top = client
-    .query(
-      `SELECT a.wallet, a.calls_made AS callsMade, cast(a.credit_lamports AS text) AS creditLamports, a.free_calls AS freeCalls,
-              cast(coalesce((SELECT sum(d.lamports) FROM deposits d WHERE d.wallet = a.wallet AND d.status = 'credited'), 0) AS text) AS depositedLamports
-       FROM credit_accounts a ORDER BY a.calls_made DESC, a.wallet LIMIT 10`,
-    )
-    .all() as Stats['topWallets'];
+  const top = await db.rows(
+    `SELECT a.wallet, a.calls_made AS calls, a.credit_lamports AS credit, a.free_calls AS free,
+            coalesce((SELECT sum(d.lamports) FROM deposits d WHERE d.wallet = a.wallet AND d.status = 'credited'), 0) AS deposited
+     FROM credit_accounts a ORDER BY a.calls_made DESC, a.wallet LIMIT 10`,
+  );
 
+  const counts = [keys.active, keys.revoked, depositRows.length, dust.n, pending.n, credit.n];
   return {
-    keys,
+    database: db.name,
+    empty: counts.every((n) => num(n) === 0),
+    keys: { active: num(keys.active), revoked: num(keys.revoked), wallets: num(keys.wallets) },
     deposits: { credited: dep('credited') },
-    dust: { wallets: Number(dust.n), transfers: Number(dust.transfers), lamports: dust.lamports.toString() },
-    pendingClaims: { wallets: Number(pending.n), lamports: pending.lamports.toString() },
-    creditOutstanding: { lamports: credit.lamports.toString(), freeCalls: Number(credit.free) },
-    revenueLamports: (credited - pending.lamports - credit.lamports).toString(),
+    dust: { wallets: num(dust.n), transfers: num(dust.transfers), lamports: big(dust.lamports).toString() },
+    pendingClaims: { wallets: num(pending.n), lamports: big(pending.lamports).toString() },
+    creditOutstanding: { lamports: big(credit.lamports).toString(), freeCalls: num(credit.free) },
+    revenueLamports: (credited - big(pending.lamports) - big(credit.lamports)).toString(),
     revenueByDay,
     callsByCapability,
-    paidCallsMade: Number(credit.calls),
-    topWallets: top,
+    paidCallsMade: num(credit.calls),
+    topWallets: top.map((w) => ({
+      wallet: String(w.wallet),
+      callsMade: num(w.calls),
+      creditLamports: big(w.credit).toString(),
+      freeCalls: num(w.free),
+      depositedLamports: big(w.deposited).toString(),
+    })),
   };
 }
 
 const sol = (lamports: string) => `${(Number(lamports) / 1e9).toFixed(4)} SOL`;
 
+/** A section's lines; undefined where the database keeps no per-call record. */
+const listed = (lines: string[] | undefined) => (lines === undefined ? ['  (this database keeps no per-call record)'] : lines.length ? lines : ['  (none yet)']);
+
 export function statsText(s: Stats): string {
   const lines = [
+    `database        ${s.database}${s.empty ? ' (empty: no keys, deposits or accounts yet)' : ''}`,
     `keys            ${s.keys.active} active, ${s.keys.revoked} revoked, ${s.keys.wallets} wallets`,
     `deposits        ${s.deposits.credited.count} credited (${s.deposits.credited.lamports} lamports, ${sol(s.deposits.credited.lamports)})`,
     `dust            ${s.dust.transfers} transfers below the minimum from ${s.dust.wallets} wallets, ${s.dust.lamports} lamports not yet credited`,
@@ -112,22 +109,39 @@ export function statsText(s: Stats): string {
     `revenue         ${s.revenueLamports} lamports (${sol(s.revenueLamports)}) over ${s.paidCallsMade} paid calls`,
     '',
     'revenue by day (UTC)',
-    ...(s.revenueByDay ? s.revenueByDay.map((d) => `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls`) : ['  (this database keeps no per-call record)']),
+    ...listed(s.revenueByDay?.map((d) => `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls`)),
     '',
     'calls by capability',
-    ...(s.callsByCapability ? s.callsByCapability.map((c) => `  ${c.capability.padEnd(24)} ${String(c.calls).padStart(8)}`) : ['  (this database keeps no per-call record)']),
+    ...listed(s.callsByCapability?.map((c) => `  ${c.capability.padEnd(24)} ${String(c.calls).padStart(8)}`)),
     '',
     'top wallets by calls',
-    ...s.topWallets.map((w) => `  ${w.wallet.padEnd(44)} ${String(w.callsMade).padStart(8)} calls  ${w.creditLamports.padStart(14)} lamports left  ${w.depositedLamports.padStart(14)} deposited`),
+    ...listed(s.topWallets.map((w) => `  ${w.wallet.padEnd(44)} ${String(w.callsMade).padStart(8)} calls  ${w.creditLamports.padStart(14)} lamports left  ${w.depositedLamports.padStart(14)} deposited`)),
   ];
   return lines.join('\n') + '\n';
 }
 
-export function listKeys(db: Db) {
-  return db
-    .select({ keyId: sql<string>`substr(${apiKeys.keyHash}, 1, 12)`, wallet: apiKeys.wallet, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
-    .from(apiKeys)
-    .orderBy(apiKeys.createdAt, apiKeys.keyHash)
-    .all()
-    .map((k) => ({ ...k, createdAt: new Date(k.createdAt).toISOString(), revokedAt: k.revokedAt === null ? null : new Date(k.revokedAt).toISOString() }));
+export interface KeyRow {
+  /** The first 12 hex digits of the key's SHA-256, as the access log shows it. */
+  keyId: string;
+  wallet: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+const iso = (ms: unknown) => new Date(num(ms)).toISOString();
+
+export async function listKeys(db: OperatorDb): Promise<KeyRow[]> {
+  const rows = await db.rows(`SELECT substr(key_hash, 1, 12) AS key_id, wallet, created_at, revoked_at FROM api_keys ORDER BY created_at, key_hash`);
+  return rows.map((k) => ({ keyId: String(k.key_id), wallet: String(k.wallet), createdAt: iso(k.created_at), revokedAt: k.revoked_at === null ? null : iso(k.revoked_at) }));
+}
+
+export function keysText(database: string, keys: KeyRow[]): string {
+  if (!keys.length) return `no keys in ${database}\n`;
+  const rows = keys.map((k) => `${k.keyId}  ${k.wallet.padEnd(44)}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+  return [`database ${database}: ${keys.length} key(s)`, ...rows].join('\n') + '\n';
+}
+
+/** Revokes the wallet's live keys; how many. */
+export async function revokeKeys(db: OperatorDb, wallet: string, now: number): Promise<number> {
+  return (await db.rows(`UPDATE api_keys SET revoked_at = $1 WHERE wallet = $2 AND revoked_at IS NULL RETURNING key_hash`, [now, wallet])).length;
 }

@@ -5,7 +5,7 @@ import { admit, RateLimiter } from '../billing/rate-limit.ts';
 import { address } from '../capabilities/params.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { errorOutcome } from '../calls/outcome.ts';
-import type { Services } from '../services.ts';
+import type { HttpDeps } from './deps.ts';
 import { badRequest, GatewayError } from '../errors.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
@@ -29,7 +29,7 @@ function pageParam(raw: string | undefined, name: string, fallback: number, max:
 }
 
 /** Rate limit and error mapping shared by the key routes, and the key's owner or a 401. */
-function guards(s: Services) {
+function guards(s: HttpDeps) {
   /** Runs `fn` inside the per-client rate limit, mapping thrown errors to SPEC.md bodies; at once when nothing needs waiting for. */
   const guarded = (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}): MaybePromise<Response> => {
     // The caller reads its key and asks the socket for its address only when something needs them.
@@ -75,7 +75,7 @@ function balanceOf(owner: KeyOwner, account: AccountView | null, price: number) 
 }
 
 /** GET /api/keys/me: the key holder's balance, free calls and what they buy. */
-function meRoute(s: Services) {
+function meRoute(s: HttpDeps) {
   const { guarded, ownerOf } = guards(s);
   const price = s.config.priceLamports;
   const answer = (owner: KeyOwner) => andThen(s.store.account(owner.wallet), (account) => balanceOf(owner, account, price));
@@ -83,11 +83,11 @@ function meRoute(s: Services) {
 }
 
 /** The routes Bun's router answers directly (see direct-route.ts): the balance an agent polls. */
-export function keyDirectRoutes(s: Services): DirectRoute[] {
+export function keyDirectRoutes(s: HttpDeps): DirectRoute[] {
   return [{ method: 'GET', path: '/api/keys/me', handle: meRoute(s) }];
 }
 
-export function keyRoutes(s: Services) {
+export function keyRoutes(s: HttpDeps) {
   // Each challenge is a row until it expires: issuance has its own, tighter budget per client.
   const perMinute = s.config.challengesPerMinute;
   const challengeLimiter = new RateLimiter(perMinute / 60, Math.max(1, perMinute));

@@ -2,11 +2,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import { registry } from '../metrics.ts';
-import type { Services } from '../services.ts';
+import type { HttpDeps } from './deps.ts';
 import { VERSION } from '../version.ts';
 import { jsonResponse as json } from '../json.ts';
 
-export function metaRoutes(s: Services) {
+export function metaRoutes(s: HttpDeps) {
   return new Elysia({ name: 'meta' })
     .get(
       '/healthz',

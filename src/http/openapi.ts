@@ -116,11 +116,24 @@ const HEALTH = t.Object({
   paymentNetwork: t.String(),
 });
 
+const HOME = t.Object({
+  name: t.String(),
+  version: t.String(),
+  docs: t.String({ description: 'The API reference page' }),
+  llmsTxt: t.String({ description: 'How an agent uses this gateway, in plain text' }),
+  openapi: t.String({ description: 'This OpenAPI document' }),
+  mcp: t.Object({ streamableHttp: t.String(), sse: t.String(), manifest: t.String() }),
+  claim: t.String({ description: 'The page that buys a key with a browser wallet' }),
+});
+
 const READINESS = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('not ready'), t.Literal('stopping')]),
   ready: t.Boolean(),
   database: t.Union([t.Literal('writable'), t.Literal('failed')]),
   upstreams: t.Record(t.String(), t.Union([t.Number({ minimum: 0 }), t.Null()]), { description: 'Seconds since each network last had an upstream answer; null: not yet' }),
+  upstreamErrors: t.Record(t.String(), t.String(), {
+    description: 'For each network with no upstream answer within READY_WINDOW_SECONDS, why (the URLs are never shown): e.g. "unreachable: connection refused", "no answer within 8 s", "HTTP 503"',
+  }),
 });
 
 const MANIFEST = t.Object({
@@ -161,6 +174,7 @@ function components(): Json {
       DepositStatus: plain(DEPOSIT_STATUS),
       Usage: plain(USAGE),
       WebhookResult: plain(WEBHOOK_RESULT),
+      Home: plain(HOME),
       Health: plain(HEALTH),
       Readiness: plain(READINESS),
       McpManifest: plain(MANIFEST),
@@ -368,6 +382,9 @@ function otherPaths(config: Config): Json {
           '500': ref('responses', 'UpstreamFailure'),
         },
       },
+    },
+    '/': {
+      get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
     },
     '/healthz': {
       get: { operationId: 'getHealth', summary: 'Liveness and database check', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process is up and its database answers') } },

@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
 import { handleWebhook } from '../billing/webhook.ts';
 import { errorOutcome } from '../calls/outcome.ts';
-import type { Services } from '../services.ts';
+import type { HttpDeps } from './deps.ts';
 import { jsonResponse as json } from '../json.ts';
 
-export function webhookRoutes(s: Services) {
+export function webhookRoutes(s: HttpDeps) {
   const { config } = s;
   return new Elysia({ name: 'webhook' }).post(
     '/api/payments/webhook',

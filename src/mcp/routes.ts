@@ -16,7 +16,7 @@ import { Elysia } from 'elysia';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { admitCaller, bucketOf } from '../calls/pipeline.ts';
 import { jsonResponse as json } from '../json.ts';
-import type { Services } from '../services.ts';
+import type { McpDeps } from './deps.ts';
 import { manifest } from './manifest.ts';
 import { originGuard } from './origin.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './paths.ts';
@@ -33,7 +33,7 @@ type ElysiaServer = { timeout(request: Request, seconds: number): void } | null 
 const isToolCall = (m: unknown) => typeof m === 'object' && m !== null && 'id' in m && (m as { method?: unknown }).method === 'tools/call';
 const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } => 'method' in m && 'id' in m;
 
-export function mcpRoutes(s: Services) {
+export function mcpRoutes(s: McpDeps) {
   const sessions = s.mcp;
   const newServer = toolServerFactory(s);
   const keepAliveMs = Math.round(s.config.mcpKeepAliveSeconds * 1000);

@@ -60,7 +60,7 @@ function claimHtml(factsJson: string): string {
 <h1>Buy an API key</h1>
 <p class="muted">Deposit SOL from your wallet to the gateway address, then prove you own that wallet by signing a one-time challenge. The key is shown once, on this page only.</p>
 <dl>
-  <dt>Gateway address</dt><dd><code id="gateway-address"></code> <button type="button" data-copy="gateway-address">Copy</button></dd>
+  <dt>Gateway address</dt><dd><code id="gateway-address"></code> <button type="button" id="copy-address" data-copy="gateway-address" hidden>Copy</button></dd>
   <dt>Network</dt><dd id="network"></dd>
   <dt>Minimum deposit</dt><dd id="min-deposit"></dd>
   <dt>Price</dt><dd id="price"></dd>

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, signBytes, type KeyPairSigner } from '@solana/kit';
 import type { Page } from 'puppeteer-core';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { deposit, signChallenge } from '../support/agent.ts';
 import { browserAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
@@ -48,22 +48,19 @@ function registerWalletScript(name: string, address: string, signer: string) {
 }
 
 describe.skipIf(!run)('claim page (/claim)', () => {
-  let chain: Sandbox;
+  const sandbox = sandboxGateways();
   let gw: TestGateway;
   let chromium: TestBrowser;
   const signers = new Map<string, KeyPairSigner>();
 
   beforeAll(async () => {
-    chain = await startSandbox();
     const gatewayAddress = (await generateKeyPairSigner()).address;
-    gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, freeCalls: 2, depositPollSeconds: 0.1 });
+    gw = await sandbox.gateway({ gatewayAddress, freeCalls: 2, depositPollSeconds: 0.1 });
     gw.services.watcher!.start(0.1);
     chromium = await launchBrowser();
   }, TEST_MS);
   afterAll(async () => {
     await chromium?.close();
-    await gw?.stop();
-    await chain?.stop();
   }, TEST_MS);
 
   /** A page with the given wallets registered: [shown name, reported wallet, wallet that really signs]. */
@@ -86,6 +83,8 @@ describe.skipIf(!run)('claim page (/claim)', () => {
 
   const text = (page: Page, id: string) => page.$eval(`#${id}`, (e) => (e as HTMLElement).innerText);
   const visible = (page: Page, id: string) => page.$eval(`#${id}`, (e) => !(e as HTMLElement).hidden);
+  /** Laid out on the page: what a person sees, whatever hides it. */
+  const shown = (page: Page, id: string) => page.$eval(`#${id}`, (e) => (e as HTMLElement).getClientRects().length > 0);
   const waitForText = (page: Page, id: string, needle: string, timeout = STEP_MS) =>
     page.waitForFunction((i: string, n: string) => document.getElementById(i)?.innerText.includes(n), { timeout }, id, needle);
   const clickWallet = (page: Page, name: string) =>
@@ -94,6 +93,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   test('shows the gateway address, network and minimum deposit', async () => {
     const page = await openClaimPage([]);
     expect(await text(page, 'gateway-address')).toBe(gw.config.gatewayAddress!);
+    expect(await shown(page, 'copy-address')).toBe(true);
     expect(await text(page, 'network')).toBe('mainnet-beta');
     expect(await text(page, 'min-deposit')).toContain('0.0022 SOL');
     expect(await text(page, 'wallets-msg')).toContain('No browser wallet found');
@@ -101,10 +101,11 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   }, TEST_MS);
 
   test('a gateway without a deposit address says plainly that it sells no keys', async () => {
-    const bare = await startGateway({ mainnetRpcUrls: [chain.url] });
+    const bare = await startGateway({ mainnetRpcUrls: [sandbox.chain.url] });
     try {
       const page = await openClaimPage([], bare.url);
       expect(await text(page, 'gateway-address')).toBe('not configured');
+      expect(await shown(page, 'copy-address')).toBe(false);
       expect(await text(page, 'gateway-msg')).toContain('does not sell keys');
       await page.close();
     } finally {
@@ -113,7 +114,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   }, TEST_MS);
 
   test('a wallet with no deposit gets a clear message and cannot claim', async () => {
-    const nobody = await chain.newWallet(100_000_000n);
+    const nobody = await sandbox.chain.newWallet(100_000_000n);
     const page = await openClaimPage([['Empty Wallet', nobody, nobody]]);
     await clickWallet(page, 'Empty Wallet');
     await waitForText(page, 'deposit-msg', 'No deposit from');
@@ -125,12 +126,12 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   }, TEST_MS);
 
   test('deposit -> connect -> sign -> a working key, shown once and kept nowhere', async () => {
-    const agent = await chain.newWallet(1_000_000_000n);
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
     const page = await openClaimPage([['Test Wallet', agent, agent]]);
     await clickWallet(page, 'Test Wallet');
     await waitForText(page, 'deposit-msg', 'No deposit from');
     // The deposit lands while the page is open; the page notices on its own.
-    await deposit(chain, agent, gw.config.gatewayAddress as never, BigInt(3 * PRICE));
+    await deposit(sandbox.chain, agent, gw.config.gatewayAddress as never, BigInt(3 * PRICE));
     await waitForText(page, 'deposit-msg', 'is waiting');
     await page.click('#sign-claim');
     await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
@@ -162,9 +163,9 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   }, TEST_MS);
 
   test('a wallet that signs with another key is told so, and the deposit stays claimable', async () => {
-    const owner = await chain.newWallet(1_000_000_000n);
-    const impostor = await chain.newWallet(100_000_000n);
-    await deposit(chain, owner, gw.config.gatewayAddress as never, BigInt(PRICE));
+    const owner = await sandbox.chain.newWallet(1_000_000_000n);
+    const impostor = await sandbox.chain.newWallet(100_000_000n);
+    await deposit(sandbox.chain, owner, gw.config.gatewayAddress as never, BigInt(PRICE));
     const page = await openClaimPage([['Odd Wallet', owner, impostor]]);
     await clickWallet(page, 'Odd Wallet');
     await waitForText(page, 'deposit-msg', 'is waiting');
@@ -177,8 +178,8 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   }, TEST_MS);
 
   test('without an extension: the exact challenge text, signed elsewhere and pasted, claims the key', async () => {
-    const agent = await chain.newWallet(1_000_000_000n);
-    await deposit(chain, agent, gw.config.gatewayAddress as never, BigInt(PRICE));
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    await deposit(sandbox.chain, agent, gw.config.gatewayAddress as never, BigInt(PRICE));
     const page = await openClaimPage([]);
     await page.click('#manual summary');
     await page.type('#manual-wallet', agent.address);
@@ -200,8 +201,8 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   }, TEST_MS);
 
   test('an expired challenge is named as such', async () => {
-    const shortLived = await startGateway({ mainnetRpcUrls: [chain.url], gatewayAddress: gw.config.gatewayAddress, challengeTtlSeconds: 1 });
-    const agent = await chain.newWallet(1_000_000_000n);
+    const shortLived = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], gatewayAddress: gw.config.gatewayAddress, challengeTtlSeconds: 1 });
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
     const page = await openClaimPage([], shortLived.url);
     await page.click('#manual summary');
     await page.type('#manual-wallet', agent.address);

@@ -3,34 +3,28 @@
 // the REST route and the metrics wrapper as a Response, not a promise of one. Each await of a
 // value already there costs a request a turn of the microtask queue; these hold the hot path to
 // that, and hold that answers and refusals given at once are the ones given later.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { blockhash } from '../../src/capabilities/blockhash.ts';
 import { call } from '../../src/calls/pipeline.ts';
 import type { Caller } from '../../src/calls/caller.ts';
 import { Upstream } from '../../src/chain/upstream.ts';
 import { silentLogger } from '../../src/log.ts';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 
-let chain: Sandbox;
-beforeAll(async () => {
-  chain = await startSandbox();
-});
-afterAll(async () => {
-  await chain.stop();
-});
+const sandbox = sandboxGateways();
 
 test('a cached upstream answer is the value itself, not a promise; a miss is a promise and reaches the node once', async () => {
-  const up = new Upstream({ label: 'mem', urls: [chain.url], timeoutMs: 2000, retries: 0, log: silentLogger });
+  const up = new Upstream({ label: 'mem', urls: [sandbox.chain.url], timeoutMs: 2000, retries: 0, log: silentLogger });
   const ask = () => up.call<{ value: { blockhash: string } }>('getLatestBlockhash', [{ commitment: 'finalized' }], { cacheMs: 60_000 });
-  chain.resetCalls();
+  sandbox.chain.resetCalls();
   const miss = ask();
   expect(miss).toBeInstanceOf(Promise);
   const first = await miss;
   const hit = ask();
   expect(hit).not.toBeInstanceOf(Promise);
   expect(hit).toBe(first);
-  expect(chain.calls('getLatestBlockhash')).toBe(1);
+  expect(sandbox.chain.calls('getLatestBlockhash')).toBe(1);
 });
 
 // Rate limits on (the default) and off: with both, a bucket in this process is decided at once.
@@ -39,10 +33,7 @@ for (const rateLimitRps of [0, 20]) {
     let gw: TestGateway;
     const caller: Caller = { address: '198.51.100.7', face: 'rest' };
     beforeAll(async () => {
-      gw = await startGateway({ mainnetRpcUrls: [chain.url], rateLimitRps, rateLimitBurst: 3 });
-    });
-    afterAll(async () => {
-      await gw.stop();
+      gw = await sandbox.gateway({ rateLimitRps, rateLimitBurst: 3 });
     });
 
     test('a free call is a promise while its answer is fetched, then an outcome at once, the same answer', async () => {
@@ -86,7 +77,7 @@ for (const rateLimitRps of [0, 20]) {
 }
 
 test('/api/keys/me refuses an unknown key at once with its 401', async () => {
-  const gw = await startGateway({ mainnetRpcUrls: [chain.url] });
+  const gw = await startGateway({ mainnetRpcUrls: [sandbox.chain.url] });
   try {
     const route = gw.app.direct.find((r) => r.path === '/api/keys/me')!;
     const server = (gw.app as unknown as { server: unknown }).server;

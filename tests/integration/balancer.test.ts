@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { freePort, startReplica, type Replica } from '../support/replicas.ts';
@@ -25,7 +25,6 @@ function haproxyMissing(): boolean {
 }
 const skip = shouldSkipPostgres('balancer') || haproxyMissing();
 
-let chain: Sandbox;
 let replicas: Replica[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'cig-lb-'));
 
@@ -58,14 +57,13 @@ async function balancer(sticky: boolean): Promise<{ url: string; stop(): Promise
 }
 
 describe.skipIf(skip)('MCP behind a round-robin balancer', () => {
+  const sandbox = sandboxGateways();
   beforeAll(async () => {
-    chain = await startSandbox();
-    const env = { DATABASE_URL: await freshDatabase(), MAINNET_RPC_URLS: chain.url, DEVNET_RPC_URLS: chain.url, RATE_LIMIT_RPS: '0' };
+    const env = { DATABASE_URL: await freshDatabase(), MAINNET_RPC_URLS: sandbox.chain.url, DEVNET_RPC_URLS: sandbox.chain.url, RATE_LIMIT_RPS: '0' };
     replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
   }, POSTGRES_HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop()));
-    await chain?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

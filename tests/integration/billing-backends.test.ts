@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { DepositWatcher } from '../../src/billing/watcher.ts';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
@@ -14,14 +14,8 @@ setDefaultTimeout(30_000);
 const PRICE = 2_200_000;
 const SECRET = 'whsec_backends';
 
-let chain: Sandbox;
-let mint: Address;
+const sandbox = sandboxGateways({ mint: true });
 
-beforeAll(async () => {
-  chain = await startSandbox();
-  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
-});
-afterAll(() => chain.stop());
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   describe.skipIf(backend === 'postgres' && shouldSkipPostgres('billing-backends'))(`billing on ${backend}`, () => {
@@ -31,18 +25,18 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     beforeAll(async () => {
       gatewayAddress = (await generateKeyPairSigner()).address;
       const databaseUrl = backend === 'postgres' ? await freshDatabase() : undefined;
-      gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: SECRET, freeCalls: 2, databaseUrl });
+      gw = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], devnetRpcUrls: [sandbox.chain.url], gatewayAddress, webhookSecret: SECRET, freeCalls: 2, databaseUrl });
       expect(gw.services.store.backend).toBe(backend);
     }, POSTGRES_HOOK_TIMEOUT_MS);
     afterAll(() => gw?.stop());
 
     const watcher = () =>
       new DepositWatcher({ store: gw.services.store, rpc: gw.services.upstreams['mainnet-beta'], network: 'mainnet-beta', gateway: gatewayAddress, minDepositLamports: gw.config.minDepositLamports, log: gw.services.log });
-    const paidCall = (key: string, wallet: string) => gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${mint}`, { 'x-api-key': key });
+    const paidCall = (key: string, wallet: string) => gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key });
 
     test('deposit -> watcher -> claim -> free calls, then credit, then 402; a later claim revokes the old key', async () => {
-      const agent = await chain.newWallet(1_000_000_000n);
-      await deposit(chain, agent, gatewayAddress, BigInt(PRICE + 1000));
+      const agent = await sandbox.chain.newWallet(1_000_000_000n);
+      await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE + 1000));
       expect(await watcher().poll()).toBeGreaterThanOrEqual(1);
       const key = await claimWhenSeen(gw, agent, 0);
       expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body).toMatchObject({ freeCallsRemaining: 2, creditLamports: PRICE + 1000, callsMade: 0 });
@@ -55,7 +49,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       for (let i = 0; i < 250 && calls.length < 3; i++, await Bun.sleep(20)) calls = (await gw.get('/api/keys/me/usage', { 'x-api-key': key })).body.calls;
       expect(calls.map((c) => c.paidWith)).toEqual(['credit', 'free_call', 'free_call']);
 
-      await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+      await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
       await watcher().poll();
       const second = await claimWhenSeen(gw, agent, 0);
       expect((await gw.get('/api/keys/me', { 'x-api-key': key })).status).toBe(401);
@@ -78,8 +72,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('the same deposit posted 20 times at once and seen by two watchers is credited once', async () => {
-      const agent = await chain.newWallet(100_000_000n);
-      const sig = await deposit(chain, agent, gatewayAddress, 7_000_000n);
+      const agent = await sandbox.chain.newWallet(100_000_000n);
+      const sig = await deposit(sandbox.chain, agent, gatewayAddress, 7_000_000n);
       const payload = heliusPayload(sig, agent.address, gatewayAddress, 7_000_000);
       const results = await Promise.all([
         ...Array.from({ length: 20 }, () => gw.post('/api/payments/webhook', payload, { authorization: SECRET })),
@@ -93,8 +87,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('two claims at once: one key, the other finds nothing pending; a challenge works once', async () => {
-      const agent = await chain.newWallet(100_000_000n);
-      const sig = await deposit(chain, agent, gatewayAddress, 5_000_000n);
+      const agent = await sandbox.chain.newWallet(100_000_000n);
+      const sig = await deposit(sandbox.chain, agent, gatewayAddress, 5_000_000n);
       await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, 5_000_000), { authorization: SECRET });
       const [a, b] = await Promise.all([claim(gw, agent), claim(gw, agent)]);
       // A newer challenge for the wallet supersedes the older, so the loser sees 401 or 404.
@@ -118,12 +112,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('a restarted watcher resumes from the persisted cursor: old deposits are not recorded again', async () => {
-      const agent = await chain.newWallet(100_000_000n);
-      await deposit(chain, agent, gatewayAddress, 3_000_000n);
+      const agent = await sandbox.chain.newWallet(100_000_000n);
+      await deposit(sandbox.chain, agent, gatewayAddress, 3_000_000n);
       await watcher().poll();
       expect(await watcher().poll()).toBe(0);
       expect((await gw.services.store.watcherCursor('mainnet-beta', gatewayAddress)).last?.signature).toBeString();
-      await deposit(chain, agent, gatewayAddress, 4_000_000n);
+      await deposit(sandbox.chain, agent, gatewayAddress, 4_000_000n);
       expect(await watcher().poll()).toBe(1);
     });
   });

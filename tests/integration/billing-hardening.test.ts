@@ -1,6 +1,6 @@
 // The billing side of "safe on the open internet": each test attacks one finding through the real
 // server, a real SQLite file and real transactions on the sandbox sandbox.chain.
-import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import type { TestGateway } from '../support/gateway.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
@@ -17,12 +17,7 @@ const PRICE = 2_200_000;
 // Several real transactions and claims per test: generous on a loaded machine.
 setDefaultTimeout(30_000);
 
-const sandbox = sandboxGateways();
-let mint: Address;
-
-beforeAll(async () => {
-  mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
-});
+const sandbox = sandboxGateways({ mint: true });
 
 async function gatewayWith(overrides: Partial<Config> = {}) {
   const gatewayAddress = (await generateKeyPairSigner()).address;
@@ -50,7 +45,7 @@ describe('exact amounts', () => {
     const body = parseJson(await me.text()) as Record<string, unknown>;
     expect(body.creditLamports).toBe(amount);
     expect(BigInt(body.paidCallsAvailable as number)).toBe(amount / BigInt(PRICE));
-    const paid = await gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { 'x-api-key': key });
+    const paid = await gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${sandbox.mint}`, { 'x-api-key': key });
     expect(paid.status).toBe(200);
     expect(paid.headers.get('x-credits-remaining')).toBe((amount - BigInt(PRICE)).toString());
   });

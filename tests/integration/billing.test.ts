@@ -4,37 +4,30 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { DepositWatcher } from '../../src/billing/watcher.ts';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, claimWhenSeen, deposit, fundedKey, heliusPayload, signChallenge } from '../support/agent.ts';
 
 const PRICE = 2_200_000;
-const MINT_FOR_ATA = async (chain: Sandbox) => chain.createMint({ authority: chain.payer, decimals: 6 });
-
-let chain: Sandbox;
-let mint: Address;
+const sandbox = sandboxGateways({ mint: true });
 /** Every key any test was given: at the end none may be found in the database files. */
 const issuedKeys: string[] = [];
 const databases: string[] = [];
 
-beforeAll(async () => {
-  chain = await startSandbox();
-  mint = await MINT_FOR_ATA(chain);
-});
-afterAll(async () => {
-  await chain.stop();
+afterAll(() => {
   for (const db of databases) rmSync(dirname(db), { recursive: true, force: true });
 });
 
+// Its database outlives stop(): the last test searches every database file for the keys issued.
 async function gatewayWith(overrides: Parameters<typeof startGateway>[0] = {}) {
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, ...overrides }, { keepFiles: true });
+  const gw = await startGateway({ ...sandbox.rpcUrls, gatewayAddress, ...overrides }, { keepFiles: true });
   databases.push(gw.config.databasePath);
   return { gw, gatewayAddress };
 }
 
 const paidCall = (gw: TestGateway, key: string | undefined, wallet: string) =>
-  gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${mint}`, key ? { 'x-api-key': key } : {});
+  gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, key ? { 'x-api-key': key } : {});
 
 describe('the agent journey, deposit seen by the watcher', () => {
   let gw: TestGateway;
@@ -45,7 +38,7 @@ describe('the agent journey, deposit seen by the watcher', () => {
   beforeAll(async () => {
     ({ gw, gatewayAddress } = await gatewayWith({ freeCalls: 2, depositPollSeconds: 0.1 }));
     gw.services.watcher!.start(0.1);
-    agent = await chain.newWallet(1_000_000_000n);
+    agent = await sandbox.chain.newWallet(1_000_000_000n);
   });
   afterAll(() => gw.stop());
 
@@ -63,7 +56,7 @@ describe('the agent journey, deposit seen by the watcher', () => {
   });
 
   test('deposit -> watcher -> challenge -> signature -> key', async () => {
-    await deposit(chain, agent, gatewayAddress, BigInt(3 * PRICE + 1000));
+    await deposit(sandbox.chain, agent, gatewayAddress, BigInt(3 * PRICE + 1000));
     firstKey = await claimWhenSeen(gw, agent);
     issuedKeys.push(firstKey);
     expect(firstKey).toMatch(/^cig_[1-9A-HJ-NP-Za-km-z]{40,}$/);
@@ -94,7 +87,7 @@ describe('the agent journey, deposit seen by the watcher', () => {
   });
 
   test('a top-up and a new claim rotate the key: the old one is refused, the new one carries the credit', async () => {
-    await deposit(chain, agent, gatewayAddress, 5_000_000n);
+    await deposit(sandbox.chain, agent, gatewayAddress, 5_000_000n);
     const secondKey = await claimWhenSeen(gw, agent);
     issuedKeys.push(secondKey);
     expect(secondKey).not.toBe(firstKey);
@@ -107,13 +100,13 @@ describe('the agent journey, deposit seen by the watcher', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-credits-remaining')).toBe(String(5_001_000 - PRICE));
     // Authorization: Bearer works as well as x-api-key.
-    const bearer = await gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { authorization: `Bearer ${secondKey}` });
+    const bearer = await gw.get(`/api/chain/find-ata?wallet=${agent.address}&mint=${sandbox.mint}`, { authorization: `Bearer ${secondKey}` });
     expect(bearer.status).toBe(200);
   });
 
   test('a deposit below the minimum is recorded but not credited', async () => {
-    const small = await chain.newWallet(100_000_000n);
-    await deposit(chain, small, gatewayAddress, 1_000_000n);
+    const small = await sandbox.chain.newWallet(100_000_000n);
+    await deposit(sandbox.chain, small, gatewayAddress, 1_000_000n);
     await gw.services.watcher!.poll();
     await gw.services.watcher!.poll();
     expect((await claim(gw, small)).status).toBe(404);
@@ -131,8 +124,8 @@ describe('the agent journey, deposit pushed by the webhook', () => {
   afterAll(() => gw.stop());
 
   test('deposit -> webhook -> claim -> calls -> 402 -> top-up -> rotated key', async () => {
-    const agent = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
     const hook = await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, PRICE), { authorization: SECRET });
     expect(hook.status).toBe(200);
     expect(hook.body.deposits).toEqual([{ signature: sig, wallet: agent.address, lamports: String(PRICE), outcome: 'credited' }]);
@@ -142,7 +135,7 @@ describe('the agent journey, deposit pushed by the webhook', () => {
     expect((await paidCall(gw, key, agent.address)).status).toBe(200); // credit
     expect((await paidCall(gw, key, agent.address)).status).toBe(402);
 
-    const sig2 = await deposit(chain, agent, gatewayAddress, BigInt(2 * PRICE));
+    const sig2 = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(2 * PRICE));
     expect((await gw.post('/api/payments/webhook', heliusPayload(sig2, agent.address, gatewayAddress, 2 * PRICE), { authorization: SECRET })).status).toBe(200);
     const key2 = await claimWhenSeen(gw, agent, 0);
     issuedKeys.push(key2);
@@ -159,8 +152,8 @@ describe('claim failures', () => {
 
   beforeAll(async () => {
     ({ gw, gatewayAddress } = await gatewayWith({ webhookSecret: SECRET, challengeTtlSeconds: 1 }));
-    agent = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+    agent = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
     await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, PRICE), { authorization: SECRET });
   });
   afterAll(() => gw.stop());
@@ -265,8 +258,8 @@ describe('webhook', () => {
     (gw.services.db!.$client.query('SELECT credit_lamports AS c FROM pending_claims WHERE wallet = ?').get(wallet) as { c: number } | null)?.c ?? 0;
 
   test('a wrong or missing Authorization header is 401 and records nothing', async () => {
-    const agent = await chain.newWallet(100_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+    const agent = await sandbox.chain.newWallet(100_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
     const payload = heliusPayload(sig, agent.address, gatewayAddress, PRICE);
     const before = depositsRecorded().n;
     const attempts: Record<string, string>[] = [{}, { authorization: 'wrong' }, { authorization: SECRET + 'x' }, { authorization: `Bearer ${SECRET}` }];
@@ -279,10 +272,10 @@ describe('webhook', () => {
   });
 
   test('reported deposits the chain does not confirm are not credited', async () => {
-    const agent = await chain.newWallet(100_000_000n);
-    const other = await chain.newWallet(100_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
-    const elsewhere = await chain.transferSol(agent, other.address, BigInt(PRICE));
+    const agent = await sandbox.chain.newWallet(100_000_000n);
+    const other = await sandbox.chain.newWallet(100_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
+    const elsewhere = await sandbox.chain.transferSol(agent, other.address, BigInt(PRICE));
     const unknownSig = '5'.repeat(87);
     const lies = [
       heliusPayload(unknownSig, agent.address, gatewayAddress, PRICE), // not on chain
@@ -305,8 +298,8 @@ describe('webhook', () => {
   });
 
   test('the same deposit posted 50 times at once, and seen by the watcher too, is credited exactly once', async () => {
-    const agent = await chain.newWallet(100_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, 7_000_000n);
+    const agent = await sandbox.chain.newWallet(100_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, 7_000_000n);
     const payload = heliusPayload(sig, agent.address, gatewayAddress, 7_000_000);
     const watcher = new DepositWatcher({
       store: gw.services.store,
@@ -341,7 +334,7 @@ describe('money under concurrency', () => {
   afterAll(() => gw.stop());
 
   async function keyWith(lamports: number) {
-    const { key, wallet } = await fundedKey(gw, chain, lamports);
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, lamports);
     issuedKeys.push(key);
     return { agent: { address: wallet }, key };
   }
@@ -359,9 +352,9 @@ describe('money under concurrency', () => {
 
   test('a paid call whose upstream fails is refunded', async () => {
     const { agent, key } = await keyWith(2 * PRICE);
-    chain.fault({ mode: 'http500' }, { methods: ['getMultipleAccounts'] });
+    sandbox.chain.fault({ mode: 'http500' }, { methods: ['getMultipleAccounts'] });
     const res = await paidCall(gw, key, agent.address);
-    chain.fault(null);
+    sandbox.chain.fault(null);
     expect(res.status).toBe(500);
     expect(res.body.live_status).toBe('FAILED');
     expect(res.headers.get('x-credits-remaining')).toBe(String(2 * PRICE));
@@ -370,11 +363,11 @@ describe('money under concurrency', () => {
 
   test('a 400 costs nothing', async () => {
     const { agent, key } = await keyWith(PRICE);
-    for (const path of [`/api/chain/find-ata?wallet=${agent.address}`, `/api/chain/find-ata?mint=${mint}`, `/api/chain/find-ata?wallet=bad&mint=${mint}`, `/api/chain/find-ata?wallet=${agent.address}&mint=${mint}&network=x`]) {
+    for (const path of [`/api/chain/find-ata?wallet=${agent.address}`, `/api/chain/find-ata?mint=${sandbox.mint}`, `/api/chain/find-ata?wallet=bad&mint=${sandbox.mint}`, `/api/chain/find-ata?wallet=${agent.address}&mint=${sandbox.mint}&network=x`]) {
       const res = await gw.get(path, { 'x-api-key': key });
       expect(res.status).toBe(400);
     }
-    expect((await gw.get(`/api/chain/find-ata?mint=${mint}`, { 'x-api-key': key })).body.error).toBe('Missing parameters');
+    expect((await gw.get(`/api/chain/find-ata?mint=${sandbox.mint}`, { 'x-api-key': key })).body.error).toBe('Missing parameters');
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(PRICE);
   });
 });
@@ -418,10 +411,10 @@ describe('secrets at rest', () => {
 
 describe('a gateway without a deposit address', () => {
   test('serves free calls and says plainly in the 402 body that deposits are not configured', async () => {
-    const gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url] });
+    const gw = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], devnetRpcUrls: [sandbox.chain.url] });
     try {
       expect((await gw.get('/api/chain/blockhash')).status).toBe(200);
-      const res = await gw.get(`/api/chain/find-ata?wallet=${chain.payer.address}&mint=${mint}`);
+      const res = await gw.get(`/api/chain/find-ata?wallet=${sandbox.chain.payer.address}&mint=${sandbox.mint}`);
       expect(res.status).toBe(402);
       expect(res.body).toMatchObject({ error: 'Payment required', priceLamports: PRICE, payTo: null });
       expect(res.body.instructions).toContain('not configured');

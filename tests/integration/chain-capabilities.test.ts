@@ -1,6 +1,6 @@
 // The paid chain capabilities end to end: real server, real SQLite, a real key bought with a real
 // deposit, and state built on the sandbox chain with real transactions.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import {
@@ -19,8 +19,8 @@ import {
   type Address,
   type KeyPairSigner,
 } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 
@@ -28,7 +28,7 @@ const PRICE = 2_200_000;
 const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 let key: string;
 let H: Record<string, string>;
@@ -36,7 +36,7 @@ let H: Record<string, string>;
 const credit = async () => (await gw.get('/api/keys/me', H)).body.creditLamports as number;
 const rpc = async (method: string, params: unknown[]) =>
   (
-    (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) =>
+    (await fetch(sandbox.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) =>
       r.json(),
     )) as any
   ).result;
@@ -53,24 +53,19 @@ function transferTx(from: Address, to: Address, lamports: bigint, version: 'lega
 }
 
 beforeAll(async () => {
-  chain = await startSandbox();
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: 'whsec_chain', freeCalls: 0 });
-  ({ key } = await fundedKey(gw, chain, 200 * PRICE));
+  gw = await sandbox.gateway({ gatewayAddress, webhookSecret: 'whsec_chain', freeCalls: 0 });
+  ({ key } = await fundedKey(gw, sandbox.chain, 200 * PRICE));
   H = { 'x-api-key': key };
-});
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
 });
 
 describe('token-accounts', () => {
   test('lists holdings under both token programs with exact amounts', async () => {
-    const owner = await chain.newWallet();
-    const classic = await chain.createMint({ authority: chain.payer, decimals: 6 });
-    const t22 = await chain.createMint({ authority: chain.payer, decimals: 9, tokenProgram: 'token-2022' });
-    await chain.mintTo(classic, chain.payer, owner.address, 1_500_000n);
-    await chain.mintTo(t22, chain.payer, owner.address, 18_446_744_073_709_551_615n); // u64::MAX, beyond 2^53
+    const owner = await sandbox.chain.newWallet();
+    const classic = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
+    const t22 = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 9, tokenProgram: 'token-2022' });
+    await sandbox.chain.mintTo(classic, sandbox.chain.payer, owner.address, 1_500_000n);
+    await sandbox.chain.mintTo(t22, sandbox.chain.payer, owner.address, 18_446_744_073_709_551_615n); // u64::MAX, beyond 2^53
     const res = await gw.get(`/api/chain/token-accounts?wallet=${owner.address}`, H);
     expect(res.status).toBe(200);
     expect(res.body.tokenCount).toBe(2);
@@ -94,10 +89,10 @@ describe('transactions', () => {
   const sigs: string[] = [];
 
   beforeAll(async () => {
-    wallet = await chain.newWallet(5_000_000_000n);
+    wallet = await sandbox.chain.newWallet(5_000_000_000n);
     const other = await generateKeyPairSigner();
-    for (let i = 0; i < 4; i++) sigs.push(await chain.transferSol(wallet, other.address, BigInt(1_000_000 + i), i === 2 ? { memo: 'rent for March' } : {}));
-    sigs.push(await chain.failingTransaction(wallet));
+    for (let i = 0; i < 4; i++) sigs.push(await sandbox.chain.transferSol(wallet, other.address, BigInt(1_000_000 + i), i === 2 ? { memo: 'rent for March' } : {}));
+    sigs.push(await sandbox.chain.failingTransaction(wallet));
   });
 
   test('newest first, with slot, time, error, memo and status; limit and a before cursor page back', async () => {
@@ -120,8 +115,8 @@ describe('transactions', () => {
   });
 
   test('the default limit is 10', async () => {
-    const busy = await chain.newWallet(5_000_000_000n);
-    for (let i = 0; i < 12; i++) await chain.transferSol(busy, chain.payer.address, BigInt(1000 + i));
+    const busy = await sandbox.chain.newWallet(5_000_000_000n);
+    for (let i = 0; i < 12; i++) await sandbox.chain.transferSol(busy, sandbox.chain.payer.address, BigInt(1000 + i));
     const res = await gw.get(`/api/chain/transactions?wallet=${busy.address}`, H);
     expect(res.body.count).toBe(10);
   });
@@ -137,27 +132,27 @@ describe('transactions', () => {
 
 describe('find-ata', () => {
   test("derives with the mint's own program and says whether the account exists", async () => {
-    const owner = await chain.newWallet();
-    const t22 = await chain.createMint({ authority: chain.payer, decimals: 2, tokenProgram: 'token-2022' });
+    const owner = await sandbox.chain.newWallet();
+    const t22 = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 2, tokenProgram: 'token-2022' });
     const [expected] = await findAssociatedTokenPda({ owner: owner.address, mint: t22, tokenProgram: address(TOKEN_2022) });
     const before = await gw.get(`/api/chain/find-ata?wallet=${owner.address}&mint=${t22}`, H);
     expect(before.body).toMatchObject({ ataAddress: expected, tokenProgram: TOKEN_2022, exists: false });
-    await chain.mintTo(t22, chain.payer, owner.address, 12_345n);
+    await sandbox.chain.mintTo(t22, sandbox.chain.payer, owner.address, 12_345n);
     const after = await gw.get(`/api/chain/find-ata?wallet=${owner.address}&mint=${t22}`, H);
     expect(after.body).toMatchObject({ ataAddress: expected, exists: true, amount: '12345', decimals: 2, uiAmountString: '123.45' });
     // An answer with the account is reused for a second (and still charged); one without never is.
-    const reads = chain.calls('getMultipleAccounts');
+    const reads = sandbox.chain.calls('getMultipleAccounts');
     const again = await gw.get(`/api/chain/find-ata?wallet=${owner.address}&mint=${t22}`, H);
     expect(again.body).toEqual(after.body);
-    expect(chain.calls('getMultipleAccounts')).toBe(reads);
+    expect(sandbox.chain.calls('getMultipleAccounts')).toBe(reads);
     expect(Number(again.headers.get('x-credits-remaining'))).toBeLessThan(Number(after.headers.get('x-credits-remaining')));
     const stranger = await generateKeyPairSigner();
     for (let i = 0; i < 2; i++) expect((await gw.get(`/api/chain/find-ata?wallet=${stranger.address}&mint=${t22}`, H)).body.exists).toBe(false);
-    expect(chain.calls('getMultipleAccounts')).toBe(reads + 2);
+    expect(sandbox.chain.calls('getMultipleAccounts')).toBe(reads + 2);
   });
 
   test('an address that is not a mint is a 404 and is refunded', async () => {
-    const owner = await chain.newWallet();
+    const owner = await sandbox.chain.newWallet();
     const before = await credit();
     const res = await gw.get(`/api/chain/find-ata?wallet=${owner.address}&mint=${owner.address}`, H);
     expect(res.status).toBe(404);
@@ -168,26 +163,26 @@ describe('find-ata', () => {
 
 describe('token-profile', () => {
   test('a Token-2022 mint with a transfer fee and a permanent delegate, holders resolved to owners', async () => {
-    const holderA = await chain.newWallet();
-    const holderB = await chain.newWallet();
+    const holderA = await sandbox.chain.newWallet();
+    const holderB = await sandbox.chain.newWallet();
     const [pool] = await getProgramDerivedAddress({ programAddress: address('675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8'), seeds: ['pool-vault'] });
-    const mint = await chain.createMint({
-      authority: chain.payer,
+    const mint = await sandbox.chain.createMint({
+      authority: sandbox.chain.payer,
       decimals: 6,
       tokenProgram: 'token-2022',
-      extensions: { transferFee: { basisPoints: 250, maximumFee: 5_000_000n }, permanentDelegate: chain.payer.address },
+      extensions: { transferFee: { basisPoints: 250, maximumFee: 5_000_000n }, permanentDelegate: sandbox.chain.payer.address },
     });
-    await chain.mintTo(mint, chain.payer, holderA.address, 600_000_000n);
-    await chain.mintTo(mint, chain.payer, pool, 300_000_000n);
-    await chain.mintTo(mint, chain.payer, holderB.address, 100_000_000n);
+    await sandbox.chain.mintTo(mint, sandbox.chain.payer, holderA.address, 600_000_000n);
+    await sandbox.chain.mintTo(mint, sandbox.chain.payer, pool, 300_000_000n);
+    await sandbox.chain.mintTo(mint, sandbox.chain.payer, holderB.address, 100_000_000n);
 
     const res = await gw.get(`/api/chain/token-profile?mint=${mint}`, H);
     expect(res.status).toBe(200);
     const p = res.body;
-    expect(p).toMatchObject({ mint, tokenProgram: TOKEN_2022, decimals: 6, supply: '1000000000', uiSupply: '1000', mintAuthority: chain.payer.address, freezeAuthority: null });
+    expect(p).toMatchObject({ mint, tokenProgram: TOKEN_2022, decimals: 6, supply: '1000000000', uiSupply: '1000', mintAuthority: sandbox.chain.payer.address, freezeAuthority: null });
     const fee = p.extensions.find((e: any) => e.extension === 'transferFeeConfig');
     expect(fee.state.newerTransferFee.transferFeeBasisPoints).toBe(250);
-    expect(p.extensions.find((e: any) => e.extension === 'permanentDelegate').state.delegate).toBe(chain.payer.address);
+    expect(p.extensions.find((e: any) => e.extension === 'permanentDelegate').state.delegate).toBe(sandbox.chain.payer.address);
 
     expect(p.topHolders.map((h: any) => [h.owner, h.kind, h.percent])).toEqual([
       [holderA.address, 'wallet', 60],
@@ -204,10 +199,10 @@ describe('token-profile', () => {
   });
 
   test('a classic mint with both authorities revoked and spread holders reads LOW', async () => {
-    const mint = await chain.createMint({ authority: chain.payer, decimals: 0 });
+    const mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 0 });
     // 40 equal holders: the top 10 hold 25% of supply, under every concentration threshold.
-    for (let i = 0; i < 40; i++) await chain.mintTo(mint, chain.payer, (await generateKeyPairSigner()).address, 1000n);
-    await chain.setMintAuthority(mint, chain.payer, null);
+    for (let i = 0; i < 40; i++) await sandbox.chain.mintTo(mint, sandbox.chain.payer, (await generateKeyPairSigner()).address, 1000n);
+    await sandbox.chain.setMintAuthority(mint, sandbox.chain.payer, null);
     const res = await gw.get(`/api/chain/token-profile?mint=${mint}`, H);
     expect(res.body).toMatchObject({ mintAuthority: null, freezeAuthority: null, tokenProgram: TOKEN });
     expect(res.body.topHolders).toHaveLength(10);
@@ -216,18 +211,18 @@ describe('token-profile', () => {
   });
 
   test('when the node refuses the holder index (a recorded Helius error), the profile still answers and says so', async () => {
-    const mint = await chain.createMint({ authority: chain.payer, decimals: 3, freezeAuthority: chain.payer.address });
-    await chain.mintTo(mint, chain.payer, chain.payer.address, 5_000n);
-    chain.fault({ mode: 'rpcError', code: -32603, message: 'account index service overloaded, please try again.' }, { methods: ['getTokenLargestAccounts'] });
+    const mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 3, freezeAuthority: sandbox.chain.payer.address });
+    await sandbox.chain.mintTo(mint, sandbox.chain.payer, sandbox.chain.payer.address, 5_000n);
+    sandbox.chain.fault({ mode: 'rpcError', code: -32603, message: 'account index service overloaded, please try again.' }, { methods: ['getTokenLargestAccounts'] });
     const res = await gw.get(`/api/chain/token-profile?mint=${mint}`, H);
-    chain.fault(null);
+    sandbox.chain.fault(null);
     expect(res.status).toBe(200);
     expect(res.body.topHolders).toEqual([]);
     expect(res.body.security.flags).toEqual(expect.arrayContaining(['FREEZE_AUTHORITY', 'HOLDERS_UNAVAILABLE']));
   });
 
   test('a wallet address is not a mint: 404, refunded', async () => {
-    const owner = await chain.newWallet();
+    const owner = await sandbox.chain.newWallet();
     const before = await credit();
     const res = await gw.get(`/api/chain/token-profile?mint=${owner.address}`, H);
     expect(res.status).toBe(404);
@@ -238,9 +233,9 @@ describe('token-profile', () => {
 
 describe('optimal-fee', () => {
   test('tiers are the 25/50/75th percentiles of the non-zero fees that landed, priced for compute units', async () => {
-    const payer = await chain.newWallet(10_000_000_000n);
+    const payer = await sandbox.chain.newWallet(10_000_000_000n);
     const prices = [100, 7_000, 2_500, 40_000, 1_200, 90_000, 15_000, 3_300, 500_000, 8_800, 61_000, 4_400];
-    for (const price of prices) await chain.transferSol(payer, chain.payer.address, 1000n, { computeUnitPrice: BigInt(price) });
+    for (const price of prices) await sandbox.chain.transferSol(payer, sandbox.chain.payer.address, 1000n, { computeUnitPrice: BigInt(price) });
     // The expectation comes from the node's own samples, by plain sorting (not the code under test).
     const samples: { prioritizationFee: number }[] = await rpc('getRecentPrioritizationFees', []);
     const nonZero = samples.map((s) => s.prioritizationFee).filter((f) => f > 0).sort((a, b) => a - b);
@@ -262,10 +257,10 @@ describe('optimal-fee', () => {
   });
 
   test('accounts narrow the sample and are echoed; a bad account list is a 400 that costs nothing', async () => {
-    const writer = await chain.newWallet();
-    const ok = await gw.get(`/api/chain/optimal-fee?accounts=${writer.address},${chain.payer.address}`, H);
+    const writer = await sandbox.chain.newWallet();
+    const ok = await gw.get(`/api/chain/optimal-fee?accounts=${writer.address},${sandbox.chain.payer.address}`, H);
     expect(ok.status).toBe(200);
-    expect(ok.body.accounts).toEqual([writer.address, chain.payer.address]);
+    expect(ok.body.accounts).toEqual([writer.address, sandbox.chain.payer.address]);
     const before = await credit();
     const bad = await gw.get('/api/chain/optimal-fee?accounts=notanaddress', H);
     expect(bad.status).toBe(400);
@@ -276,9 +271,9 @@ describe('optimal-fee', () => {
 
   test('when the cluster gives no fees: 500 "Could not fetch prioritization fees from cluster", refunded', async () => {
     const before = await credit();
-    chain.fault({ mode: 'http500' }, { methods: ['getRecentPrioritizationFees'] });
+    sandbox.chain.fault({ mode: 'http500' }, { methods: ['getRecentPrioritizationFees'] });
     const res = await gw.get('/api/chain/optimal-fee?network=devnet&computeUnits=777', H);
-    chain.fault(null);
+    sandbox.chain.fault(null);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'Could not fetch prioritization fees from cluster', live_status: 'FAILED' });
     expect(await credit()).toBe(before);
@@ -287,9 +282,9 @@ describe('optimal-fee', () => {
 
 describe('decode-tx', () => {
   test('a real SOL transfer: Transfer, amount and counterparty, slot/fee/time from the chain', async () => {
-    const from = await chain.newWallet(2_000_000_000n);
+    const from = await sandbox.chain.newWallet(2_000_000_000n);
     const to = await generateKeyPairSigner();
-    const sig = await chain.transferSol(from, to.address, 123_456_789n);
+    const sig = await sandbox.chain.transferSol(from, to.address, 123_456_789n);
     const res = await gw.get(`/api/chain/decode-tx?signature=${sig}`, H);
     expect(res.status).toBe(200);
     const chainTx = await rpc('getTransaction', [sig, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
@@ -302,19 +297,19 @@ describe('decode-tx', () => {
   });
 
   test('a real token transfer names the token amount', async () => {
-    const alice = await chain.newWallet();
+    const alice = await sandbox.chain.newWallet();
     const bob = await generateKeyPairSigner();
-    const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
-    await chain.mintTo(mint, chain.payer, alice.address, 10_000_000n);
-    const sig = await chain.transferToken(mint, alice, bob.address, 2_500_000n);
+    const mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
+    await sandbox.chain.mintTo(mint, sandbox.chain.payer, alice.address, 10_000_000n);
+    const sig = await sandbox.chain.transferToken(mint, alice, bob.address, 2_500_000n);
     const res = await gw.get(`/api/chain/decode-tx?signature=${sig}`, H);
     expect(res.body.category).toBe('Transfer');
     expect(res.body.summary).toContain('2.5');
   });
 
   test('a real failed transaction: details.status FAILED, the error named, the call itself a success', async () => {
-    const wallet = await chain.newWallet(1_000_000_000n);
-    const sig = await chain.failingTransaction(wallet);
+    const wallet = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await sandbox.chain.failingTransaction(wallet);
     const res = await gw.get(`/api/chain/decode-tx?signature=${sig}`, H);
     expect(res.status).toBe(200);
     expect(res.body.details.status).toBe('FAILED');
@@ -332,13 +327,13 @@ describe('decode-tx', () => {
   });
 
   test('a finalized transaction is read from the node once, then from the cache', async () => {
-    const wallet = await chain.newWallet(1_000_000_000n);
-    const sig = await chain.transferSol(wallet, chain.payer.address, 5_000n);
-    chain.resetCalls();
+    const wallet = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await sandbox.chain.transferSol(wallet, sandbox.chain.payer.address, 5_000n);
+    sandbox.chain.resetCalls();
     const first = await gw.get(`/api/chain/decode-tx?signature=${sig}`, H);
     const second = await gw.get(`/api/chain/decode-tx?signature=${sig}`, H);
     expect(second.body).toEqual(first.body);
-    expect(chain.calls('getTransaction')).toBe(1);
+    expect(sandbox.chain.calls('getTransaction')).toBe(1);
   });
 
   test.each([
@@ -354,7 +349,7 @@ describe('decode-tx', () => {
 
 describe('simulate', () => {
   test('a good unsigned legacy transfer with a stale blockhash simulates successfully and changes nothing', async () => {
-    const from = await chain.newWallet(1_000_000_000n);
+    const from = await sandbox.chain.newWallet(1_000_000_000n);
     const to = await generateKeyPairSigner();
     const res = await gw.post('/api/chain/simulate', { transaction: transferTx(from.address, to.address, 250_000_000n) }, H);
     expect(res.status).toBe(200);
@@ -366,8 +361,8 @@ describe('simulate', () => {
   });
 
   test('a v0 transaction that fails: success false with the error named; network may come in the query', async () => {
-    const from = await chain.newWallet(1_000_000_000n);
-    const res = await gw.post('/api/chain/simulate?network=devnet', { transaction: transferTx(from.address, chain.payer.address, 50_000_000_000n, 0) }, H);
+    const from = await sandbox.chain.newWallet(1_000_000_000n);
+    const res = await gw.post('/api/chain/simulate?network=devnet', { transaction: transferTx(from.address, sandbox.chain.payer.address, 50_000_000_000n, 0) }, H);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(false);
     expect(res.body.err).toEqual({ InstructionError: [0, { Custom: 1 }] });

@@ -1,32 +1,27 @@
 // The claim page's server side: the page and its script come from the gateway itself, and the
 // deposit-status route says only what the page needs, refuses bad input and is rate limited.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, deposit, heliusPayload } from '../support/agent.ts';
 
 const SECRET = 'claim-page-secret';
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 let gatewayAddress: Address;
 
 beforeAll(async () => {
-  chain = await startSandbox();
   gatewayAddress = (await generateKeyPairSigner()).address;
   // The watcher is built (not started): the test polls it, as small transfers are only its to sum.
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: SECRET, depositPollSeconds: 60 });
-});
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
+  gw = await sandbox.gateway({ gatewayAddress, webhookSecret: SECRET, depositPollSeconds: 60 });
 });
 
 const status = (wallet: string) => gw.get(`/api/keys/deposit?wallet=${wallet}`);
 
 async function depositSeen(lamports: number) {
-  const agent = await chain.newWallet(1_000_000_000n);
-  const sig = await deposit(chain, agent, gatewayAddress, BigInt(lamports));
+  const agent = await sandbox.chain.newWallet(1_000_000_000n);
+  const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(lamports));
   expect((await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: SECRET })).status).toBe(200);
   return agent;
 }
@@ -54,9 +49,9 @@ describe('GET /claim', () => {
 
 describe('GET /api/keys/deposit', () => {
   test('none, then claimable after a deposit, then none once claimed; never an amount', async () => {
-    const agent = await chain.newWallet(1_000_000_000n);
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
     expect((await status(agent.address)).body).toEqual({ wallet: agent.address, status: 'none', minDepositLamports: gw.config.minDepositLamports });
-    const sig = await deposit(chain, agent, gatewayAddress, 5_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, 5_000_000n);
     await gw.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, 5_000_000), { authorization: SECRET });
     const seen = await status(agent.address);
     expect(seen.body.status).toBe('claimable');
@@ -66,11 +61,11 @@ describe('GET /api/keys/deposit', () => {
   });
 
   test('transfers below the minimum say so, until together they reach it', async () => {
-    const small = await chain.newWallet(1_000_000_000n);
-    await deposit(chain, small, gatewayAddress, 1_000_000n);
+    const small = await sandbox.chain.newWallet(1_000_000_000n);
+    await deposit(sandbox.chain, small, gatewayAddress, 1_000_000n);
     await gw.services.watcher!.poll();
     expect((await status(small.address)).body.status).toBe('below_minimum');
-    await deposit(chain, small, gatewayAddress, 1_200_000n);
+    await deposit(sandbox.chain, small, gatewayAddress, 1_200_000n);
     await gw.services.watcher!.poll();
     expect((await status(small.address)).body.status).toBe('claimable');
   });

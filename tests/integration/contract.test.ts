@@ -4,7 +4,7 @@
 // JSON Schema 2020-12 validator. At the end, every documented (operation, status) pair must have
 // been seen: a status the document promises but no test produced fails here, as does a status the
 // server answers but the document does not list.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
   appendTransactionMessageInstruction,
@@ -25,7 +25,7 @@ import { EXAMPLE_WALLET } from '../../src/capabilities/examples.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { resultSchemaName } from '../../src/http/openapi.ts';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, fundedKey, heliusPayload, signChallenge } from '../support/agent.ts';
 
@@ -34,7 +34,7 @@ const PRICE = 2_200_000;
 const SLOW = 60_000;
 const SECRET = 'whsec_contract';
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 let doc: any;
 let H: Record<string, string>;
@@ -119,22 +119,17 @@ function transferTx(from: Address, to: Address, lamports: bigint) {
 }
 
 beforeAll(async () => {
-  chain = await startSandbox();
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: SECRET, freeCalls: 0, rpcRetries: 0 });
+  gw = await sandbox.gateway({ gatewayAddress, webhookSecret: SECRET, freeCalls: 0, rpcRetries: 0 });
   doc = (await gw.get('/openapi.json')).body;
   // Refs in the document (#/components/...) resolve against the document itself.
   ajv.addSchema({ ...doc, $id: 'urn:gateway:openapi' });
-  H = { 'x-api-key': (await fundedKey(gw, chain, 100 * PRICE)).key };
+  H = { 'x-api-key': (await fundedKey(gw, sandbox.chain, 100 * PRICE)).key };
 }, SLOW);
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
-});
 
 describe('capabilities: success and every documented error validate against the document', () => {
   test('balance and blockhash (free)', async () => {
-    const w = await chain.newWallet(1_234_567_890n);
+    const w = await sandbox.chain.newWallet(1_234_567_890n);
     const balance = await check(200, 'GET', `/api/chain/balance?wallet=${w.address}`);
     // Exact: never 1.2345678900000001 (floating-point lamports / 1e9).
     expect(balance.text).toContain('"balance_lamports":1234567890,"balance_sol":1.23456789,');
@@ -145,11 +140,11 @@ describe('capabilities: success and every documented error validate against the 
   }, SLOW);
 
   test('token-accounts, find-ata and token-profile on real mints', async () => {
-    const owner = await chain.newWallet();
-    const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
-    const t22 = await chain.createMint({ authority: chain.payer, decimals: 9, tokenProgram: 'token-2022' });
-    await chain.mintTo(mint, chain.payer, owner.address, 1_500_000n);
-    await chain.mintTo(t22, chain.payer, owner.address, 18_446_744_073_709_551_615n);
+    const owner = await sandbox.chain.newWallet();
+    const mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
+    const t22 = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 9, tokenProgram: 'token-2022' });
+    await sandbox.chain.mintTo(mint, sandbox.chain.payer, owner.address, 1_500_000n);
+    await sandbox.chain.mintTo(t22, sandbox.chain.payer, owner.address, 18_446_744_073_709_551_615n);
     const holdings = await check(200, 'GET', `/api/chain/token-accounts?wallet=${owner.address}`, { headers: H });
     expect(holdings.body.tokenCount).toBe(2);
     await check(200, 'GET', `/api/chain/find-ata?wallet=${owner.address}&mint=${mint}`, { headers: H });
@@ -162,10 +157,10 @@ describe('capabilities: success and every documented error validate against the 
   }, SLOW);
 
   test('transactions, decode-tx and simulate on real transactions', async () => {
-    const from = await chain.newWallet(3_000_000_000n);
+    const from = await sandbox.chain.newWallet(3_000_000_000n);
     const to = (await generateKeyPairSigner()).address;
-    const sig = await chain.transferSol(from, to, 123_456_789n, { memo: 'contract' });
-    const failed = await chain.failingTransaction(from);
+    const sig = await sandbox.chain.transferSol(from, to, 123_456_789n, { memo: 'contract' });
+    const failed = await sandbox.chain.failingTransaction(from);
     const list = await check(200, 'GET', `/api/chain/transactions?wallet=${from.address}&limit=1`, { headers: H });
     expect(list.body.nextBefore).not.toBeNull();
     await check(200, 'GET', `/api/chain/transactions?wallet=${from.address}&before=${list.body.nextBefore}`, { headers: H });
@@ -180,8 +175,8 @@ describe('capabilities: success and every documented error validate against the 
   }, SLOW);
 
   test('optimal-fee with and without accounts and compute units', async () => {
-    const payer = await chain.newWallet(1_000_000_000n);
-    for (const price of [1_000, 5_000, 20_000]) await chain.transferSol(payer, chain.payer.address, 1000n, { computeUnitPrice: BigInt(price) });
+    const payer = await sandbox.chain.newWallet(1_000_000_000n);
+    for (const price of [1_000, 5_000, 20_000]) await sandbox.chain.transferSol(payer, sandbox.chain.payer.address, 1000n, { computeUnitPrice: BigInt(price) });
     await check(200, 'GET', '/api/chain/optimal-fee?computeUnits=200000', { headers: H });
     await check(200, 'GET', `/api/chain/optimal-fee?accounts=${payer.address}`, { headers: H });
   }, SLOW);
@@ -195,12 +190,12 @@ describe('capabilities: success and every documented error validate against the 
       await send({ ...good, network: 'moonnet' }, H)(400);
       if (cap.paid) await send(good)(402);
       if (cap.paid) await send(good, { 'x-api-key': 'cig_notakey' })(402);
-      chain.fault({ mode: 'rpcError', code: -32603, message: 'node is behind' });
+      sandbox.chain.fault({ mode: 'rpcError', code: -32603, message: 'node is behind' });
       try {
         // devnet: nothing cached there from the calls above, so the node is really asked.
         await send({ ...good, network: 'devnet' }, H)(500);
       } finally {
-        chain.fault(null);
+        sandbox.chain.fault(null);
       }
     }
   }, SLOW);
@@ -208,7 +203,7 @@ describe('capabilities: success and every documented error validate against the 
 
 describe('keys, webhook and meta routes', () => {
   test('challenge, claim and me: success and each documented error', async () => {
-    const wallet = await chain.newWallet(1_000_000_000n);
+    const wallet = await sandbox.chain.newWallet(1_000_000_000n);
     await check(200, 'GET', '/api/keys/challenge');
     await check(400, 'GET', '/api/keys/challenge?wallet=bad');
     const { body } = await check(200, 'GET', `/api/keys/challenge?wallet=${wallet.address}`);
@@ -218,7 +213,7 @@ describe('keys, webhook and meta routes', () => {
     await check(413, 'POST', '/api/keys/claim', { body: { wallet: 'x'.repeat(70_000) } });
     expect((await check(200, 'GET', `/api/keys/deposit?wallet=${wallet.address}`)).body.status).toBe('none');
     await check(400, 'GET', '/api/keys/deposit?wallet=bad');
-    const sig = await chain.transferSol(wallet, gw.config.gatewayAddress as Address, BigInt(PRICE));
+    const sig = await sandbox.chain.transferSol(wallet, gw.config.gatewayAddress as Address, BigInt(PRICE));
     await check(200, 'POST', '/api/payments/webhook', { body: heliusPayload(sig, wallet.address, gw.config.gatewayAddress!, PRICE), headers: { authorization: SECRET } });
     expect((await check(200, 'GET', `/api/keys/deposit?wallet=${wallet.address}`)).body.status).toBe('claimable');
     const claimed = await claim({ get: (p) => check(200, 'GET', p), post: (p, b) => check(200, 'POST', p, { body: b }) }, wallet);
@@ -238,15 +233,15 @@ describe('keys, webhook and meta routes', () => {
     await check(400, 'POST', '/api/payments/webhook', { body: { not: 'an array' }, headers: { authorization: SECRET } });
     await check(401, 'POST', '/api/payments/webhook', { body: [], headers: { authorization: 'wrong' } });
     await check(413, 'POST', '/api/payments/webhook', { body: 'x'.repeat(70_000), headers: { authorization: SECRET } });
-    const from = await chain.newWallet(1_000_000_000n);
-    const sig = await chain.transferSol(from, gw.config.gatewayAddress as Address, BigInt(PRICE));
-    chain.fault({ mode: 'rpcError', code: -32603, message: 'node is behind' }, { methods: ['getTransaction'] });
+    const from = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await sandbox.chain.transferSol(from, gw.config.gatewayAddress as Address, BigInt(PRICE));
+    sandbox.chain.fault({ mode: 'rpcError', code: -32603, message: 'node is behind' }, { methods: ['getTransaction'] });
     try {
       await check(500, 'POST', '/api/payments/webhook', { body: heliusPayload(sig, from.address, gw.config.gatewayAddress!, PRICE), headers: { authorization: SECRET } });
     } finally {
-      chain.fault(null);
+      sandbox.chain.fault(null);
     }
-    const bare = await startGateway({ mainnetRpcUrls: [chain.url] });
+    const bare = await startGateway({ mainnetRpcUrls: [sandbox.chain.url] });
     try {
       await check(404, 'POST', '/api/payments/webhook', { body: [], base: bare.url });
     } finally {
@@ -255,6 +250,7 @@ describe('keys, webhook and meta routes', () => {
   }, SLOW);
 
   test('meta routes', async () => {
+    await check(200, 'GET', '/');
     await check(200, 'GET', '/healthz');
     await check(200, 'GET', '/.well-known/mcp.json');
     const self = await check(200, 'GET', '/openapi.json');
@@ -262,7 +258,7 @@ describe('keys, webhook and meta routes', () => {
     await check(200, 'GET', '/llms.txt');
     await check(200, 'GET', '/metrics');
     await check(200, 'GET', '/readyz'); // the calls above had upstream answers
-    const guarded = await startGateway({ mainnetRpcUrls: [chain.url], metricsToken: 'contract-metrics-token' });
+    const guarded = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], metricsToken: 'contract-metrics-token' });
     try {
       await check(401, 'GET', '/metrics', { base: guarded.url });
       await check(503, 'GET', '/readyz', { base: guarded.url }); // no upstream has answered it yet
@@ -272,7 +268,7 @@ describe('keys, webhook and meta routes', () => {
   }, SLOW);
 
   test('429 on every rate-limited route once the bucket is empty', async () => {
-    const tight = await startGateway({ mainnetRpcUrls: [chain.url], rateLimitRps: 0.001, rateLimitBurst: 1 });
+    const tight = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], rateLimitRps: 0.001, rateLimitBurst: 1 });
     try {
       await check(200, 'GET', '/api/chain/blockhash', { base: tight.url });
       for (const cap of CAPABILITIES) {
@@ -297,14 +293,14 @@ describe('keys, webhook and meta routes', () => {
 test('the error examples of the document are real answers', async () => {
   const example = (name: string) => doc.components.responses[name].content['application/json'].example;
   expect((await check(400, 'GET', '/api/chain/balance?wallet=nope')).body).toMatchObject(example('BadRequest'));
-  chain.fault({ mode: 'rpcError', code: -32005, message: 'Node is behind by 42 slots' });
+  sandbox.chain.fault({ mode: 'rpcError', code: -32005, message: 'Node is behind by 42 slots' });
   try {
     expect((await check(500, 'GET', '/api/chain/balance?wallet=8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H&network=devnet')).body).toMatchObject(example('UpstreamFailure'));
   } finally {
-    chain.fault(null);
+    sandbox.chain.fault(null);
   }
   // One request per 1000 s: the second is refused however slow the machine.
-  const tight = await startGateway({ mainnetRpcUrls: [chain.url], rateLimitRps: 0.001, rateLimitBurst: 1 });
+  const tight = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], rateLimitRps: 0.001, rateLimitBurst: 1 });
   try {
     await check(200, 'GET', '/api/chain/blockhash', { base: tight.url });
     const refused = await check(429, 'GET', '/api/chain/blockhash', { base: tight.url });

@@ -1,4 +1,4 @@
-// The deployment files kept true: .env.example and the README list every setting --help lists,
+// The deployment files kept true: .env.example and docs/operations.md list every setting --help lists,
 // the systemd unit passes systemd's own check, the Docker image builds and becomes ready.
 import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,9 +30,9 @@ describe('.env.example', () => {
   });
 });
 
-test('the README settings table names every setting --help lists', () => {
-  const readme = read('README.md');
-  for (const env of helpEnvs) expect(readme).toContain('`' + env + '`');
+test('the settings table in docs/operations.md names every setting --help lists', () => {
+  const page = read('docs/operations.md');
+  for (const env of helpEnvs) expect(page).toContain('`' + env + '`');
 });
 
 describe('systemd unit', () => {

@@ -47,3 +47,29 @@ test('the OpenAPI document describes every capability route with its parameters,
   expect(body.paths['/api/keys/claim'].post).toBeDefined();
   expect(body.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
 });
+
+test('GET / points to the reference page, llms.txt, the OpenAPI document, MCP and the claim page, and each answers', async () => {
+  const { status, body, headers } = await gw.get('/');
+  expect(status).toBe(200);
+  expect(headers.get('content-type')).toContain('application/json');
+  expect(body).toEqual({
+    name: 'Chain Intelligence Gateway',
+    version: pkg.version,
+    docs: '/docs',
+    llmsTxt: '/llms.txt',
+    openapi: '/openapi.json',
+    mcp: { streamableHttp: '/mcp', sse: '/mcp/sse', manifest: '/.well-known/mcp.json' },
+    claim: '/claim',
+  });
+  for (const path of [body.docs, body.llmsTxt, body.openapi, body.mcp.manifest, body.claim]) expect((await gw.get(path)).status, path).toBe(200);
+  const manifest = (await gw.get(body.mcp.manifest)).body;
+  expect([manifest.mcp_streamable_http_endpoint, manifest.mcp_sse_endpoint]).toEqual([body.mcp.streamableHttp, body.mcp.sse]);
+});
+
+test('an unknown route is a JSON 404 naming /docs, /openapi.json and /llms.txt', async () => {
+  const { status, body } = await gw.get('/no-such-route');
+  expect(status).toBe(404);
+  expect(body.hint).toContain('/docs');
+  expect(body.hint).toContain('/openapi.json');
+  expect(body.hint).toContain('/llms.txt');
+});

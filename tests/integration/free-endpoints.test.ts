@@ -1,23 +1,18 @@
 // The two free capabilities through the real server, against the sandbox chain.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 
 beforeAll(async () => {
-  chain = await startSandbox();
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url] });
-});
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
+  gw = await sandbox.gateway();
 });
 
 describe('balance', () => {
   test("returns the wallet's real balance in lamports and SOL", async () => {
-    const wallet = await chain.newWallet(1_234_567_891n);
+    const wallet = await sandbox.chain.newWallet(1_234_567_891n);
     const res = await gw.get(`/api/chain/balance?wallet=${wallet.address}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ wallet: wallet.address, balance_lamports: 1_234_567_891, balance_sol: 1.234567891, network: 'mainnet-beta', live_status: 'SUCCESS' });
@@ -25,9 +20,9 @@ describe('balance', () => {
   });
 
   test('follows a real transfer', async () => {
-    const from = await chain.newWallet(3_000_000_000n);
-    const to = await chain.newWallet(1_000_000_000n);
-    await chain.transferSol(from, to.address, 500_000_000n);
+    const from = await sandbox.chain.newWallet(3_000_000_000n);
+    const to = await sandbox.chain.newWallet(1_000_000_000n);
+    await sandbox.chain.transferSol(from, to.address, 500_000_000n);
     const res = await gw.get(`/api/chain/balance?wallet=${to.address}&network=devnet`);
     expect(res.body.balance_lamports).toBe(1_500_000_000);
     expect(res.body.network).toBe('devnet');
@@ -40,7 +35,7 @@ describe('balance', () => {
   });
 
   test('the /api/solana alias serves the same route', async () => {
-    const wallet = await chain.newWallet(42_000_000n);
+    const wallet = await sandbox.chain.newWallet(42_000_000n);
     const res = await gw.get(`/api/solana/balance?wallet=${wallet.address}`);
     expect(res.status).toBe(200);
     expect(res.body.balance_lamports).toBe(42_000_000);
@@ -51,7 +46,7 @@ describe('blockhash', () => {
   test("returns the chain's latest blockhash and its last valid block height", async () => {
     const res = await gw.get('/api/chain/blockhash');
     expect(res.status).toBe(200);
-    const rpc = await fetch(chain.url, {
+    const rpc = await fetch(sandbox.chain.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'finalized' }] }),
@@ -63,12 +58,12 @@ describe('blockhash', () => {
 
   test('100 concurrent identical requests reach the upstream at most twice', async () => {
     await Bun.sleep(1100); // let the 1 s cache entry from earlier tests expire
-    chain.resetCalls();
+    sandbox.chain.resetCalls();
     const results = await Promise.all(Array.from({ length: 100 }, () => gw.get('/api/chain/blockhash?network=devnet')));
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(new Set(results.map((r) => r.body.blockhash)).size).toBe(1);
-    expect(chain.calls('getLatestBlockhash')).toBeGreaterThanOrEqual(1);
-    expect(chain.calls('getLatestBlockhash')).toBeLessThanOrEqual(2);
+    expect(sandbox.chain.calls('getLatestBlockhash')).toBeGreaterThanOrEqual(1);
+    expect(sandbox.chain.calls('getLatestBlockhash')).toBeLessThanOrEqual(2);
   });
 });
 
@@ -84,13 +79,13 @@ describe('bad input is a 400 with a hint, and never reaches the chain', () => {
   ];
   for (const [name, path, error] of cases) {
     test(name, async () => {
-      chain.resetCalls();
+      sandbox.chain.resetCalls();
       const res = await gw.get(path);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe(error);
       expect(res.body.live_status).toBe('FAILED');
       expect(res.body.hint).toContain('/api/chain/');
-      expect(chain.calls()).toBe(0);
+      expect(sandbox.chain.calls()).toBe(0);
     });
   }
 

@@ -2,12 +2,12 @@
 // SIGKILL in the middle of a stream of paid calls, restarted on the same SQLite file, and every
 // 2xx answer a client received must still have its debit (with either LEDGER_SYNC setting). And a
 // SIGTERM right after paid calls, while their usage rows are still held in memory, loses none.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../support/agent.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../support/process.ts';
 
@@ -15,11 +15,7 @@ const PRICE = 2_200_000;
 const SECRET = 'whsec_crash';
 const CONCURRENCY = 16;
 
-let chain: Sandbox;
-beforeAll(async () => {
-  chain = await startSandbox();
-});
-afterAll(() => chain.stop());
+const sandbox = sandboxGateways();
 
 function startProcess(env: Record<string, string>) {
   return Bun.spawn(['bun', MAIN], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'ignore' });
@@ -53,7 +49,7 @@ async function fundedGateway(credit: number, extraEnv: Record<string, string> = 
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  const env = { PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }), ...extraEnv };
+  const env = { PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: sandbox.chain.url, dir, gatewayAddress, webhookSecret: SECRET }), ...extraEnv };
   const g = {
     base,
     http: httpClient(base),
@@ -71,8 +67,8 @@ async function fundedGateway(credit: number, extraEnv: Record<string, string> = 
   };
   try {
     await waitForHealth(base);
-    const agent = await chain.newWallet(BigInt(2 * credit));
-    const sig = await deposit(chain, agent, gatewayAddress as Address, BigInt(credit));
+    const agent = await sandbox.chain.newWallet(BigInt(2 * credit));
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress as Address, BigInt(credit));
     expect((await g.http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);
     g.key = await claimWhenSeen(g.http, agent, 0);
   } catch (e) {

@@ -1,10 +1,13 @@
 // A paid MCP call whose answer never reaches its client (a legacy SSE client that stopped reading,
 // its session closed over the output budget) is refunded, and the records say so: the usage row
 // reads refunded, and the refunded-lamports metric counts it. Over the wire, with a client that
-// really stops reading (a Node process holding the socket), on both stores.
+// really stops reading (a Node process holding the socket), on both stores; and when the gateway
+// stops with such answers still queued.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import type { TestGateway } from '../support/gateway.ts';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey } from '../support/agent.ts';
 import { openStalledSessions, type StalledClients } from '../support/stalled-sse.ts';
@@ -135,5 +138,56 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(rows).toHaveLength(20);
       expect(rows.filter((r) => r.refunded)).toHaveLength(20);
     });
+  });
+}
+
+// A graceful stop closes every event stream, which refunds the answers still queued in them; a call
+// still running then ends on a closed stream and is refunded too. All of it, and the usage rows
+// that say so, must be written before the database closes: read back after a restart.
+for (const backend of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(backend === 'postgres' && shouldSkipPostgres('mcp-undelivered'))(`stopping on ${backend}`, () => {
+    test('answers still queued when the gateway stops are refunded, and their usage rows say so after a restart', async () => {
+      const settings = {
+        gatewayAddress: (await generateKeyPairSigner()).address,
+        webhookSecret: 'undelivered-secret',
+        priceLamports: PRICE,
+        freeCalls: 0,
+        ...sandbox.rpcUrls,
+        databaseUrl: backend === 'postgres' ? await freshDatabase() : undefined,
+      };
+      const gw = await startGateway(settings, { keepFiles: true });
+      const { key } = await fundedKey(gw, sandbox.chain, CREDIT);
+      const clients = await openStalledSessions(gw.url, 1);
+      stalled.push(clients);
+      const endpoint = clients.endpoints[0]!;
+      const post = async (body: unknown, headers: Record<string, string> = {}) => {
+        const res = await fetch(gw.url + endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      expect(await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'stalled', version: '1' } } })).toBe(202);
+      const session = gw.services.mcp.get(endpoint.split('sessionId=')[1]);
+      const stream = session!.kind === 'sse' ? session!.stream : undefined;
+      let id = 1;
+      for (let i = 0; i < 500 && stream!.pendingBytes === 0; i++) expect(await post({ jsonrpc: '2.0', id: id++, method: 'tools/list' })).toBe(202);
+      const paid = 20;
+      for (let i = 0; i < paid; i++) {
+        expect(await post({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'optimal_fee', arguments: {} } }, { 'x-api-key': key })).toBe(202);
+      }
+      // At once: the last calls are still running when their session closes.
+      await gw.stop();
+
+      const again = await startGateway({ ...settings, databasePath: join(gw.dir, 'gateway.sqlite') });
+      try {
+        const me = (await again.get('/api/keys/me', { 'x-api-key': key })).body;
+        const rows = (await again.get('/api/keys/me/usage?limit=100', { 'x-api-key': key })).body.calls as { refunded: boolean; lamports: number }[];
+        expect(Number(me.creditLamports)).toBe(CREDIT);
+        expect(rows).toHaveLength(paid);
+        expect(rows.filter((r) => r.refunded)).toHaveLength(paid);
+      } finally {
+        await again.stop();
+        rmSync(gw.dir, { recursive: true, force: true });
+      }
+    }, POSTGRES_HOOK_TIMEOUT_MS);
   });
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { generateKeyPairSigner } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey } from '../support/agent.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { connectMcp } from '../support/mcp.ts';
@@ -20,7 +20,7 @@ const RPC_SECRET = 'rpcK3y0000SECRET';
 const WEBHOOK_SECRET = 'whsec-0peRATIONS-hook';
 const METRICS_TOKEN = 'metrics-t0ken-abcdef';
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let dir: string;
 let gw: GatewayProcess;
 let gatewayAddress: string;
@@ -63,11 +63,10 @@ function value(families: ReturnType<typeof parsePrometheusTextFormat>, name: str
 }
 
 beforeAll(async () => {
-  chain = await startSandbox();
   dir = mkdtempSync(join(tmpdir(), 'cig-ops-'));
   gatewayAddress = (await generateKeyPairSigner()).address;
   // The RPC URL carries a key in its query, as hosted RPC URLs do.
-  const rpc = `${chain.url}/?api-key=${RPC_SECRET}`;
+  const rpc = `${sandbox.chain.url}/?api-key=${RPC_SECRET}`;
   gw = await spawnGateway({
     DATABASE_PATH: join(dir, 'gw.sqlite'),
     LOG_FORMAT: 'json',
@@ -87,7 +86,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.stop('SIGKILL');
-  await chain?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -102,13 +100,13 @@ describe('logs and metrics of a running gateway', () => {
 
   beforeAll(async () => {
     before = await metrics();
-    const wallet = (await chain.newWallet(3_000_000_000n)).address;
+    const wallet = (await sandbox.chain.newWallet(3_000_000_000n)).address;
     await client.get(`/api/chain/balance?wallet=${wallet}`);
     await client.get(`/api/chain/balance?wallet=${wallet}`);
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`);
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': 'cig_1111111111111111111111111111111111111111' });
     const gwLike = { config: { gatewayAddress, webhookSecret: WEBHOOK_SECRET }, ...client } as unknown as TestGateway;
-    ({ key, wallet: keyWallet } = await fundedKey(gwLike, chain, PRICE * 3));
+    ({ key, wallet: keyWallet } = await fundedKey(gwLike, sandbox.chain, PRICE * 3));
     issuedKey = key;
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': key }); // the free call
     await client.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': key }); // paid from credit
@@ -199,8 +197,8 @@ describe('operator commands beside the running server', () => {
     // Beside the claimed deposit: one below the minimum (the webhook leaves it to the watcher, which is
     // off here, so it counts nowhere), and one nobody has claimed yet.
     for (const lamports of [1_000, PRICE * 2]) {
-      const w = await chain.newWallet(1_000_000_000n);
-      const sig = await deposit(chain, w, gatewayAddress as never, BigInt(lamports));
+      const w = await sandbox.chain.newWallet(1_000_000_000n);
+      const sig = await deposit(sandbox.chain, w, gatewayAddress as never, BigInt(lamports));
       expect((await client.post('/api/payments/webhook', heliusPayload(sig, w.address, gatewayAddress, lamports), { authorization: WEBHOOK_SECRET })).status).toBe(200);
     }
     const { out, code } = await run('stats', '--json');
@@ -248,7 +246,7 @@ describe('readiness', () => {
       if (Date.now() > until) throw new Error('never ready');
       await Bun.sleep(200);
     }
-    chain.fault({ mode: 'http500' });
+    sandbox.chain.fault({ mode: 'http500' });
     const failedAt = Date.now();
     try {
       let ready = 200;
@@ -260,7 +258,7 @@ describe('readiness', () => {
       expect(ready).toBe(503);
       expect(Date.now() - failedAt).toBeLessThan(30_000);
     } finally {
-      chain.fault(null);
+      sandbox.chain.fault(null);
     }
     const back = Date.now() + 30_000;
     while ((await fetch(gw.url + '/readyz')).status !== 200) {
@@ -275,8 +273,8 @@ describe('graceful stop', () => {
     const stream = await fetch(gw.url + '/mcp/sse');
     const reader = stream.body!.getReader();
     await reader.read(); // the endpoint event
-    chain.fault({ mode: 'slow', delayMs: 1500 }, { methods: ['getBalance'] });
-    const wallets = await Promise.all([1, 2, 3].map(() => chain.newWallet(1_000_000n)));
+    sandbox.chain.fault({ mode: 'slow', delayMs: 1500 }, { methods: ['getBalance'] });
+    const wallets = await Promise.all([1, 2, 3].map(() => sandbox.chain.newWallet(1_000_000n)));
     const inFlight = wallets.map((w) => fetch(`${gw.url}/api/chain/balance?wallet=${w.address}`).then((r) => r.status));
     await Bun.sleep(300);
     const signalledAt = Date.now();
@@ -307,14 +305,14 @@ describe('graceful stop with a request that outlives the drain', () => {
     const g = await spawnGateway({
       DATABASE_PATH: join(slowDir, 'gw.sqlite'),
       LOG_FORMAT: 'json',
-      MAINNET_RPC_URLS: chain.url,
-      DEVNET_RPC_URLS: chain.url,
+      MAINNET_RPC_URLS: sandbox.chain.url,
+      DEVNET_RPC_URLS: sandbox.chain.url,
       RPC_TIMEOUT_MS: '20000',
       DRAIN_SECONDS: '1',
     });
     try {
-      chain.fault({ mode: 'hang' }, { methods: ['getBalance'] });
-      const wallet = await chain.newWallet(1_000_000n);
+      sandbox.chain.fault({ mode: 'hang' }, { methods: ['getBalance'] });
+      const wallet = await sandbox.chain.newWallet(1_000_000n);
       const stuck = fetch(`${g.url}/api/chain/balance?wallet=${wallet.address}`).then((r) => r.status, () => 'closed');
       await Bun.sleep(300);
       const at = Date.now();
@@ -325,7 +323,7 @@ describe('graceful stop with a request that outlives the drain', () => {
       const last = g.lines.filter((l) => l.trim()).map((l) => JSON.parse(l)).at(-1);
       expect(last).toMatchObject({ message: 'stopped', drain: 'timed out' });
     } finally {
-      chain.fault(null);
+      sandbox.chain.fault(null);
       await g.stop('SIGKILL');
       rmSync(slowDir, { recursive: true, force: true });
     }

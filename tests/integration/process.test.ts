@@ -69,7 +69,8 @@ describe('the gateway process', () => {
 
   test('a second sandbox on a taken port fails instead of sharing it', async () => {
     const port = String(freePort());
-    const env = { ...process.env, SANDBOX_PORT: port };
+    const dir = mkdtempSync(join(tmpdir(), 'cig-sandbox-'));
+    const env = { ...process.env, SANDBOX_PORT: port, SANDBOX_WALLET: join(dir, 'wallet.json') };
     const first = Bun.spawn(['bun', join(import.meta.dir, '../support/sandbox/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' });
     try {
       const reader = first.stdout.getReader();
@@ -80,6 +81,7 @@ describe('the gateway process', () => {
     } finally {
       first.kill('SIGTERM');
       await first.exited;
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
 

@@ -2,39 +2,34 @@
 // and upstream failures with a machine-readable code, Retry-After where a retry helps, never charged.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, deposit, fundedKey, heliusPayload } from '../support/agent.ts';
 
 const PRICE = 2_200_000;
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 let agent: KeyPairSigner;
 
 beforeAll(async () => {
-  chain = await startSandbox();
-  gw = await startGateway({
-    mainnetRpcUrls: [chain.url],
-    devnetRpcUrls: [chain.url],
+  gw = await sandbox.gateway({
     gatewayAddress: (await generateKeyPairSigner()).address,
     webhookSecret: 'whsec-refusals',
     freeCalls: 0,
     rpcTimeoutMs: 300,
     rpcRetries: 0,
   });
-  agent = await chain.newWallet(1_000_000_000n);
+  agent = await sandbox.chain.newWallet(1_000_000_000n);
 });
 afterAll(async () => {
-  chain.fault(null);
-  await gw.stop();
-  await chain.stop();
+  sandbox.chain.fault(null);
 });
 
 const paid = (key?: string) => gw.get(`/api/chain/token-accounts?wallet=${agent.address}`, key ? { 'x-api-key': key } : {});
 
 describe('402 says why', () => {
   test('no key, unknown key, revoked key, no credit: each its own code, SPEC fields kept', async () => {
-    const { key: first } = await fundedKey(gw, chain, PRICE);
+    const { key: first } = await fundedKey(gw, sandbox.chain, PRICE);
     const cases: [string | undefined, string][] = [
       [undefined, 'no_key'],
       ['cig_1111111111111111111111111111111111111111', 'unknown_key'],
@@ -55,11 +50,11 @@ describe('402 says why', () => {
   });
 
   test('a key replaced by a newer claim is refused as revoked', async () => {
-    const wallet = await chain.newWallet(1_000_000_000n);
+    const wallet = await sandbox.chain.newWallet(1_000_000_000n);
     const gateway = gw.config.gatewayAddress!;
     const keys: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const sig = await deposit(chain, wallet, gateway as never, BigInt(PRICE));
+      const sig = await deposit(sandbox.chain, wallet, gateway as never, BigInt(PRICE));
       expect((await gw.post('/api/payments/webhook', heliusPayload(sig, wallet.address, gateway, PRICE), { authorization: 'whsec-refusals' })).status).toBe(200);
       keys.push((await claim(gw, wallet)).body.apiKey);
     }
@@ -72,7 +67,7 @@ describe('402 says why', () => {
 
 describe('rate-limit fields agree', () => {
   test('RateLimit t equals Retry-After on a 429; the policy names quota and window', async () => {
-    const limited = await startGateway({ mainnetRpcUrls: [chain.url], rateLimitRps: 0.5, rateLimitBurst: 2 });
+    const limited = await startGateway({ mainnetRpcUrls: [sandbox.chain.url], rateLimitRps: 0.5, rateLimitBurst: 2 });
     try {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push(await limited.get('/api/chain/blockhash'));
@@ -100,8 +95,8 @@ describe('upstream failures', () => {
     ['garbage', { mode: 'garbage' } as const, 'upstream_bad_answer', null],
     ['rpc error', { mode: 'rpcError', code: -32602, message: 'Invalid params' } as const, 'upstream_rpc_error', null],
   ])('%s: 500, live_status FAILED, code, Retry-After only where a retry helps, nothing charged', async (_name, fault, code, retryAfter) => {
-    const { key } = await fundedKey(gw, chain, PRICE);
-    chain.fault(fault, { methods: ['getTokenAccountsByOwner'] });
+    const { key } = await fundedKey(gw, sandbox.chain, PRICE);
+    sandbox.chain.fault(fault, { methods: ['getTokenAccountsByOwner'] });
     try {
       const res = await paid(key);
       expect(res.status).toBe(500);
@@ -110,7 +105,7 @@ describe('upstream failures', () => {
       expect(res.headers.get('retry-after')).toBe(retryAfter);
       expect(res.headers.get('x-credits-remaining')).toBe(String(PRICE));
     } finally {
-      chain.fault(null);
+      sandbox.chain.fault(null);
     }
     const me = await gw.get('/api/keys/me', { 'x-api-key': key });
     expect(me.body.creditLamports).toBe(PRICE);

@@ -3,7 +3,7 @@
 // shared. Real processes, a real Postgres, the sandbox chain.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { clientOf, http, startReplica, type Replica } from '../support/replicas.ts';
@@ -16,22 +16,14 @@ const SECRET = 'whsec_replicas';
 const POLL_SECONDS = 1;
 const skip = shouldSkipPostgres('replicas');
 
-let chain: Sandbox;
-let mint: Address;
-
-beforeAll(async () => {
-  if (skip) return;
-  chain = await startSandbox();
-  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
-});
-afterAll(() => chain?.stop());
+const sandbox = sandboxGateways({ mint: true });
 
 async function startTrio(gatewayAddress: Address, env: Record<string, string> = {}): Promise<Replica[]> {
   const databaseUrl = await freshDatabase();
   const common = {
     DATABASE_URL: databaseUrl,
-    MAINNET_RPC_URLS: chain.url,
-    DEVNET_RPC_URLS: chain.url,
+    MAINNET_RPC_URLS: sandbox.chain.url,
+    DEVNET_RPC_URLS: sandbox.chain.url,
     GATEWAY_ADDRESS: gatewayAddress,
     WEBHOOK_SECRET: SECRET,
     FREE_CALLS: '0',
@@ -48,8 +40,8 @@ async function startTrio(gatewayAddress: Address, env: Record<string, string> = 
 
 /** Funds a new wallet with `lamports` of credit through replica `via` and claims its key on another. */
 async function funded(trio: Replica[], gatewayAddress: Address, lamports: number): Promise<{ key: string; agent: KeyPairSigner }> {
-  const agent = await chain.newWallet(BigInt(lamports) + 1_000_000_000n);
-  const sig = await deposit(chain, agent, gatewayAddress, BigInt(lamports));
+  const agent = await sandbox.chain.newWallet(BigInt(lamports) + 1_000_000_000n);
+  const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(lamports));
   const hook = await http(trio[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, lamports), headers: { authorization: SECRET } });
   expect(hook.status).toBe(200);
   return { key: await claimWhenSeen(clientOf(trio[1]!.url), agent, 5_000), agent };
@@ -60,7 +52,7 @@ const leaderOf = (trio: Replica[]) => trio.filter((r) => r.logs.some((l) => l.in
 describe.skipIf(skip)('three gateways on one Postgres', () => {
   let trio: Replica[];
   let gatewayAddress: Address;
-  const paid = (r: Replica, key: string, wallet: string) => http(r.url, `/api/chain/find-ata?wallet=${wallet}&mint=${mint}`, { headers: { 'x-api-key': key } });
+  const paid = (r: Replica, key: string, wallet: string) => http(r.url, `/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { headers: { 'x-api-key': key } });
 
   beforeAll(async () => {
     gatewayAddress = (await generateKeyPairSigner()).address;
@@ -89,7 +81,7 @@ describe.skipIf(skip)('three gateways on one Postgres', () => {
     expect((await paid(trio[0]!, key, agent.address)).status).toBe(200);
     for (const r of trio) expect((await http(r.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body).toMatchObject({ creditLamports: PRICE, callsMade: 4 });
     // A new deposit claimed through replica 0 revokes the old key: refused everywhere at once.
-    const sig = await deposit(chain, agent, gatewayAddress, BigInt(PRICE));
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
     expect((await http(trio[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, PRICE), headers: { authorization: SECRET } })).status).toBe(200);
     const next = await claimWhenSeen(clientOf(trio[0]!.url), agent, 5_000);
     for (const r of trio.slice(1)) {
@@ -103,8 +95,8 @@ describe.skipIf(skip)('three gateways on one Postgres', () => {
   test('exactly one replica watches deposits; a deposit reported to all three and seen by the watcher is credited once', async () => {
     await Bun.sleep(POLL_SECONDS * 1000 * 1.5);
     expect(leaderOf(trio)).toHaveLength(1);
-    const agent = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, 9_000_000n);
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, 9_000_000n);
     const payload = heliusPayload(sig, agent.address, gatewayAddress, 9_000_000);
     await Promise.all(trio.flatMap((r) => Array.from({ length: 5 }, () => http(r.url, '/api/payments/webhook', { method: 'POST', body: payload, headers: { authorization: SECRET } }))));
     await Bun.sleep(POLL_SECONDS * 1000 * 1.5);
@@ -116,8 +108,8 @@ describe.skipIf(skip)('three gateways on one Postgres', () => {
     const [leader] = leaderOf(trio);
     await leader!.kill9();
     const survivors = trio.filter((r) => r !== leader);
-    const agent = await chain.newWallet(1_000_000_000n);
-    await deposit(chain, agent, gatewayAddress, 8_000_000n);
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    await deposit(sandbox.chain, agent, gatewayAddress, 8_000_000n);
     const start = Date.now();
     const key = await claimWhenSeen(clientOf(survivors[0]!.url), agent, 2 * POLL_SECONDS * 1000);
     const elapsed = Date.now() - start;
@@ -138,7 +130,7 @@ describe.skipIf(skip)('three gateways on one Postgres, under faults and limits',
       const victim = trio[0]!;
       let unanswered = 0;
       const calls = Array.from({ length: 300 }, (_, i) =>
-        http(trio[i % 3]!.url, `/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, { headers: { 'x-api-key': key } }).catch(() => {
+        http(trio[i % 3]!.url, `/api/chain/find-ata?wallet=${agent.address}&mint=${sandbox.mint}`, { headers: { 'x-api-key': key } }).catch(() => {
           unanswered++;
           return { status: 0 };
         }),
@@ -191,8 +183,8 @@ test.skipIf(skip)('a claim races across replicas: one key', async () => {
   const gatewayAddress = (await generateKeyPairSigner()).address;
   const trio = await startTrio(gatewayAddress);
   try {
-    const agent = await chain.newWallet(1_000_000_000n);
-    const sig = await deposit(chain, agent, gatewayAddress, 5_000_000n);
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, 5_000_000n);
     await http(trio[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, 5_000_000), headers: { authorization: SECRET } });
     // Challenges issued without a wallet binding, so none supersedes another.
     const attempts = await Promise.all(

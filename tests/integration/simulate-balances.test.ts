@@ -1,7 +1,7 @@
 // simulate's balance changes against the truth: the same transaction, simulated through the gateway and
 // then executed on the sandbox chain (real System, Token and ATA programs), must report the same
 // per-owner changes that decode-tx reads from the executed transaction. Legacy and v0 with a lookup table.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import {
@@ -22,27 +22,22 @@ import {
   type Instruction,
   type KeyPairSigner,
 } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 
 const PRICE = 2_200_000;
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let gw: TestGateway;
 let H: Record<string, string>;
 
 beforeAll(async () => {
-  chain = await startSandbox();
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: 'whsec_sim', freeCalls: 0 });
-  const { key } = await fundedKey(gw, chain, 50 * PRICE);
+  gw = await sandbox.gateway({ gatewayAddress, webhookSecret: 'whsec_sim', freeCalls: 0 });
+  const { key } = await fundedKey(gw, sandbox.chain, 50 * PRICE);
   H = { 'x-api-key': key };
-});
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
 });
 
 /** An active lookup table holding `entries`, written straight into the sandbox's accounts. */
@@ -55,7 +50,7 @@ async function lookupTable(authority: Address, entries: Address[]): Promise<Addr
   data[21] = 1;
   data.set(getAddressEncoder().encode(authority), 22);
   entries.forEach((e, i) => data.set(getAddressEncoder().encode(e), 56 + 32 * i));
-  chain.svm.setAccount({ address: table, data, executable: false, lamports: lamports(10_000_000n), programAddress: address('AddressLookupTab1e1111111111111111111111111'), space: BigInt(data.length) });
+  sandbox.chain.svm.setAccount({ address: table, data, executable: false, lamports: lamports(10_000_000n), programAddress: address('AddressLookupTab1e1111111111111111111111111'), space: BigInt(data.length) });
   return table;
 }
 
@@ -69,11 +64,11 @@ interface Scenario {
 
 /** Alice (fee payer) pays carol 0.25 SOL and opens alice's token account; bob (second signer) sends alice 1.5 tokens. */
 async function scenario(): Promise<Scenario> {
-  const alice = await chain.newWallet(2_000_000_000n);
-  const bob = await chain.newWallet(1_000_000_000n);
+  const alice = await sandbox.chain.newWallet(2_000_000_000n);
+  const bob = await sandbox.chain.newWallet(1_000_000_000n);
   const carol = (await generateKeyPairSigner()).address;
-  const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
-  await chain.mintTo(mint, chain.payer, bob.address, 5_000_000n);
+  const mint = await sandbox.chain.createMint({ authority: sandbox.chain.payer, decimals: 6 });
+  await sandbox.chain.mintTo(mint, sandbox.chain.payer, bob.address, 5_000_000n);
   const [aliceAta] = await findAssociatedTokenPda({ owner: alice.address, mint, tokenProgram: address(TOKEN) });
   const [bobAta] = await findAssociatedTokenPda({ owner: bob.address, mint, tokenProgram: address(TOKEN) });
   const instructions = [
@@ -85,7 +80,7 @@ async function scenario(): Promise<Scenario> {
 }
 
 async function build(s: Scenario, version: 'legacy' | 0, tables: Record<Address, Address[]> = {}) {
-  const { value: latest } = await createSolanaRpc(chain.url).getLatestBlockhash().send();
+  const { value: latest } = await createSolanaRpc(sandbox.chain.url).getLatestBlockhash().send();
   const message = pipe(
     createTransactionMessage({ version }),
     (m) => setTransactionMessageFeePayerSigner(s.alice, m),
@@ -115,7 +110,7 @@ describe('simulate reports what the transaction will move', () => {
     expect(sim.status).toBe(200);
     expect(sim.body.success).toBe(true);
 
-    const sent = await chain.send(tx);
+    const sent = await sandbox.chain.send(tx);
     expect(sent.err).toBeNull();
     const decoded = await gw.get(`/api/chain/decode-tx?signature=${sent.signature}`, H);
     expect(decoded.status).toBe(200);

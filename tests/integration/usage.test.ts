@@ -1,28 +1,21 @@
 // Usage history through the real server: calls made over REST and both MCP transports (official SDK
 // clients) show up at GET /api/keys/me/usage, newest first, paged, with what each cost.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { connectMcp } from '../support/mcp.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'usage-webhook-secret';
 
-let chain: Sandbox;
+const sandbox = sandboxGateways({ mint: true });
 let gw: TestGateway;
-let mint: Address;
 
 beforeAll(async () => {
-  chain = await startSandbox();
-  mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, webhookSecret: SECRET, freeCalls: 1 });
-});
-afterAll(async () => {
-  await gw.stop();
-  await chain.stop();
+  gw = await sandbox.gateway({ gatewayAddress, webhookSecret: SECRET, freeCalls: 1 });
 });
 
 const usage = (key: string | undefined, query = '') => gw.get(`/api/keys/me/usage${query}`, key ? { 'x-api-key': key } : {});
@@ -33,20 +26,20 @@ describe('usage history', () => {
   const made: { capability: string; face: string; paidWith: string; lamports: number; refunded: boolean; status: number }[] = [];
 
   beforeAll(async () => {
-    ({ key, wallet } = await fundedKey(gw, chain, 10 * PRICE));
+    ({ key, wallet } = await fundedKey(gw, sandbox.chain, 10 * PRICE));
   });
 
   test('matches the calls made, in order, across REST and MCP; calls that cost nothing are not listed', async () => {
     const headers = { 'x-api-key': key };
     // REST, paid by the one free call.
-    expect((await gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${mint}`, headers)).status).toBe(200);
+    expect((await gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, headers)).status).toBe(200);
     made.push({ capability: 'find-ata', face: 'rest', paidWith: 'free_call', lamports: 0, refunded: false, status: 200 });
     // Rejected input (400) and free capabilities cost nothing and are not history.
     expect((await gw.get('/api/chain/find-ata?wallet=nope', headers)).status).toBe(400);
     expect((await gw.get(`/api/chain/balance?wallet=${wallet}`, headers)).status).toBe(200);
 
     const sse = await connectMcp(gw.url, 'sse', { headers });
-    expect((await sse.call('token_profile', { mint })).isError).toBe(false);
+    expect((await sse.call('token_profile', { mint: sandbox.mint })).isError).toBe(false);
     made.push({ capability: 'token-profile', face: 'mcp', paidWith: 'credit', lamports: PRICE, refunded: false, status: 200 });
     await sse.close();
 
@@ -99,7 +92,7 @@ describe('usage history', () => {
   test('without a valid key: 401, and no one sees another wallet\'s history', async () => {
     expect((await usage(undefined)).status).toBe(401);
     expect((await usage('cig_notakey')).status).toBe(401);
-    const other = await fundedKey(gw, chain, PRICE);
+    const other = await fundedKey(gw, sandbox.chain, PRICE);
     const res = await usage(other.key);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ wallet: other.wallet, calls: [], nextCursor: null });

@@ -1,37 +1,27 @@
 // Finding 4 of the hardening issue: a burst of transactions to the gateway address between two
 // polls (dust costs a fraction of a cent each) must not hide a real deposit. Landing 10,500 real
 // transactions on the sandbox dominates this test's time (tens of seconds on a loaded machine).
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { claimWhenSeen, deposit } from '../support/agent.ts';
 import { burst } from '../support/burst.ts';
 
 const PRICE = 2_200_000;
-let chain: Sandbox;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  chain = await startSandbox();
-});
-afterAll(async () => {
-  await gw?.stop();
-  await chain.stop();
-});
+const sandbox = sandboxGateways();
 
 test('a deposit followed within one poll by 10,500 other transactions is credited and claimable; the dust costs no row each', async () => {
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  gw = await startGateway({ mainnetRpcUrls: [chain.url], devnetRpcUrls: [chain.url], gatewayAddress, depositPollSeconds: 3600 });
+  const gw = await sandbox.gateway({ gatewayAddress, depositPollSeconds: 3600 });
   const row = (sql: string) => gw.services.db!.$client.query(sql).get() as Record<string, number>;
-  const agent = await chain.newWallet(1_000_000_000n);
-  const spammer = await chain.newWallet(100_000_000_000n);
+  const agent = await sandbox.chain.newWallet(1_000_000_000n);
+  const spammer = await sandbox.chain.newWallet(100_000_000_000n);
   // The watcher has seen the address before: its cursor sits at the address's previous newest transaction.
-  await deposit(chain, await chain.newWallet(100_000_000n), gatewayAddress, BigInt(PRICE));
+  await deposit(sandbox.chain, await sandbox.chain.newWallet(100_000_000n), gatewayAddress, BigInt(PRICE));
   await gw.services.watcher!.poll();
 
-  await deposit(chain, agent, gatewayAddress, BigInt(3 * PRICE));
-  const dust = await burst(chain, spammer, gatewayAddress, 10_500);
+  await deposit(sandbox.chain, agent, gatewayAddress, BigInt(3 * PRICE));
+  const dust = await burst(sandbox.chain, spammer, gatewayAddress, 10_500);
   gw.services.watcher!.start(3600); // one poll, then none for an hour unless it is behind
 
   const key = await claimWhenSeen(gw, agent, 180_000);

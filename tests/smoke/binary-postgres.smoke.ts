@@ -67,3 +67,14 @@ test.skipIf(skip)('a challenge is issued (a write to Postgres) and health checks
   const health = await fetch(url + '/healthz');
   expect(health.status).toBe(200);
 });
+
+test.skipIf(skip)('gateway stats and keys list, from the binary, read DATABASE_URL and say it is empty', () => {
+  const env = { PATH: '/usr/bin:/bin', HOME: dir, DATABASE_URL: databaseUrl };
+  const stats = Bun.spawnSync([join(dir, 'gateway'), 'stats', '--json'], { cwd: dir, env, stderr: 'pipe' });
+  expect(stats.exitCode).toBe(0);
+  expect(JSON.parse(stats.stdout.toString())).toMatchObject({ database: databaseUrl, empty: true, keys: { active: 0, revoked: 0, wallets: 0 } });
+  const keys = Bun.spawnSync([join(dir, 'gateway'), 'keys', 'list'], { cwd: dir, env, stderr: 'pipe' });
+  expect(keys.exitCode).toBe(0);
+  expect(keys.stdout.toString()).toBe(`no keys in ${databaseUrl}\n`);
+  expect(readdirSync(dir)).toEqual(['gateway']);
+});

@@ -5,17 +5,16 @@ import { EXAMPLES } from '../../src/http/openapi-examples.ts';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
 
 const BINARY = join(import.meta.dir, '../../dist/gateway');
-let chain: Sandbox;
+const sandbox = sandboxGateways();
 let dir: string;
 let proc: ReturnType<typeof Bun.spawn>;
 let url: string;
 
 beforeAll(async () => {
   if (!existsSync(BINARY)) throw new Error('dist/gateway is missing: run `bun run build` first');
-  chain = await startSandbox();
   dir = mkdtempSync(join(tmpdir(), 'cig-smoke-'));
   copyFileSync(BINARY, join(dir, 'gateway'));
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
@@ -25,7 +24,7 @@ beforeAll(async () => {
   // A clean environment: nothing from this checkout leaks in but what is passed here.
   proc = Bun.spawn([join(dir, 'gateway')], {
     cwd: dir,
-    env: { PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: tmpdir(), PORT: String(port), HOST: '127.0.0.1', MAINNET_RPC_URLS: chain.url, DEVNET_RPC_URLS: chain.url },
+    env: { PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: tmpdir(), PORT: String(port), HOST: '127.0.0.1', MAINNET_RPC_URLS: sandbox.chain.url, DEVNET_RPC_URLS: sandbox.chain.url },
     stdout: 'pipe',
     stderr: 'pipe',
   });
@@ -42,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   proc?.kill('SIGTERM');
   await proc?.exited;
-  await chain?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -67,7 +65,7 @@ test('the binary carries the OpenAPI document with its recorded examples, and /l
 });
 
 test("a balance call returns the sandbox chain's real balance", async () => {
-  const wallet = await chain.newWallet(2_718_281_828n);
+  const wallet = await sandbox.chain.newWallet(2_718_281_828n);
   const res = await fetch(`${url}/api/chain/balance?wallet=${wallet.address}`);
   expect(res.status).toBe(200);
   const body = (await res.json()) as any;

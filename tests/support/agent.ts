@@ -33,7 +33,12 @@ export async function claimWhenSeen(http: HttpClient, wallet: KeyPairSigner, tim
   }
 }
 
-export async function deposit(chain: Sandbox, wallet: KeyPairSigner, gateway: Address, lamports: bigint): Promise<string> {
+/** What a deposit needs of a chain: the sandbox in process, or any node over JSON-RPC (sandbox/testing.ts). */
+export interface Transfers {
+  transferSol(from: KeyPairSigner, to: Address, lamports: bigint): Promise<string>;
+}
+
+export async function deposit(chain: Transfers, wallet: KeyPairSigner, gateway: Address, lamports: bigint): Promise<string> {
   return chain.transferSol(wallet, gateway, lamports);
 }
 

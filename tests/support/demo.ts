@@ -14,6 +14,16 @@ let step = 0;
 const say = (text: string) => console.log(`\n${++step}. ${text}`);
 const show = (label: string, value: unknown) => console.log(`   ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
 
+/** The deposit status once the watcher has seen the wallet's deposit. */
+async function seen(wallet: string) {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const { body } = await gw.get(`/api/keys/deposit?wallet=${wallet}`);
+    if (body.status === 'claimable' || Date.now() > until) return body;
+    await Bun.sleep(100);
+  }
+}
+
 const chain = await startSandbox();
 const gatewayWallet = await generateKeyPairSigner();
 const gw = await startGateway({
@@ -45,14 +55,20 @@ try {
   say(`It deposits ${sol(3 * PRICE)} to the gateway address (a real transfer on the sandbox chain).`);
   show('deposit signature', await deposit(chain, agent, gatewayWallet.address, BigInt(3 * PRICE)));
 
+  say('The watcher sees the deposit: the wallet has a claim waiting.');
+  show('GET /api/keys/deposit', await seen(agent.address));
+
   say('A claim is a challenge bound to the wallet, signed with its Ed25519 key (the private key never leaves the agent).');
   const { body: ch } = await gw.get(`/api/keys/challenge?wallet=${agent.address}`);
+  const signature = await signChallenge(agent, ch.challenge);
   show('challenge', ch.challenge);
-  show('signature (base58)', (await signChallenge(agent, ch.challenge)).slice(0, 24) + '…');
+  show('signature (base58)', signature.slice(0, 24) + '…');
 
-  say('It claims its key (with a fresh challenge) once the watcher has seen the deposit.');
-  const key = await claimWhenSeen(gw, agent);
-  show('apiKey', mask(key) + ' (returned once; only its SHA-256 is stored)');
+  say('It claims its key with that challenge and signature.');
+  const claimed = await gw.post('/api/keys/claim', { wallet: agent.address, challenge: ch.challenge, signature });
+  if (claimed.status !== 200) throw new Error(`claim refused: ${claimed.status} ${JSON.stringify(claimed.body)}`);
+  const key: string = claimed.body.apiKey;
+  show(`POST /api/keys/claim (challenge ${ch.challenge}) -> ${claimed.status}`, mask(key) + ' (returned once; only its SHA-256 is stored)');
   show('GET /api/keys/me', (await gw.get('/api/keys/me', { 'x-api-key': key })).body);
 
   say('It spends its free calls, then credit, until it meets 402.');

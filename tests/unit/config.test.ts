@@ -68,6 +68,12 @@ describe('config', () => {
     expect(text).toContain('[default: 2200000]');
   });
 
+  test('--help says smaller transfers add up to MIN_DEPOSIT_LAMPORTS, as the watcher does', () => {
+    const line = helpText().split('\n').find((l) => l.includes('MIN_DEPOSIT_LAMPORTS'))!;
+    expect(line).toContain('adds up smaller ones per sender');
+    expect(line).not.toContain('ignored');
+  });
+
   test('secrets are the RPC URLs and the webhook secret', () => {
     const c = loadConfig([], { MAINNET_RPC_URLS: 'https://rpc.example/?api-key=K1234567', WEBHOOK_SECRET: 'whsec-abcdef' });
     expect(secretsOf(c)).toContain('https://rpc.example/?api-key=K1234567');

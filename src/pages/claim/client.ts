@@ -64,6 +64,8 @@ async function signedBy(signature: Uint8Array, text: string, wallet: string): Pr
 
 // ---- gateway facts -----------------------------------------------------------------------------
 el('gateway-address').textContent = config.gatewayAddress ?? 'not configured';
+// Nothing to copy beside "not configured": the button shows only with an address.
+el('copy-address').hidden = !config.gatewayAddress;
 el('network').textContent = config.network;
 el('min-deposit').textContent = `${sol(config.minDepositLamports)} (${config.minDepositLamports.toLocaleString('en-US')} lamports)`;
 el('price').textContent = `${sol(config.priceLamports)} per paid call, after ${config.freeCalls} free calls`;

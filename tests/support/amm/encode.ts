@@ -31,7 +31,6 @@ export class Borsh {
   u16 = (v: number | bigint) => this.int(BigInt(v), 2);
   u32 = (v: number | bigint) => this.int(BigInt(v), 4);
   u64 = (v: number | bigint) => this.int(BigInt(v), 8);
-  u128 = (v: number | bigint) => this.int(BigInt(v), 16);
   bool = (v: boolean) => this.u8(v ? 1 : 0);
   pubkey = (a: Address) => this.bytes(new Uint8Array(getAddressEncoder().encode(a)));
   done(): Uint8Array {

@@ -4,14 +4,17 @@ import {
   appendTransactionMessageInstructions,
   createSolanaRpc,
   createTransactionMessage,
+  getBase64EncodedWireTransaction,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   type Blockhash,
+  type Address,
   type Instruction,
   type KeyPairSigner,
 } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson, toJson } from '../../../src/json.ts';
@@ -62,6 +65,27 @@ export async function signedTransaction(url: string, feePayer: KeyPairSigner, ix
       (m) => appendTransactionMessageInstructions(ixs, m),
     ),
   );
+}
+
+/**
+ * SOL transfers as a client outside the sandbox's process makes them: signed, sent over JSON-RPC
+ * with preflight, and returned once the node reports them landed.
+ */
+export function transfersOverRpc(url: string) {
+  const rpc = createSolanaRpc(url);
+  return {
+    async transferSol(from: KeyPairSigner, to: Address, lamports: bigint): Promise<string> {
+      const tx = await signedTransaction(url, from, [getTransferSolInstruction({ source: from, destination: to, amount: lamports })]);
+      const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(tx), { encoding: 'base64' }).send();
+      for (let i = 0; i < 100; i++) {
+        const [status] = (await rpc.getSignatureStatuses([signature]).send()).value;
+        if (status?.err) throw new Error(`transfer ${signature} failed: ${toJson(status.err)}`);
+        if (status) return signature;
+        await Bun.sleep(50);
+      }
+      throw new Error(`transfer ${signature} did not land within 5 s`);
+    },
+  };
 }
 
 const FIXTURES = join(import.meta.dir, '..', '..', 'fixtures', 'mainnet');

@@ -1,0 +1,140 @@
+// `gateway stats` and `gateway keys` name the database they read (a PostgreSQL password masked),
+// say plainly when it is empty, and read the one the server uses: DATABASE_URL when set, else
+// DATABASE_PATH, relative to where they run. Against a real gateway, SQLite file and PostgreSQL.
+import { describe, expect, test } from 'bun:test';
+import { SQL } from 'bun';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKeyPairSigner } from '@solana/kit';
+import { openDatabase } from '../../src/db/client.ts';
+import { fundedKey } from '../support/agent.ts';
+import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, postgresAdminUrl, shouldSkipPostgres } from '../support/postgres.ts';
+import { freePort, MAIN } from '../support/process.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+
+const PRICE = 2_200_000;
+const PASSWORD = 'op-S3cret-pw';
+
+async function gatewayCli(args: string[], env: Record<string, string>, cwd?: string) {
+  const p = Bun.spawn(['bun', MAIN, ...args], { cwd, env: { PATH: process.env.PATH!, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { out, err, code };
+}
+
+const setup = sandboxGateways(async () => ({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec-operator-cmds', priceLamports: PRICE, freeCalls: 0 }));
+
+describe('on SQLite', () => {
+  test('run elsewhere, they name the file they read and say it is empty; the JSON key list stays a bare list', async () => {
+    // The default DATABASE_PATH is relative: a command run in another folder reads that folder's file.
+    const gw = await setup.gateway();
+    const other = realpathSync(mkdtempSync(join(tmpdir(), 'cig-ops-other-')));
+    try {
+      const otherFile = join(other, 'data/gateway.sqlite');
+      openDatabase(otherFile).$client.close(); // what a gateway started there once leaves: migrated, empty
+
+      const stats = await gatewayCli(['stats'], {}, other);
+      expect(stats.code).toBe(0);
+      expect(stats.out.split('\n')[0]).toBe(`database        ${otherFile} (empty: no keys, deposits or accounts yet)`);
+      const keys = await gatewayCli(['keys', 'list'], {}, other);
+      expect(keys).toMatchObject({ code: 0, out: `no keys in ${otherFile}\n` });
+      const json = await gatewayCli(['keys', 'list', '--json'], {}, other);
+      expect(JSON.parse(json.out)).toEqual([]);
+      expect(json.err).toBe(`gateway keys list: 0 key(s) in ${otherFile}\n`);
+
+      // The server's own file, named by DATABASE_PATH, holds the key bought on it.
+      const { wallet } = await fundedKey(gw, setup.chain, PRICE);
+      const own = await gatewayCli(['keys', 'list'], { DATABASE_PATH: gw.config.databasePath }, other);
+      expect(own.out.split('\n')[0]).toBe(`database ${gw.config.databasePath}: 1 key(s)`);
+      expect(own.out).toContain(wallet);
+      const ownStats = JSON.parse((await gatewayCli(['stats', '--json'], { DATABASE_PATH: gw.config.databasePath }, other)).out);
+      expect(ownStats).toMatchObject({ database: gw.config.databasePath, empty: false, keys: { active: 1 } });
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  test('no file at DATABASE_PATH: one line naming the absolute path, exit 2, nothing created', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cig-ops-none-')));
+    try {
+      const res = await gatewayCli(['keys', 'list'], {}, dir);
+      expect(res.code).toBe(2);
+      expect(res.err.trim().split('\n')).toEqual([expect.stringContaining(`no database at ${join(dir, 'data/gateway.sqlite')}`)]);
+      expect(await Bun.file(join(dir, 'data/gateway.sqlite')).exists()).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(shouldSkipPostgres('operator commands'))('on PostgreSQL (DATABASE_URL)', () => {
+  /** The test server's URL for `database`, as a role with a password (trust auth ignores it; the URL still carries it). */
+  async function withPassword(database: string): Promise<string> {
+    const admin = new SQL(await postgresAdminUrl());
+    await admin.unsafe(`DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'operator') THEN CREATE ROLE operator LOGIN SUPERUSER PASSWORD '${PASSWORD}'; END IF; END $$`);
+    await admin.close();
+    const url = new URL(database);
+    url.username = 'operator';
+    url.password = PASSWORD;
+    return url.toString();
+  }
+  const masked = (url: string) => url.replace(PASSWORD, '***');
+
+  test('they read the server PostgreSQL, name it with the password masked, and revoke a key there', async () => {
+    const url = await withPassword(await freshDatabase());
+    const gw = await setup.gateway({ databaseUrl: url });
+    const env = { DATABASE_URL: url };
+
+    const empty = await gatewayCli(['stats'], env);
+    expect(empty.code).toBe(0);
+    expect(empty.out.split('\n')[0]).toBe(`database        ${masked(url)} (empty: no keys, deposits or accounts yet)`);
+    expect(await gatewayCli(['keys', 'list'], env)).toMatchObject({ code: 0, out: `no keys in ${masked(url)}\n` });
+
+    const { key, wallet } = await fundedKey(gw, setup.chain, PRICE * 3);
+    const paid = () => gw.get(`/api/chain/token-accounts?wallet=${wallet}`, { 'x-api-key': key });
+    expect((await paid()).status).toBe(200);
+    expect((await paid()).status).toBe(200);
+
+    const stats = await gatewayCli(['stats', '--json'], env);
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.out)).toMatchObject({
+      database: masked(url),
+      empty: false,
+      keys: { active: 1, revoked: 0, wallets: 1 },
+      deposits: { credited: { count: 1, lamports: String(PRICE * 3) } },
+      creditOutstanding: { lamports: String(PRICE), freeCalls: 0 },
+      revenueLamports: String(PRICE * 2),
+      paidCallsMade: 2,
+      topWallets: [{ wallet, callsMade: 2, creditLamports: String(PRICE), freeCalls: 0, depositedLamports: String(PRICE * 3) }],
+    });
+    const text = await gatewayCli(['stats'], env);
+    expect(text.out.split('\n')[0]).toBe(`database        ${masked(url)}`);
+    expect(text.out).toContain(wallet);
+
+    const list = await gatewayCli(['keys', 'list', '--json'], env);
+    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null }]);
+    expect(list.err).toBe(`gateway keys list: 1 key(s) in ${masked(url)}\n`);
+
+    const revoke = await gatewayCli(['keys', 'revoke', wallet], env);
+    expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${masked(url)}\n` });
+    // Every call on PostgreSQL looks its key up: the revocation holds at once.
+    const refused = await paid();
+    expect(refused.status).toBe(402);
+    expect(refused.body.code).toBe('revoked_key');
+
+    for (const r of [empty, stats, text, list, revoke]) expect(r.out + r.err).not.toContain(PASSWORD);
+  }, POSTGRES_HOOK_TIMEOUT_MS);
+
+  test('a database the gateway never migrated: exit 2 saying so; an unreachable server: exit 1; the password never shown', async () => {
+    const url = await withPassword(await freshDatabase());
+    const bare = await gatewayCli(['stats'], { DATABASE_URL: url });
+    expect(bare.code).toBe(2);
+    expect(bare.err).toBe(`gateway stats: no gateway tables in ${masked(url)} (start the gateway once on DATABASE_URL to create them)\n`);
+
+    const down = `postgres://operator:${PASSWORD}@127.0.0.1:${freePort()}/gateway`;
+    const unreachable = await gatewayCli(['keys', 'list'], { DATABASE_URL: down });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.err.trim().split('\n')).toEqual([expect.stringContaining(`gateway keys: cannot read ${masked(down)}`)]);
+    for (const r of [bare, unreachable]) expect(r.out + r.err).not.toContain(PASSWORD);
+  }, POSTGRES_HOOK_TIMEOUT_MS);
+});
