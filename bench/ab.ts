@@ -31,7 +31,8 @@ const SECRET = 'ab-secret';
 
 const configs = revision === 'configs';
 const config = (process.env.BENCH_CONFIG ?? 'defaults') as BenchConfig;
-if (!BENCH_CONFIGS[config]) throw new Error('BENCH_CONFIG must be defaults or stripped');
+const pair = (process.env.AB_CONFIGS ?? 'defaults,stripped').split(',') as BenchConfig[];
+for (const c of [config, ...pair]) if (!BENCH_CONFIGS[c]) throw new Error(`a configuration is one of ${Object.keys(BENCH_CONFIGS).join(', ')}`);
 
 const git = (...args: string[]) => {
   const r = Bun.spawnSync(['git', '-C', root, ...args], { stderr: 'pipe' });
@@ -48,8 +49,7 @@ const chain = await startSandbox();
 const sides = await Promise.all(
   (configs
     ? [
-        { name: 'defaults', main: join(root, 'src/main.ts'), env: BENCH_CONFIGS.defaults },
-        { name: 'stripped', main: join(root, 'src/main.ts'), env: BENCH_CONFIGS.stripped },
+        ...pair.map((c) => ({ name: c, main: join(root, 'src/main.ts'), env: BENCH_CONFIGS[c] })),
       ]
     : [
         { name: `working tree`, main: join(root, 'src/main.ts'), env: BENCH_CONFIGS[config] },
@@ -90,7 +90,7 @@ try {
       return { url: `${side.base}/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, headers: paid };
     }),
   );
-  console.log(`command: ${configs ? '' : `BENCH_CONFIG=${config} `}bun bench/ab.ts ${revision} ${figure} ${rounds} ${slice}   (wrk -t1 -c64, ${rounds} rounds of one ${slice} s slice per side)`);
+  console.log(`command: ${configs ? `AB_CONFIGS=${pair.join(',')} ` : `BENCH_CONFIG=${config} `}bun bench/ab.ts ${revision} ${figure} ${rounds} ${slice}   (wrk -t1 -c64, ${rounds} rounds of one ${slice} s slice per side)`);
   console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, bun ${Bun.version}\n`);
   const run = (i: number, seconds: number) => wrk(targets[i]!.url, sides[i]!.proc.pid, { seconds, connections: 64, ...targets[i]! });
   for (let i = 0; i < sides.length; i++) await run(i, 1); // warm-up

@@ -169,7 +169,7 @@ try {
     for (let r = 0; r < runs; r++) {
       // Baseline and both configurations alternate in one-second slices, so a machine whose speed
       // drifts within a run (this VM's did, by up to a third) moves every side alike.
-      const slices: Record<'base' | BenchConfig, WrkResult[]> = { base: [], defaults: [], stripped: [] };
+      const slices: Record<'base' | 'defaults' | 'stripped', WrkResult[]> = { base: [], defaults: [], stripped: [] };
       for (let i = 0; i < seconds; i++) {
         slices.base.push(await run(f.base, 1));
         slices.defaults.push(await run(sides.defaults, 1));

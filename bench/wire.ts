@@ -135,11 +135,15 @@ end
  * refuses nothing. `stripped`: no access line (LOG_LEVEL=warn) and no limiter, the floor the
  * defaults are held against.
  */
-export type BenchConfig = 'defaults' | 'stripped';
+export type BenchConfig = 'defaults' | 'stripped' | 'access-log' | 'limits';
 
+const UNREACHED_LIMITS = { RATE_LIMIT_RPS: '1000000000', RATE_LIMIT_BURST: '1000000000' };
 export const BENCH_CONFIGS: Record<BenchConfig, Record<string, string>> = {
-  defaults: { LOG_LEVEL: 'info', RATE_LIMIT_RPS: '1000000000', RATE_LIMIT_BURST: '1000000000' },
+  defaults: { LOG_LEVEL: 'info', ...UNREACHED_LIMITS },
   stripped: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0' },
+  // One of the two at a time, to tell their costs apart (bench/ab.ts configs).
+  'access-log': { LOG_LEVEL: 'info', RATE_LIMIT_RPS: '0' },
+  limits: { LOG_LEVEL: 'warn', ...UNREACHED_LIMITS },
 };
 
 /** Reads a child's stderr as fast as it comes and drops it: a log shipper that keeps up. */
