@@ -163,6 +163,8 @@ const optional =
     raw.trim() === '' ? undefined : parse(raw);
 
 export const DEFAULT_DATABASE_PATH = './data/gateway.sqlite';
+/** USDC's mint on mainnet-beta: what x402 is paid in unless X402_ASSET says otherwise. */
+export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 const SETTINGS = {
   port: { env: 'PORT', help: 'TCP port to listen on (0 picks a free one)', default: 3000, parse: integer(0, 65535) },
@@ -267,6 +269,54 @@ const SETTINGS = {
     help: 'smallest transfer credited on its own; the watcher adds up smaller ones per sender and credits their total once it reaches this',
     default: 2_200_000,
     parse: integer(0, 1e15),
+  },
+  x402Price: {
+    env: 'X402_PRICE',
+    help: 'x402: price of one paid call in atomic units of X402_ASSET (10000 = 0.01 USDC); setting it lets agents pay per call without an account',
+    default: undefined as number | undefined,
+    shownDefault: 'unset (x402 off)',
+    parse: optional(integer(1, 1e15)),
+  },
+  x402Asset: {
+    env: 'X402_ASSET',
+    help: 'x402: mint of the SPL token paid in',
+    default: USDC_MINT,
+    shownDefault: 'USDC',
+    parse: solanaAddress,
+  },
+  x402PayTo: {
+    env: 'X402_PAY_TO',
+    help: "x402: owner of the token account paid into (its associated token account must exist)",
+    default: undefined as string | undefined,
+    shownDefault: 'GATEWAY_ADDRESS',
+    parse: optional(solanaAddress),
+  },
+  x402FeePayerKeypair: {
+    env: 'X402_FEE_PAYER_KEYPAIR',
+    help: 'x402: keypair file (Solana CLI JSON) of the built-in facilitator, which pays the fee of every payment it settles',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    parse: optional(text),
+  },
+  x402FacilitatorUrl: {
+    env: 'X402_FACILITATOR_URL',
+    help: 'x402: an external facilitator (its /verify, /settle and /supported) instead of the built-in one',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional((raw: string) => urlList(raw)[0]!),
+  },
+  x402SettleSeconds: {
+    env: 'X402_SETTLE_SECONDS',
+    help: 'x402: longest wait for a payment to reach confirmed; past it the answer is withheld',
+    default: 30,
+    parse: integer(1, 120),
+  },
+  x402MaxComputeUnitPrice: {
+    env: 'X402_MAX_COMPUTE_UNIT_PRICE',
+    help: 'x402: highest compute-unit price (micro-lamports) a payment may set, since the fee payer pays it',
+    default: 5_000_000,
+    parse: integer(0, 1e12),
   },
   challengeTtlSeconds: {
     env: 'CHALLENGE_TTL_SECONDS',
@@ -438,7 +488,22 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   if ((config as Config).depositQuorum > quorumUrls.length) {
     throw new ConfigError(`DEPOSIT_QUORUM / --deposit-quorum: ${(config as Config).depositQuorum} exceeds the ${quorumUrls.length} RPC URL(s) of the payment network`);
   }
+  checkX402(config as Config);
   return config as Config;
+}
+
+/** x402 is all or nothing: a half configuration names the setting that is missing or in the way. */
+function checkX402(c: Config): void {
+  const problem = (key: ConfigKey, why: string) => new ConfigError(`${SETTINGS[key].env} / ${flagName(key)}: ${why}`);
+  if (c.x402Price === undefined) {
+    for (const key of ['x402PayTo', 'x402FeePayerKeypair', 'x402FacilitatorUrl'] as const) {
+      if (c[key] !== undefined) throw problem('x402Price', `not set, but ${SETTINGS[key].env} is: set X402_PRICE to turn x402 on, or unset ${SETTINGS[key].env}`);
+    }
+    return;
+  }
+  if (c.x402FeePayerKeypair && c.x402FacilitatorUrl) throw problem('x402FacilitatorUrl', 'set together with X402_FEE_PAYER_KEYPAIR: choose the built-in facilitator (keypair) or an external one (URL), not both');
+  if (!c.x402FeePayerKeypair && !c.x402FacilitatorUrl) throw problem('x402FeePayerKeypair', 'needed when X402_PRICE is set (a fee-payer keypair file for the built-in facilitator), or set X402_FACILITATOR_URL');
+  if (!c.x402PayTo && !c.gatewayAddress) throw problem('x402PayTo', 'needed when X402_PRICE is set and GATEWAY_ADDRESS is not: the owner whose token account is paid into');
 }
 
 /**

@@ -1,6 +1,7 @@
 // /llms.txt (llmstxt.org): what an agent reading one plain file needs to use this gateway, generated
 // from the capability registry and the settings, like the OpenAPI document and the MCP manifest.
 // It lives beside both faces (it names REST routes and MCP endpoints) and imports neither's routes.
+import { x402Note } from './calls/ways-to-pay.ts';
 import { restPath, type Capability } from './capabilities/capability.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
 import { formatSol } from './chain/format.ts';
@@ -28,6 +29,24 @@ function capabilityEntry(cap: Capability, priceLamports: number): string {
     .map(([k, p]) => `\`${k}\`${p.required ? ' (required)' : ''}: ${(p.schema as { description?: string }).description ?? ''}`)
     .join('; ');
   return `- \`${usage(cap)}\` · MCP tool \`${cap.tool}\` · ${price}. ${cap.description}${params ? ` Parameters: ${params}.` : ''}`;
+}
+
+/** The second way to pay, when this gateway offers it: x402 per call, no account. */
+function x402Section(config: Config): string[] {
+  const note = x402Note(config);
+  if (!note) return [];
+  return [
+    '## Paying per call with x402 (no account)',
+    '',
+    note,
+    '',
+    '1. Call the paid route as is. The 402 carries the offer: version 2 in the `PAYMENT-REQUIRED` header (base64 JSON), version 1 as `x402Version` and `accepts` in the body.',
+    '2. Sign the `exact` payment (a TransferChecked of exactly the price into the gateway\'s token account, with the offer\'s `extra.feePayer` as fee payer) and send the same request again with it in `PAYMENT-SIGNATURE` (version 2) or `X-PAYMENT` (version 1); over MCP, in `params._meta["x402/payment"]`.',
+    '3. The answer carries `PAYMENT-RESPONSE` (or `X-PAYMENT-RESPONSE`; over MCP `_meta["x402/payment-response"]`): the transaction, the payer and the network. A call that fails costs nothing and its payment is never submitted; a payment is accepted once.',
+    '',
+    'With the official client: `wrapFetchWithPayment(fetch, new x402Client().register("solana:*", new ExactSvmScheme(signer)))` from `@x402/fetch`, `@x402/core/client` and `@x402/svm/exact/client` pays and retries by itself.',
+    '',
+  ];
 }
 
 export function llmsTxt(config: Config): string {
@@ -62,6 +81,7 @@ export function llmsTxt(config: Config): string {
     '',
     'Without a usable key a paid call answers 402 with `priceLamports`, `payTo` and `instructions`. Too many requests answer 429 with `Retry-After`; REST and MCP share one rate limit.',
     '',
+    ...x402Section(config),
     '## MCP',
     '',
     `- Streamable HTTP: \`${MCP_HTTP_PATH}\``,

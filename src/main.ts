@@ -38,6 +38,10 @@ async function main() {
   try {
     services = await createServices(config, log);
   } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`gateway: invalid setting: ${e.message}\n`);
+      process.exit(2);
+    }
     log.error('cannot open the database', { error: e instanceof Error ? e.message : String(e) });
     process.exit(1);
   }
@@ -61,6 +65,17 @@ async function main() {
     });
   } else {
     log.warn('deposits are not configured (GATEWAY_ADDRESS unset): free endpoints work, paid calls cannot be bought');
+  }
+  if (services.x402) {
+    const facilitator = services.x402.facilitator;
+    log.info('x402 enabled', {
+      price: config.x402Price,
+      asset: config.x402Asset,
+      payTo: config.x402PayTo ?? config.gatewayAddress,
+      network: config.paymentNetwork,
+      facilitator: facilitator.kind,
+      feePayer: facilitator.kind === 'built-in' ? await facilitator.feePayer() : 'read from the facilitator',
+    });
   }
   services.watcher?.start(config.depositPollSeconds);
   services.readiness.start();

@@ -160,6 +160,29 @@ export const ledgerCommit = new Histogram({
 
 export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
 
+export const x402Payments = new Counter({
+  name: 'gateway_x402_payments_total',
+  help: 'x402 payments by outcome: verified (recorded, its call runs), settled, released (the call failed: never submitted), refused (by reason code)',
+  labelNames: ['outcome', 'reason'] as const,
+  registers,
+});
+
+export const x402SettledUnits = new Counter({ name: 'gateway_x402_settled_units_total', help: 'Atomic token units received through settled x402 payments', registers });
+
+let feePayerLamports: bigint | undefined;
+/** The x402 fee payer's balance as last read (readiness.ts reads it with the upstream probe). */
+export const x402FeePayerRead = (lamports: bigint) => void (feePayerLamports = lamports);
+
+new Gauge({
+  name: 'gateway_x402_fee_payer_lamports',
+  help: "The built-in x402 facilitator's fee payer's SOL balance, in lamports (absent without one)",
+  registers,
+  collect() {
+    if (feePayerLamports === undefined) this.reset();
+    else this.set(Number(feePayerLamports));
+  },
+});
+
 export const paymentRequired = new Counter({
   name: 'gateway_payment_required_total',
   help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, no_credit)',

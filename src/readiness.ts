@@ -7,6 +7,7 @@ import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Logger } from './log.ts';
+import { x402FeePayerRead } from './metrics.ts';
 
 const OFFLINE_HINT =
   'offline? `bun run sandbox` (in a source checkout) starts a local Solana chain on 127.0.0.1:8899: set MAINNET_RPC_URLS and DEVNET_RPC_URLS to http://127.0.0.1:8899';
@@ -18,6 +19,8 @@ export interface ReadinessReport {
   upstreams: Record<string, number | null>;
   /** Why, for each network with no answer within the window: "unreachable: connection refused". */
   upstreamErrors: Record<string, string>;
+  /** The built-in x402 facilitator's fee payer's SOL, in lamports, as last read by the probe (null: not yet). Present with x402's built-in facilitator only. */
+  x402FeePayerLamports?: number | null;
 }
 
 export class Readiness {
@@ -26,6 +29,7 @@ export class Readiness {
   private remoteWritable = true;
   /** Networks the probe last saw fail, so that a lasting outage is logged once. */
   private readonly failing = new Set<string>();
+  private feePayer: bigint | null = null;
 
   constructor(
     private readonly db: Db | undefined,
@@ -33,6 +37,8 @@ export class Readiness {
     private readonly windowMs: number,
     private readonly log: Logger,
     private readonly ping?: () => Promise<void>,
+    /** Reads the x402 fee payer's balance; it pays every settlement's fee, so an empty one stops x402. */
+    private readonly feePayerLamports?: () => Promise<bigint>,
   ) {}
 
   start(): void {
@@ -50,6 +56,13 @@ export class Readiness {
       this.ping?.().then(
         () => (this.remoteWritable = true),
         () => (this.remoteWritable = false),
+      );
+      this.feePayerLamports?.().then(
+        (lamports) => {
+          this.feePayer = lamports;
+          x402FeePayerRead(lamports);
+        },
+        () => {},
       );
     };
     probe();
@@ -93,6 +106,8 @@ export class Readiness {
       if (u.lastAnswerAt !== undefined && now - u.lastAnswerAt <= this.windowMs) answered = true;
       else upstreamErrors[network] = u.failureReason() ?? 'no answer yet';
     }
-    return { ready: database === 'writable' && answered, database, upstreams, upstreamErrors };
+    const report: ReadinessReport = { ready: database === 'writable' && answered, database, upstreams, upstreamErrors };
+    if (this.feePayerLamports) report.x402FeePayerLamports = this.feePayer === null ? null : Number(this.feePayer);
+    return report;
   }
 }

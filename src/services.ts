@@ -16,6 +16,8 @@ import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { CallDeps } from './calls/pipeline.ts';
 import { InFlight } from './calls/in-flight.ts';
+import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
+import { createX402, type X402 } from './billing/x402/payments.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 
@@ -35,7 +37,23 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
-/** Resolves once the database is open and migrated; rejects when it cannot be. */
+/** x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external one. */
+async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger): Promise<X402 | undefined> {
+  if (config.x402Price === undefined) return undefined;
+  const facilitator = config.x402FacilitatorUrl
+    ? externalFacilitator(config.x402FacilitatorUrl, config.paymentNetwork)
+    : builtInFacilitator({
+        signer: await loadFeePayer(config.x402FeePayerKeypair!),
+        rpc: upstreams[config.paymentNetwork],
+        network: config.paymentNetwork,
+        asset: config.x402Asset,
+        maxComputeUnitPrice: config.x402MaxComputeUnitPrice,
+        settleMs: config.x402SettleSeconds * 1000,
+      });
+  return createX402(config, store, facilitator, log);
+}
+
+/** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: an x402 key file that cannot serve). */
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   // Postgres code loads only when asked for: the embedded default starts as it always did.
   const pgModules = config.databaseUrl
@@ -55,6 +73,13 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
+  let x402: X402 | undefined;
+  try {
+    x402 = await x402Of(config, store, upstreams, log);
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
   const pay = config.paymentNetwork;
   const quorum =
     config.gatewayAddress && config.depositQuorum > 1
@@ -84,7 +109,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined);
+  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined, x402?.facilitator.feePayerLamports);
   return {
     config,
     log,
@@ -93,6 +118,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     upstreams,
     ctx,
     payments: createPayments(store, config),
+    x402,
     usage,
     inFlight,
     limiter,

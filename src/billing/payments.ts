@@ -19,13 +19,14 @@ export interface Payments {
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
-export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'no_credit';
+export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'no_credit' | 'x402_refused';
 
 const REFUSALS: Record<RefusalCode, string> = {
   no_key: 'A valid x-api-key header is required for this endpoint.',
   unknown_key: 'The API key sent is not known to this gateway.',
   revoked_key: 'The API key sent was revoked: a newer claim for the same wallet issued a new key, which carries the credit.',
   no_credit: 'No free calls left and the credit is below the price of one call.',
+  x402_refused: 'The x402 payment attached to the call was refused.',
 };
 
 export function createPayments(store: BillingStore, config: Config): Payments {

@@ -5,7 +5,7 @@ import type { SQL } from 'bun';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import { migratePostgres, openPostgres, type PgDb } from '../db/pg-client.ts';
-import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors } from '../db/pg-schema.ts';
+import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../db/pg-schema.ts';
 import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from './deposits.ts';
 import { generateApiKey, hashApiKey, keyHashOf } from './keys.ts';
 import { PgLedger } from './pg-ledger.ts';
@@ -158,6 +158,18 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
         await saveCursor(tx, network, address, cursor);
         return outcomes;
       });
+    },
+    // The primary key decides between replicas: a second insert of one payment waits for the first to commit, then inserts nothing.
+    async holdPayment(p, now) {
+      const rows = await db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey });
+      return rows.length === 1;
+    },
+    async releasePayment(txKey) {
+      await db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.status, 'held')));
+    },
+    async finishPayment(txKey, end, now) {
+      const reason = end.status === 'failed' ? end.reason : null;
+      await db.update(x402Payments).set({ status: end.status, signature: end.signature ?? null, reason, settledAt: now }).where(eq(x402Payments.txKey, txKey));
     },
     async leadWatcher(network, address) {
       try {

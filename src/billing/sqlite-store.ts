@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Network } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { apiKeys, exactLamports, pendingClaims, watcherCursors } from '../db/schema.ts';
+import { apiKeys, exactLamports, pendingClaims, watcherCursors, x402Payments } from '../db/schema.ts';
 import { consumeChallenge, issueChallenge } from './challenges.ts';
 import { depositStatus, recordDeposit } from './deposits.ts';
 import { keyLookup, rotateKey } from './keys.ts';
@@ -57,6 +57,17 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
         saveCursor(network, address, cursor);
         return outcomes;
       });
+    },
+    async holdPayment(p, now) {
+      const row = db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey }).get();
+      return row !== undefined;
+    },
+    async releasePayment(txKey) {
+      db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.status, 'held'))).run();
+    },
+    async finishPayment(txKey, end, now) {
+      const reason = end.status === 'failed' ? end.reason : null;
+      db.update(x402Payments).set({ status: end.status, signature: end.signature ?? null, reason, settledAt: now }).where(eq(x402Payments.txKey, txKey)).run();
     },
     // One process owns the file: it is always the watcher.
     leadWatcher: async () => true,

@@ -22,6 +22,21 @@ export interface WatcherCursor {
   walk?: { head: SignaturePoint; before?: string };
 }
 
+/** An x402 payment as recorded before its call runs (schema.ts x402Payments). */
+export interface HeldPayment {
+  txKey: string;
+  network: string;
+  payer: string;
+  asset: string;
+  amount: number;
+  payTo: string;
+  capability: string;
+  face: 'rest' | 'mcp';
+}
+
+/** How a held payment ended. */
+export type PaymentEnd = { status: 'settled'; signature: string } | { status: 'failed'; reason: string; signature?: string };
+
 export interface BillingStore {
   readonly backend: 'sqlite' | 'postgres';
   /** Resolves once the database is reachable and migrated; rejects when it is not. */
@@ -52,6 +67,11 @@ export interface BillingStore {
   recordWatcherChunk(network: Network, address: string, deposits: DepositRecord[], minDepositLamports: bigint, cursor: WatcherCursor): Promise<DepositOutcome[]>;
   /** True while this process is the one deposit watcher for the address (always, on SQLite). */
   leadWatcher(network: Network, address: string): Promise<boolean>;
+  /** x402: records a verified payment, committed before it resolves; false when its transaction was recorded before (a replay). */
+  holdPayment(p: HeldPayment, now: number): Promise<boolean>;
+  /** x402: forgets a held payment whose call failed: it was never submitted, so it may pay for another call. */
+  releasePayment(txKey: string): Promise<void>;
+  finishPayment(txKey: string, end: PaymentEnd, now: number): Promise<void>;
   /** Throws when the database cannot answer (health check). */
   ping(): Promise<void>;
   close(): Promise<void>;

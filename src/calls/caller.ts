@@ -2,11 +2,38 @@
 // network address (the rate-limit bucket for calls without a usable key, the requester of a
 // challenge) and the face it came in on (recorded in the key holder's usage history).
 import { BlockList, isIP } from 'node:net';
+import type { PaymentAttempt } from '../billing/x402/payments.ts';
 
 export interface Caller {
   readonly apiKey?: string;
   readonly address: string;
   face: 'rest' | 'mcp';
+  /** An x402 payment attached to this very call; the pipeline decides what it is worth. */
+  readonly payment?: PaymentAttempt;
+}
+
+export type { PaymentAttempt };
+
+/** The x402 payment headers of a request, v2 first. */
+export function paymentOf(headers: Headers): PaymentAttempt | undefined {
+  const v2 = headers.get('payment-signature');
+  if (v2 !== null) return { header: v2, version: 2 };
+  const v1 = headers.get('x-payment');
+  return v1 !== null ? { header: v1, version: 1 } : undefined;
+}
+
+/** The same caller with a payment attached (MCP: the payment travels in the call's `_meta`). */
+export function withPayment(caller: Caller, payment: PaymentAttempt): Caller {
+  return {
+    get apiKey() {
+      return caller.apiKey;
+    },
+    get address() {
+      return caller.address;
+    },
+    face: caller.face,
+    payment,
+  };
 }
 
 export function apiKeyOf(headers: Headers): string | undefined {
@@ -128,6 +155,10 @@ class HttpCaller implements Caller {
 
   get address(): string {
     return (this.address_ ??= clientAddress(this.request, this.server, this.trustedProxies));
+  }
+
+  get payment(): PaymentAttempt | undefined {
+    return paymentOf(this.request.headers);
   }
 }
 

@@ -4,9 +4,10 @@
 import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
+import type { Resource, X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
-import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
+import { parseInput, restPath, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
 import { GatewayError } from '../errors.ts';
@@ -22,6 +23,8 @@ export interface CallDeps {
   usage: UsageHistory;
   log: Logger;
   inFlight: InFlight;
+  /** Set when X402_PRICE is: a second way to pay for any paid call. */
+  x402?: X402;
 }
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
@@ -90,6 +93,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   const admission = pending instanceof Promise ? await pending : pending;
   if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
   const { headers } = admission;
+  if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   try {
@@ -113,6 +117,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
       deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
+    if (failure.status === 402 && deps.x402) await offered(failure, cap, deps.x402, deps.log);
     let balance: Record<string, string> | undefined;
     if (receipt) {
       balance = deps.payments.headers(await deps.payments.refund(receipt));
@@ -121,6 +126,57 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     }
     return { ...failure, headers: { ...headers, ...balance, ...failure.headers } };
   }
+}
+
+/** What an x402 payment buys: one call of `cap`, named by its REST path. */
+const resourceOf = (cap: Capability): Resource => ({ url: restPath(cap), description: cap.title });
+
+/** Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands. */
+async function offered(outcome: Outcome, cap: Capability, x402: X402, log: Logger, error?: string): Promise<Outcome> {
+  try {
+    const offer = await x402.offer(outcome.body, outcome.headers, resourceOf(cap), error);
+    outcome.body = offer.body;
+    outcome.headers = offer.headers;
+  } catch (e) {
+    log.warn('x402 offer unavailable', { event: 'x402_offer_failed', error: e instanceof Error ? e.message : String(e) });
+  }
+  return outcome;
+}
+
+/**
+ * A paid call with an x402 payment attached: validate (400 costs nothing, the payment untouched) ->
+ * verify and record the payment -> run -> settle only on success. A failed call releases the
+ * payment unsubmitted; a payment that does not settle withholds the answer (402 with the reason).
+ */
+async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
+  const failed = (e: unknown): Outcome => {
+    const failure = errorOutcome(e, deps.log, cap.name);
+    return { ...failure, headers: { ...headers, ...failure.headers } };
+  };
+  const refused = (reason: string): Promise<Outcome> => {
+    paymentRequired.inc({ reason: 'x402_refused' });
+    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused');
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, x402, deps.log, reason);
+  };
+  let input: Record<string, unknown>;
+  let held: Awaited<ReturnType<X402['hold']>>;
+  try {
+    input = parseInput(cap, raw) as Record<string, unknown>;
+    held = await x402.hold(caller.payment!, resourceOf(cap), { capability: cap.name, face: caller.face });
+  } catch (e) {
+    return failed(e);
+  }
+  if ('refused' in held) return refused(held.refused);
+  let body: Record<string, unknown>;
+  try {
+    body = successBody(cap, input, await cap.run(deps.ctx, input));
+  } catch (e) {
+    await held.release();
+    return failed(e);
+  }
+  const settled = await held.settle();
+  if ('refused' in settled) return refused(settled.refused);
+  return { status: 200, body, headers: { ...headers, ...settled.headers } };
 }
 
 // Free calls move no lamports; a refund gives back exactly what its debit took. The series are

@@ -1,4 +1,17 @@
-import { describeTransaction } from '../chain/tx/describe.ts';
+import { describeNormalized } from '../chain/tx/describe.ts';
+import { programsWithoutTable } from '../chain/tx/classify.ts';
+import {
+  type IdlDirectory,
+  MAX_IDL_ACCOUNT_BYTES,
+  PROGRAM_METADATA_PROGRAM,
+  type ProgramIdl,
+  idlAddress,
+  metadataIdlAddress,
+  parseIdlAccount,
+  parseMetadataIdlAccount,
+} from '../chain/tx/idl.ts';
+import { normalizeTransaction } from '../chain/tx/normalize.ts';
+import type { Upstream } from '../chain/upstream.ts';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { NETWORKS } from '../config.ts';
@@ -13,7 +26,7 @@ const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 // The finalized transaction comes from the upstream cache as the same object every time, and its
 // description cannot change either: describe it once per instance. Weakly keyed, so it goes when
 // the cache lets the transaction go; a confirmed one is a new object per fetch and never matches.
-const described = new WeakMap<object, ReturnType<typeof describeTransaction>>();
+const described = new WeakMap<object, ReturnType<typeof describeNormalized>>();
 
 /** One asset's change for one owner (decode-tx and simulate). */
 export const BALANCE_CHANGE = t.Object({
@@ -37,6 +50,24 @@ export const OWNER_CHANGES = t.Array(
   }),
   { description: 'Exact SOL and token changes for every signer (fee payer first) and every other owner whose balances moved' },
 );
+
+/** One address's change, as the balance arrays record it (decode-tx and simulate). */
+export const ACCOUNT_CHANGE = t.Object({
+  address: base58Address('Account'),
+  lamportsBefore: rawAmount('Lamports before'),
+  lamportsAfter: rawAmount('Lamports after'),
+  lamportsChange: rawAmount("After minus before; the fee payer's includes the fee", true),
+  token: nullable(
+    t.Object({
+      mint: base58Address('Mint'),
+      owner: nullable(base58Address('Owner of the token account; null only when a very old node did not report it')),
+      decimals: t.Integer({ minimum: 0, maximum: 255 }),
+      before: rawAmount('Raw amount before'),
+      after: rawAmount('Raw amount after'),
+      change: rawAmount('After minus before', true),
+    }),
+  ),
+});
 
 const ACTION_KIND = t.Union(
   ACTION_KINDS.map((k) => t.Literal(k)),
@@ -68,6 +99,10 @@ const OUTPUT = t.Object({
   invokedPrograms: t.Array(t.Object({ programId: base58Address('Program id'), name: nullable(t.String()) }), { description: 'Every program invoked' }),
   signers: t.Array(base58Address('Signer'), { description: 'Accounts that signed, fee payer first' }),
   ownerChanges: OWNER_CHANGES,
+  accountChanges: t.Array(ACCOUNT_CHANGE, {
+    description:
+      'Per-address view: every account whose lamports or token amount changed, in account-key order, exactly as preBalances/postBalances and the token balances record it (the fee payer\'s lamportsChange includes the fee; a token account carries its mint, owner and raw amounts). ownerChanges is this list regrouped by owner: a token account counts under its owner (its lamports in SOL, wrapped SOL as SOL, rent apart in tokenAccountRentLamports), any other account under its own address, and the fee is apart in feeLamports',
+  }),
   actions: t.Array(
     t.Object({
       instructionIndex: t.Integer({ minimum: 0, description: 'Top-level instruction it is, or ran under' }),
@@ -76,6 +111,10 @@ const OUTPUT = t.Object({
       program: nullable(t.String({ description: 'Program name when known' })),
       name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
       kind: ACTION_KIND,
+      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('idl'), t.Literal('effects'), t.Literal('none')], {
+        description:
+          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program the tables do not know, its Anchor IDL published on chain (the name; the kind from its effects) or the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
+      }),
     }),
     { description: 'What each instruction did, in order' },
   ),
@@ -98,7 +137,7 @@ export const decodeTx = defineCapability({
   method: 'GET',
   title: 'Decode a transaction',
   description:
-    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator: pool_create, liquidity_add, liquidity_remove, liquidation, order_fill, order_place, order_cancel (Jupiter DCA and limit orders, OpenBook, Phoenix, NFT listings), nft_sale, nft_mint, lending_borrow, lending_repay, lending_deposit, lending_withdraw, multisig_execute, swap, multisig_propose, fee_claim, stake, unstake, nft_transfer, burn, mint, freeze, thaw, unknown, transfer, account_management or vote; the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name and kind), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Use it to understand what a signature did.',
+    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did; one of ' + ACTION_KINDS.join(', ') + ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges. Use it to understand what a signature did.',
   paid: true,
   params: { signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE), network: network() },
   output: OUTPUT,
@@ -112,8 +151,68 @@ export const decodeTx = defineCapability({
     if (tx === null) throw notFound('Transaction not found or not yet confirmed', { signature });
     const known = described.get(tx as object);
     if (known) return known;
-    const description = Object.freeze(describeTransaction(tx, { signature, network }));
+    const normalized = normalizeTransaction(tx);
+    const unnamed = programsWithoutTable(normalized, IDL_PROGRAMS_PER_TRANSACTION);
+    if (unnamed.length > 0) return describeNormalized(normalized, { signature, network, idls: await publishedIdls(rpc, unnamed) });
+    // Only the tables named it: the description is the transaction's for good.
+    const description = Object.freeze(describeNormalized(normalized, { signature, network }));
     described.set(tx as object, description);
     return description;
   },
 });
+
+// ---- IDLs published on chain, for programs the tables do not know ------------------------------------
+
+const IDL_PROGRAMS_PER_TRANSACTION = 4;
+/** A program's IDL accounts are read once for this long (the upstream's bounded cache holds them). */
+const IDL_CACHE_MS = 10 * 60_000;
+/** A decode waits at most this long for IDLs; a slower read still lands in the cache for the next one. */
+const IDL_WAIT_MS = 1_500;
+
+interface UiAccount {
+  owner?: unknown;
+  data?: unknown;
+}
+
+// Parsed once per account answer: the upstream cache hands back the same object while it holds it.
+const parsedIdls = new WeakMap<object, ProgramIdl | null>();
+
+/** The IDL in a getMultipleAccounts value, parsed by `parse` when `owner` owns it and its base64 data is within the cap. */
+function idlOfAccount(value: UiAccount | null | undefined, owner: string, parse: (data: Uint8Array) => ProgramIdl | null): ProgramIdl | null {
+  if (value === null || value === undefined || typeof value !== 'object') return null;
+  const cached = parsedIdls.get(value);
+  if (cached !== undefined) return cached;
+  const data = Array.isArray(value.data) && value.data[1] === 'base64' && typeof value.data[0] === 'string' ? value.data[0] : null;
+  const idl = value.owner === owner && data !== null && data.length <= Math.ceil(MAX_IDL_ACCOUNT_BYTES / 3) * 4 ? parse(Buffer.from(data, 'base64')) : null;
+  parsedIdls.set(value, idl);
+  return idl;
+}
+
+/**
+ * The programs' IDLs that could be read in time, each program's Anchor IDL account and Program Metadata "idl"
+ * entry read in one call (the Anchor one first); a missing, unreadable or unreachable one is left out.
+ */
+async function publishedIdls(rpc: Upstream, programIds: readonly string[]): Promise<IdlDirectory> {
+  const found = new Map<string, ProgramIdl>();
+  const reads = programIds.map(async (programId) => {
+    try {
+      const accounts = await rpc.call<{ value: (UiAccount | null)[] }>(
+        'getMultipleAccounts',
+        [[await idlAddress(programId), await metadataIdlAddress(programId)], { encoding: 'base64', commitment: 'finalized' }],
+        { cacheMs: IDL_CACHE_MS },
+      );
+      const [anchorAccount, metadataAccount] = Array.isArray(accounts.value) ? accounts.value : [];
+      const idl =
+        idlOfAccount(anchorAccount, programId, parseIdlAccount) ??
+        idlOfAccount(metadataAccount, PROGRAM_METADATA_PROGRAM, (data) => parseMetadataIdlAccount(data, programId));
+      if (idl) found.set(programId, idl);
+    } catch {
+      // no IDL then: the instruction's kind comes from its effects
+    }
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.all(reads), new Promise((resolve) => (timer = setTimeout(resolve, IDL_WAIT_MS)))]);
+  clearTimeout(timer);
+  // a copy: reads still running after the wait must not change an answer already given
+  return new Map(found);
+}

@@ -15,8 +15,8 @@ import type { Upstream } from '../chain/upstream.ts';
 import { badRequest } from '../errors.ts';
 import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';
-import { anyJson, base58Address, nullable, rawAmount, u64 } from './output.ts';
-import { OWNER_CHANGES } from './decode-tx.ts';
+import { anyJson, base58Address, nullable, u64 } from './output.ts';
+import { ACCOUNT_CHANGE, OWNER_CHANGES } from './decode-tx.ts';
 import { base64Transaction, network } from './params.ts';
 
 // An unsigned legacy transfer of 0.001 SOL between two mainnet addresses (the signature is zeros).
@@ -69,25 +69,9 @@ export const simulate = defineCapability({
     slot: u64('Slot the simulation ran at'),
     ownerChanges: nullable(OWNER_CHANGES),
     accountChanges: nullable(
-      t.Array(
-        t.Object({
-          address: base58Address('Writable account'),
-          lamportsBefore: rawAmount('Lamports before'),
-          lamportsAfter: rawAmount('Lamports after the simulation'),
-          lamportsChange: rawAmount('After minus before', true),
-          token: nullable(
-            t.Object({
-              mint: base58Address('Mint'),
-              owner: base58Address('Owner of the token account'),
-              decimals: t.Integer({ minimum: 0, maximum: 255 }),
-              before: rawAmount('Raw amount before'),
-              after: rawAmount('Raw amount after'),
-              change: rawAmount('After minus before', true),
-            }),
-          ),
-        }),
-        { description: 'Each writable account whose lamports or token amount the simulation changed; null when the node returned no account states' },
-      ),
+      t.Array(ACCOUNT_CHANGE, {
+        description: 'Each writable account whose lamports or token amount the simulation changed; null when the node returned no account states',
+      }),
     ),
   }),
   async run(ctx, { transaction, network }) {

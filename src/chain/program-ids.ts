@@ -88,6 +88,16 @@ export const SQUADS_V4_PROGRAM = 'SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf';
 export const MAGIC_EDEN_V2_PROGRAM = 'M2mx93ekt1fmXSVkTrUL9xVFHkmME8HTUi5Cyc5aF7K';
 /** Tensor marketplace (TCOMP): tensor-foundation marketplace client defaults, marketplace label tables. */
 export const TENSOR_MARKETPLACE_PROGRAM = 'TCMPhJdwDryooaGtiocG1u3xcYbRpiJzb283XfCZsDp';
+/** SPL Governance (Realms), default instance: its Anchor.toml and governance/README.md (Mythic-Project/spl-governance). */
+export const SPL_GOVERNANCE_PROGRAM = 'GovER5Lthms3bLBqWub97yVrMmEogzX7xNjdXpPPCVZw';
+/** Metaplex Auction House: `declare_id!` in metaplex-program-library auction-house/program/src/lib.rs. */
+export const AUCTION_HOUSE_PROGRAM = 'hausS13jsjafwWwGqZTUQRmWyvyxn9EQpqMwV1PBBmk';
+/** Metaplex Auction (legacy, deprecated): `declare_id!` in metaplex-program-library auction/program/src/lib.rs before its removal. */
+export const METAPLEX_AUCTION_PROGRAM = 'auctxRXPeJoc4817jDhf4HbjnhEcr1cCXenosMhK5R8';
+/** Metaplex Candy Machine v2: `declare_id!` in metaplex-program-library candy-machine/program/src/lib.rs. */
+export const CANDY_MACHINE_V2_PROGRAM = 'cndy3Z4yapfJBmL3ShUp5exZKqR3z33thTzeNMm2gRZ';
+/** Metaplex Candy Machine Core (v3): `declare_id!` in metaplex-program-library candy-machine-core/program/src/lib.rs. */
+export const CANDY_MACHINE_V3_PROGRAM = 'CndyV3LdqHUfDLmE5naZjVN8rBZz4tqhdefbAnjHG3JR';
 
 const venueById = new Map(VENUES.map((v) => [v.programId, v]));
 

@@ -25,7 +25,21 @@ export interface Stats {
   /** Paid calls kept (not refunded) per capability, from the usage record (null when absent). */
   callsByCapability: { capability: string; calls: number }[] | null;
   paidCallsMade: number;
+  /** x402 payments (no account): settled per asset, in its atomic units; null when this database has no x402 table. */
+  x402: { settled: { asset: string; payments: number; amount: string }[]; failed: number; recent: X402Call[] } | null;
   topWallets: { wallet: string; callsMade: number; creditLamports: string; freeCalls: number; depositedLamports: string }[];
+}
+
+/** One x402-paid call as the history shows it: who paid, what, for which capability, and the landed transaction. */
+export interface X402Call {
+  time: number;
+  payer: string;
+  asset: string;
+  amount: number;
+  capability: string;
+  face: string;
+  status: string;
+  transaction: string | null;
 }
 
 const big = (v: unknown) => BigInt((v as bigint | number | string | null) ?? 0);
@@ -64,6 +78,32 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
       }))
     : null;
 
+  const x402 = (await db.hasTable('x402_payments'))
+    ? {
+        settled: (await db.rows(`SELECT asset, count(*) AS payments, coalesce(sum(amount), 0) AS amount FROM x402_payments WHERE status = 'settled' GROUP BY asset ORDER BY asset`)).map((r) => ({
+          asset: String(r.asset),
+          payments: num(r.payments),
+          amount: big(r.amount).toString(),
+        })),
+        failed: num((await one(`SELECT count(*) AS n FROM x402_payments WHERE status = 'failed'`)).n),
+        recent: (
+          await db.rows(
+            `SELECT created_at, payer, asset, amount, capability, face, status, signature
+             FROM x402_payments WHERE status != 'held' ORDER BY created_at DESC LIMIT 10`,
+          )
+        ).map((r) => ({
+          time: Math.floor(num(r.created_at) / 1000),
+          payer: String(r.payer),
+          asset: String(r.asset),
+          amount: num(r.amount),
+          capability: String(r.capability),
+          face: String(r.face),
+          status: String(r.status),
+          transaction: r.signature === null ? null : String(r.signature),
+        })),
+      }
+    : null;
+
   const top = await db.rows(
     `SELECT a.wallet, a.calls_made AS calls, a.credit_lamports AS credit, a.free_calls AS free,
             coalesce((SELECT sum(d.lamports) FROM deposits d WHERE d.wallet = a.wallet AND d.status = 'credited'), 0) AS deposited
@@ -83,6 +123,7 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
     revenueByDay,
     callsByCapability,
     paidCallsMade: num(credit.calls),
+    x402,
     topWallets: top.map((w) => ({
       wallet: String(w.wallet),
       callsMade: num(w.calls),
@@ -91,6 +132,16 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
       depositedLamports: big(w.deposited).toString(),
     })),
   };
+}
+
+/** x402 revenue beside the SOL credit: per asset paid in, in its atomic units. */
+function x402Lines(x: Stats['x402']): string[] {
+  if (!x || (x.settled.length === 0 && x.failed === 0)) return ['x402 revenue    none (no payment settled)'];
+  return [
+    ...x.settled.map((a) => `x402 revenue    ${a.amount} atomic units of ${a.asset} over ${a.payments} paid calls`),
+    ...(x.failed ? [`x402 failed     ${x.failed} payments did not settle (their answers were withheld)`] : []),
+    ...x.recent.map((c) => `  ${new Date(c.time * 1000).toISOString().slice(0, 19)}  ${c.payer}  ${c.amount} of ${c.asset.slice(0, 8)}…  ${c.capability} (${c.face})  ${c.status}  ${c.transaction ?? ''}`),
+  ];
 }
 
 const sol = (lamports: string) => `${(Number(lamports) / 1e9).toFixed(4)} SOL`;
@@ -107,6 +158,7 @@ export function statsText(s: Stats): string {
     `pending claims  ${s.pendingClaims.wallets} wallets, ${s.pendingClaims.lamports} lamports`,
     `outstanding     ${s.creditOutstanding.lamports} lamports of credit (${sol(s.creditOutstanding.lamports)}), ${s.creditOutstanding.freeCalls} free calls`,
     `revenue         ${s.revenueLamports} lamports (${sol(s.revenueLamports)}) over ${s.paidCallsMade} paid calls`,
+    ...x402Lines(s.x402),
     '',
     'revenue by day (UTC)',
     ...listed(s.revenueByDay?.map((d) => `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls`)),

@@ -112,6 +112,27 @@ export const usageEvents = pgTable(
   (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id)],
 );
 
+/** schema.ts x402Payments: the primary key is what lets replicas settle one payment once. */
+export const x402Payments = pgTable(
+  'x402_payments',
+  {
+    txKey: text('tx_key').primaryKey(),
+    network: text('network').notNull(),
+    payer: text('payer').notNull(),
+    asset: text('asset').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    payTo: text('pay_to').notNull(),
+    capability: text('capability').notNull(),
+    face: text('face', { enum: ['rest', 'mcp'] }).notNull(),
+    status: text('status', { enum: ['held', 'settled', 'failed'] }).notNull(),
+    signature: text('signature'),
+    reason: text('reason'),
+    createdAt: ms('created_at').notNull(),
+    settledAt: ms('settled_at'),
+  },
+  (t) => [index('x402_payments_payer_idx').on(t.payer, t.createdAt)],
+);
+
 /**
  * Postgres only: token buckets shared by every replica (one process keeps them in memory).
  * `allowed` is the last decision, so one upsert both decides and reports it.

@@ -157,3 +157,29 @@ export const usageEvents = sqliteTable(
   },
   (t) => [index('usage_events_wallet_idx').on(t.wallet, t.id)],
 );
+
+/**
+ * x402 payments: one row per payment transaction (its message hash), written after verification
+ * and before the call runs, so the primary key lets a payment buy one call, whatever replays it.
+ * `held` while its call runs (deleted if the call fails: the payment was never submitted), then
+ * `settled` with the landed signature, or `failed` when settlement did not confirm.
+ */
+export const x402Payments = sqliteTable(
+  'x402_payments',
+  {
+    txKey: text('tx_key').primaryKey(),
+    network: text('network').notNull(),
+    payer: text('payer').notNull(),
+    asset: text('asset').notNull(),
+    amount: integer('amount').notNull(),
+    payTo: text('pay_to').notNull(),
+    capability: text('capability').notNull(),
+    face: text('face', { enum: ['rest', 'mcp'] }).notNull(),
+    status: text('status', { enum: ['held', 'settled', 'failed'] }).notNull(),
+    signature: text('signature'),
+    reason: text('reason'),
+    createdAt: integer('created_at').notNull(),
+    settledAt: integer('settled_at'),
+  },
+  (t) => [index('x402_payments_payer_idx').on(t.payer, t.createdAt)],
+);

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the capability registry (inputs and output schemas are
 // the capabilities' own) plus the key, payment and meta routes. Written by hand rather than through
 // @elysiajs/swagger, whose 3.0.3 output mixed 3.1 keywords and carried no response schemas.
+import { x402Note } from '../calls/ways-to-pay.ts';
 import { Type as t, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { restPath, successSchema, type Capability } from '../capabilities/capability.ts';
@@ -46,12 +47,17 @@ const PAYMENT_REQUIRED = t.Object(
   {
     error: t.Literal('Payment required'),
     code: t.Optional(
-      t.Union([t.Literal('no_key'), t.Literal('unknown_key'), t.Literal('revoked_key'), t.Literal('no_credit')], { description: 'Why, for machines: no key sent, a key this gateway does not know, a key replaced by a newer claim, or no credit left' }),
+      t.Union([t.Literal('no_key'), t.Literal('unknown_key'), t.Literal('revoked_key'), t.Literal('no_credit'), t.Literal('x402_refused')], {
+        description: 'Why, for machines: no key sent, a key this gateway does not know, a key replaced by a newer claim, no credit left, or an x402 payment that was refused',
+      }),
     ),
     reason: t.Optional(t.String({ description: 'Why this call was refused, in words' })),
     priceLamports: t.Integer({ minimum: 0, description: 'Price of one paid call in lamports' }),
     instructions: t.String({ description: 'How to buy a key, step by step' }),
     payTo: t.Union([t.String({ description: 'Deposit address' }), t.Null()], { description: 'Deposit address; null when deposits are not configured' }),
+    x402Version: t.Optional(t.Literal(1, { description: 'With x402 on: the version 1 offer (version 2 is in the PAYMENT-REQUIRED header)' })),
+    accepts: t.Optional(t.Array(t.Record(t.String(), t.Unknown()), { description: 'With x402 on: version 1 payment requirements (scheme exact, network, maxAmountRequired, asset, payTo, extra.feePayer)' })),
+    x402Error: t.Optional(t.String({ description: 'With x402 on: why no x402 payment was accepted' })),
   },
   { description: 'A paid call without a usable key or credit; nothing was charged.' },
 );
@@ -134,6 +140,7 @@ const READINESS = t.Object({
   upstreamErrors: t.Record(t.String(), t.String(), {
     description: 'For each network with no upstream answer within READY_WINDOW_SECONDS, why (the URLs are never shown): e.g. "unreachable: connection refused", "no answer within 8 s", "HTTP 503"',
   }),
+  x402FeePayerLamports: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "With x402's built-in facilitator: its fee payer's SOL in lamports (it pays every settlement's fee); null: not read yet" })),
 });
 
 const MANIFEST = t.Object({
@@ -163,6 +170,8 @@ function components(): Json {
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The key from POST /api/keys/claim' },
       bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
       webhookSecret: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The configured WEBHOOK_SECRET, verbatim' },
+      x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'Where x402 is on: an x402 version 2 payment (base64 JSON) for this one call, made from the PAYMENT-REQUIRED offer of a 402' },
+      x402v1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'Where x402 is on: an x402 version 1 payment (base64 JSON), made from the `accepts` of a 402 body' },
     },
     schemas: {
       Error: plain(ERROR),
@@ -189,12 +198,18 @@ function components(): Json {
       RetryAfter: int('Seconds to wait before retrying'),
       CreditsRemaining: int('Credit left, in lamports'),
       FreeCallsRemaining: int('Free calls left'),
+      PaymentRequiredOffer: { description: 'Where x402 is on: the x402 version 2 offer (PaymentRequired, base64 JSON)', schema: { type: 'string' } },
+      PaymentResponse: { description: 'An x402 version 2 payment settled for this answer (base64 JSON: success, transaction, payer, network)', schema: { type: 'string' } },
+      PaymentResponseV1: { description: 'The same for an x402 version 1 payment', schema: { type: 'string' } },
     },
     responses: {
       BadRequest: jsonBody(ref('schemas', 'Error'), 'Missing or malformed input; nothing is charged', {
         example: { error: 'Invalid wallet', hint: `wallet must be a base58 Solana address (32 bytes). Example: /api/chain/balance?wallet=${EXAMPLE_WALLET}&network=mainnet-beta`, field: 'wallet', live_status: 'FAILED' },
       }),
-      PaymentRequired: { ...jsonBody(ref('schemas', 'PaymentRequired'), 'No usable key, or no free calls and too little credit; nothing is charged'), headers: RATE_HEADERS },
+      PaymentRequired: {
+        ...jsonBody(ref('schemas', 'PaymentRequired'), 'No usable key, or no free calls and too little credit, or an x402 payment refused; nothing is charged'),
+        headers: { 'PAYMENT-REQUIRED': ref('headers', 'PaymentRequiredOffer'), ...RATE_HEADERS },
+      },
       NotFound: jsonBody(ref('schemas', 'Error'), 'Nothing on chain at that address or signature (a paid call is refunded)'),
       PayloadTooLarge: jsonBody(ref('schemas', 'Error'), `Body over ${MAX_BODY_BYTES} bytes`),
       TooManyRequests: {
@@ -211,14 +226,19 @@ function components(): Json {
 /** Which capabilities can answer 404 (nothing at the address or signature). */
 const CAN_BE_NOT_FOUND = new Set(['find-ata', 'token-profile', 'decode-tx']);
 
-function capabilityOperation(cap: Capability, priceLamports: number): Json {
+function capabilityOperation(cap: Capability, priceLamports: number, x402: string): Json {
   const props = Object.entries(cap.params);
   const price = cap.paid
-    ? ` Paid: ${priceLamports} lamports per call after the free-call allowance; send the key as x-api-key (or Authorization: Bearer).`
+    ? ` Paid: ${priceLamports} lamports per call after the free-call allowance; send the key as x-api-key (or Authorization: Bearer).${x402 ? ` ${x402}` : ''}`
     : ' Free: no key needed.';
   const example = EXAMPLES[cap.name];
   const successHeaders = cap.paid
-    ? { 'x-credits-remaining': ref('headers', 'CreditsRemaining'), 'x-free-calls-remaining': ref('headers', 'FreeCallsRemaining'), ...RATE_HEADERS }
+    ? {
+        'x-credits-remaining': ref('headers', 'CreditsRemaining'),
+        'x-free-calls-remaining': ref('headers', 'FreeCallsRemaining'),
+        ...(x402 ? { 'PAYMENT-RESPONSE': ref('headers', 'PaymentResponse'), 'X-PAYMENT-RESPONSE': ref('headers', 'PaymentResponseV1') } : {}),
+        ...RATE_HEADERS,
+      }
     : RATE_HEADERS;
   const query = ([name, p]: (typeof props)[number]) => {
     const { description, ...schema } = plain(p.schema);
@@ -250,7 +270,7 @@ function capabilityOperation(cap: Capability, priceLamports: number): Json {
     summary: cap.title,
     description: cap.description + price,
     tags: [cap.paid ? 'Paid' : 'Free'],
-    security: cap.paid ? [{ apiKey: [] }, { bearer: [] }] : [],
+    security: cap.paid ? [{ apiKey: [] }, { bearer: [] }, ...(x402 ? [{ x402: [] }, { x402v1: [] }] : [])] : [],
     ...input,
     responses: {
       '200': {
@@ -457,7 +477,7 @@ export function openApiDocument(config: Config): Json {
       { name: 'Meta', description: 'Health and discovery' },
     ],
     paths: {
-      ...Object.fromEntries(CAPABILITIES.map((cap) => [restPath(cap), { [cap.method.toLowerCase()]: capabilityOperation(cap, config.priceLamports) }])),
+      ...Object.fromEntries(CAPABILITIES.map((cap) => [restPath(cap), { [cap.method.toLowerCase()]: capabilityOperation(cap, config.priceLamports, x402Note(config)) }])),
       ...otherPaths(config),
     },
     components: components(),

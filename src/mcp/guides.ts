@@ -1,6 +1,7 @@
 // What an agent can read and reuse besides the tools: resources (the price and how to pay, and
 // each tool's documentation) and prompts built on the tools. All generated from the registry and
 // the settings once, shared by every session.
+import { x402Note } from '../calls/ways-to-pay.ts';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource } from '@modelcontextprotocol/server';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
@@ -20,7 +21,7 @@ export interface Guides {
   get(name: string, args: Record<string, string> | undefined): GetPromptResult;
 }
 
-function toolDoc(cap: Capability, priceLamports: number): string {
+function toolDoc(cap: Capability, priceLamports: number, x402: string): string {
   const params = Object.entries(cap.params)
     .map(([k, p]) => `- \`${k}\`${p.required ? ' (required)' : ''}${p.example ? `, e.g. \`${p.example}\`` : ''}`)
     .join('\n');
@@ -29,7 +30,7 @@ function toolDoc(cap: Capability, priceLamports: number): string {
     '',
     cap.description,
     '',
-    priceNote(cap, priceLamports),
+    priceNote(cap, priceLamports, x402),
     '',
     '## Arguments',
     params || '(none)',
@@ -54,6 +55,7 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
     deps.payments.paymentRequired('How to pay').body.instructions as string,
     '',
     'Send the key as the x-api-key (or Authorization: Bearer) header on every MCP request. A paid tool without a usable key answers an error result with these instructions; invalid arguments are refused before any charge.',
+    ...(x402Note(deps.ctx.config) ? ['', x402Note(deps.ctx.config), 'The error result of a paid tool carries the offer in _meta["x402/payment-required"]; a paid result carries the settlement in _meta["x402/payment-response"].'] : []),
   ].join('\n');
   const docs: Document[] = [
     { uri: PRICING_URI, name: 'pricing', title: 'Price and payment', description: 'What the paid tools cost and how to buy an API key with a SOL deposit.', mimeType: 'text/markdown', text: pricing },
@@ -63,7 +65,7 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
       title: `${cap.title}: documentation`,
       description: `How to call ${cap.tool}, its arguments and price.`,
       mimeType: 'text/markdown',
-      text: toolDoc(cap, config.priceLamports),
+      text: toolDoc(cap, config.priceLamports, x402Note(config)),
     })),
   ];
   const byUri = new Map(docs.map((d) => [d.uri, d]));

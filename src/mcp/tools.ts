@@ -10,8 +10,10 @@
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
-import type { Caller } from '../calls/caller.ts';
+import { withPayment, type Caller } from '../calls/caller.ts';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
+import { x402Note } from '../calls/ways-to-pay.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
@@ -31,25 +33,32 @@ export const META_HTTP = `${META_PREFIX}/http`;
 /** `_meta` key of a 402 result's machine-readable payment details. */
 export const META_PAYMENT = `${META_PREFIX}/payment`;
 
+/** x402's MCP transport: the payment a call carries, and the settlement its result carries. */
+export const META_X402_PAYMENT = 'x402/payment';
+export const META_X402_RESPONSE = 'x402/payment-response';
+/** A refusal's x402 offer (version 2's PaymentRequired) and why: in `_meta`, since an error result carries no structuredContent. */
+export const META_X402_REQUIRED = 'x402/payment-required';
+export const META_X402_ERROR = 'x402/error';
+
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
 
 /** What a tool description says about the price, so a model can weigh the call. */
-export function priceNote(cap: Capability, priceLamports: number): string {
+export function priceNote(cap: Capability, priceLamports: number, x402 = ''): string {
   return cap.paid
-    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call, after the free-call allowance; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
+    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call, after the free-call allowance; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. ${x402 ? `${x402} ` : ''}Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
     : 'Free: no API key needed.';
 }
 
 const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
 
-/** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. */
-export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
+/** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. `x402`: calls/ways-to-pay.ts's note. */
+export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES, x402 = ''): Tool[] {
   return capabilities.map((cap) => {
     return {
       name: cap.tool,
       title: cap.title,
-      description: `${cap.description} ${priceNote(cap, priceLamports)}`,
+      description: `${cap.description} ${priceNote(cap, priceLamports, x402)}`,
       inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
       outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
@@ -116,7 +125,15 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
   if (outcome.status === 402) {
     const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
     meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
+    const offer = outcome.headers['payment-required'];
+    if (offer) {
+      const required = decodePaymentRequiredHeader(offer);
+      meta[META_X402_REQUIRED] = required;
+      meta[META_X402_ERROR] = required.error;
+    }
   }
+  const settled = outcome.headers['payment-response'];
+  if (settled) meta[META_X402_RESPONSE] = decodePaymentResponseHeader(settled);
   const plain = bigintFreeJson(outcome.body);
   return { tool: cap.tool, body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
 }
@@ -210,10 +227,10 @@ export interface ToolServerFactory {
 
 const INSTRUCTIONS =
   'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
-  'bought with a SOL deposit (see the payment instructions a paid tool returns without one). Every result is JSON text, the same body as the REST API.';
+  'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
 
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
-  const tools = toolList(deps.ctx.config.priceLamports, capabilities);
+  const tools = toolList(deps.ctx.config.priceLamports, capabilities, x402Note(deps.ctx.config));
   const listing = { tools };
   const runner = toolRunner(deps, capabilities);
   const guide = guides(deps, capabilities);
@@ -228,10 +245,15 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const readResource = (request: { params: { uri: string } }) => guide.read(request.params.uri);
   const listPrompts = () => promptList;
   const getPrompt = (request: { params: { name: string; arguments?: Record<string, string> } }) => guide.get(request.params.name, request.params.arguments);
-  const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } }): Promise<CallToolResult> => {
+  const callTool = async (
+    request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } },
+    ctx: { http?: { authInfo?: AuthInfo }; mcpReq: { id: string | number } },
+  ): Promise<CallToolResult> => {
     const authInfo = ctx.http?.authInfo;
     const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
-    return resultOf(await runner.run(request.params.name, request.params.arguments ?? {}, callerOf(authInfo), onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))));
+    const payment = request.params._meta?.[META_X402_PAYMENT];
+    const caller = payment === undefined ? callerOf(authInfo) : withPayment(callerOf(authInfo), { payload: payment });
+    return resultOf(await runner.run(request.params.name, request.params.arguments ?? {}, caller, onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))));
   };
   const factory = () => {
     const server = new Server({ ...SERVER_INFO }, { capabilities: serverCapabilities, instructions: INSTRUCTIONS });

@@ -1,13 +1,20 @@
 // `bun run demo`: the whole agent journey against the sandbox chain, offline and with no real SOL.
 // A new wallet is funded, deposits to the gateway address, the watcher sees it, the wallet signs
 // a challenge and claims its key, spends free calls and credit, meets 402, tops up and claims a
-// rotated key. Every step is a real HTTP call to a real gateway on loopback.
-import { generateKeyPairSigner } from '@solana/kit';
+// rotated key. Last, a second agent with no account pays for one call with x402 (USDC). Every
+// step is a real HTTP call to a real gateway on loopback.
 import { startSandbox } from './sandbox/index.ts';
 import { startGateway } from './gateway.ts';
 import { claimWhenSeen, deposit, signChallenge } from './agent.ts';
+import { payer, payingFetch, usdcOf, x402World } from './x402.ts';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const PRICE = 2_200_000;
+/** 0.01 USDC per x402-paid call. */
+const X402_PRICE = 10_000;
 const sol = (lamports: number | bigint) => `${Number(lamports) / 1e9} SOL`;
 const mask = (key: string) => `${key.slice(0, 8)}…${key.slice(-4)}`;
 let step = 0;
@@ -25,11 +32,12 @@ async function seen(wallet: string) {
 }
 
 const chain = await startSandbox();
-const gatewayWallet = await generateKeyPairSigner();
+const x402 = await x402World(chain, mkdtempSync(join(tmpdir(), 'cig-demo-')), X402_PRICE);
+const gatewayWallet = { address: x402.payTo };
 const gw = await startGateway({
   mainnetRpcUrls: [chain.url],
   devnetRpcUrls: [chain.url],
-  gatewayAddress: gatewayWallet.address,
+  ...x402.settings,
   freeCalls: 2,
   priceLamports: PRICE,
   depositPollSeconds: 0.5,
@@ -85,6 +93,15 @@ try {
   show('old key now', `${(await paid(key)).status} (revoked)`);
   const again = await paid(rotated);
   show(`new key call -> ${again.status}`, `credit left ${again.headers.get('x-credits-remaining')} lamports`);
+
+  say('Another agent, with no account and no key, pays for one call with x402: 0.01 USDC, signed by its wallet.');
+  const visitor = await payer(chain, 1_000_000n);
+  const before = await usdcOf(chain, visitor.address);
+  const res = await payingFetch(visitor, chain)(`${gw.url}/api/chain/find-ata?wallet=${visitor.address}&mint=${mint}`);
+  const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+  show(`GET /api/chain/find-ata -> 402, then paid -> ${res.status}`, `ata ${((await res.json()) as { ataAddress: string }).ataAddress}`);
+  show('PAYMENT-RESPONSE', { success: settled.success, transaction: settled.transaction, payer: settled.payer, network: settled.network });
+  show('its USDC', `${before} -> ${await usdcOf(chain, visitor.address)} (raw units; the gateway's fee payer paid the SOL fee)`);
   console.log('\nDone: the journey above ran against a real gateway, a real SQLite file and a real Solana runtime.');
 } finally {
   await gw.stop();

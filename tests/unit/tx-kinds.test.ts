@@ -38,6 +38,11 @@ describe('discriminators', () => {
     ['SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf', 'c208a15799a419ab', 'vault_transaction_execute', 'multisig_execute'],
     ['MFv2hWf31Z9kbCa1snEPYctwafyhdvnV7FZnsebVacA', '047e74353005d41f', 'lending_account_borrow', 'lending_borrow'],
     ['MFv2hWf31Z9kbCa1snEPYctwafyhdvnV7FZnsebVacA', 'd6a997d5fba756db', 'lending_account_liquidate', 'liquidation'],
+    // Metaplex's solita-generated clients (metaplex-program-library js/src/generated/instructions/*.ts)
+    ['hausS13jsjafwWwGqZTUQRmWyvyxn9EQpqMwV1PBBmk', 'e8dbdf29dbecdcbe', 'cancel', 'order_cancel'],
+    ['hausS13jsjafwWwGqZTUQRmWyvyxn9EQpqMwV1PBBmk', '254ad99d4f312306', 'execute_sale', 'nft_sale'],
+    ['cndy3Z4yapfJBmL3ShUp5exZKqR3z33thTzeNMm2gRZ', 'd33906a70fdb23fb', 'mint_nft', 'nft_mint'],
+    ['CndyV3LdqHUfDLmE5naZjVN8rBZz4tqhdefbAnjHG3JR', '3339e12fb69289a6', 'mint', 'nft_mint'],
   ])('%s %s is %s (%s)', (program, hex, name, kind) => {
     expect(identifyInstruction(ix(program, `${hex}00ff`))).toEqual({ name, kind: kind as never });
   });
@@ -48,6 +53,20 @@ describe('discriminators', () => {
     expect(identifyInstruction(ix('675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8', '01fe'))).toEqual({ name: 'initialize2', kind: 'pool_create' });
     expect(identifyInstruction(ix('Stake11111111111111111111111111111111111111', '04000000'))).toEqual({ name: 'withdraw', kind: 'unstake' });
     expect(identifyInstruction(ix('srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX', '000a000000'))).toEqual({ name: 'new_order_v3', kind: 'order_place' });
+  });
+
+  // Borsh enums: the tag is the variant's position in GovernanceInstruction / AuctionInstruction
+  test('SPL Governance and the legacy Metaplex Auction by their enum tag', () => {
+    const gov = 'GovER5Lthms3bLBqWub97yVrMmEogzX7xNjdXpPPCVZw';
+    const auction = 'auctxRXPeJoc4817jDhf4HbjnhEcr1cCXenosMhK5R8';
+    expect(identifyInstruction(ix(gov, '06'))).toEqual({ name: 'create_proposal', kind: 'governance_proposal' });
+    expect(identifyInstruction(ix(gov, '0d00'))).toEqual({ name: 'cast_vote', kind: 'governance_vote' });
+    expect(identifyInstruction(ix(gov, '10'))).toEqual({ name: 'execute_transaction', kind: 'governance_execute' });
+    expect(identifyInstruction(ix(gov, '01e803000000000000'))).toEqual({ name: 'deposit_governing_tokens', kind: 'governance_deposit' });
+    expect(identifyInstruction(ix(gov, '02'))).toEqual({ name: 'withdraw_governing_tokens', kind: 'governance_withdraw' });
+    expect(identifyInstruction(ix(gov, '24'))).toEqual({ name: 'unknown', kind: 'unknown' });
+    expect(identifyInstruction(ix(auction, '00'))).toEqual({ name: 'cancel_bid', kind: 'order_cancel' });
+    expect(identifyInstruction(ix(auction, '06'))).toEqual({ name: 'place_bid', kind: 'order_place' });
   });
 
   test('a known program with data it does not recognise is `unknown`; short data too; an unknown program is not named', () => {

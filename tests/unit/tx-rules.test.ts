@@ -298,7 +298,9 @@ describe('plain transfers and the fallback', () => {
     active.inner = { 0: [{ program: TOKEN, data: transferChecked(1n, 0) }] };
     const activeBody = describeSpec(active);
     expect([activeBody.category, activeBody.categoryMatched]).toEqual(['Transfer', false]);
-    expect(activeBody.summary).toStartWith(`Not a swap or transfer: invoked ${UNKNOWN_PROGRAM.slice(0, 6)}…`);
+    // what its CPI did names it: a token transfer through the unknown program
+    expect(activeBody.kind).toBe('transfer');
+    expect(activeBody.summary).toEndWith(`through program ${UNKNOWN_PROGRAM.slice(0, 6)}…${UNKNOWN_PROGRAM.slice(-4)}`);
 
     const unknownInner = solTransfer(1_000n);
     unknownInner.instructions.unshift({ program: UNKNOWN_PROGRAM, data: opaque });
@@ -461,7 +463,7 @@ describe('kinds from instructions, not from the programs alone', () => {
     const body = describeSpec(deposit(UNKNOWN_PROGRAM, opaque, { 0: [{ program: RAYDIUM_V4, data: Uint8Array.from([3]) }] }));
     expect(body.kind).toBe('liquidity_add');
     expect(body.actions).toEqual([
-      { instructionIndex: 0, inner: true, programId: RAYDIUM_V4, program: 'Raydium AMM v4', name: 'deposit', kind: 'liquidity_add' },
+      { instructionIndex: 0, inner: true, programId: RAYDIUM_V4, program: 'Raydium AMM v4', name: 'deposit', kind: 'liquidity_add', source: 'table' },
     ]);
   });
 
@@ -490,5 +492,138 @@ describe('kinds from instructions, not from the programs alone', () => {
         'the swap on Jupiter v6 (route) (instruction 1) did not complete; only the 0.000005 SOL fee was charged',
     );
     expect(body.summary).not.toContain('Jupiter v6 swap reverted');
+  });
+});
+
+describe('kind from effects: a program the tables do not know, named by what its inner instructions did', () => {
+  const OTHER_MINT = addr(12);
+  const PAYER_OTHER = addr(13);
+  const INNER_PROGRAM = addr(14);
+  const burn = (amount: bigint) => Uint8Array.from([8, ...u64(amount)]);
+  const burnChecked = (amount: bigint, decimals: number) => Uint8Array.from([15, ...u64(amount), decimals]);
+  const mintTo = (amount: bigint) => Uint8Array.from([7, ...u64(amount)]);
+  const closeAccount = Uint8Array.from([9]);
+  const short = `${UNKNOWN_PROGRAM.slice(0, 6)}…${UNKNOWN_PROGRAM.slice(-4)}`;
+
+  // The fee payer burns 72 of one token and is minted 72 of another, all by CPIs of one unknown program.
+  const burnAndMint = (burnIx: Ix): Spec => ({
+    instructions: [{ program: UNKNOWN_PROGRAM, accounts: [PAYER, PAYER_MEME, PAYER_OTHER], data: opaque }],
+    inner: {
+      0: [burnIx, { program: TOKEN, accounts: [OTHER_MINT, PAYER_OTHER, UNKNOWN_PROGRAM], data: mintTo(72_000_000n) }],
+    },
+    lamports: { [PAYER]: [1_000_000_000n, 999_995_000n], [PAYER_MEME]: [RENT, RENT], [PAYER_OTHER]: [RENT, RENT] },
+    tokens: [
+      { account: PAYER_MEME, mint: MEME_MINT, owner: PAYER, decimals: 6, pre: 100_000_000n, post: 28_000_000n },
+      { account: PAYER_OTHER, mint: OTHER_MINT, owner: PAYER, decimals: 6, pre: 0n, post: 72_000_000n },
+    ],
+  });
+
+  test('a burn through an unknown program is a burn, and the summary says what was burned and received, and through which program', () => {
+    const body = describeSpec(burnAndMint({ program: TOKEN, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: burn(72_000_000n) }));
+    expect(body.kind).toBe('burn');
+    expect([body.category, body.categoryMatched]).toEqual(['Transfer', false]);
+    expect(body.actions).toEqual([
+      { instructionIndex: 0, inner: false, programId: UNKNOWN_PROGRAM, program: null, name: null, kind: 'burn', source: 'effects' },
+    ]);
+    const meme = `${MEME_MINT.slice(0, 6)}…${MEME_MINT.slice(-4)}`;
+    const other = `${OTHER_MINT.slice(0, 6)}…${OTHER_MINT.slice(-4)}`;
+    expect(body.summary).toBe(`Burned 72 ${meme} and received 72 ${other} through program ${short}`);
+    expect(body.summary).not.toContain('Not a swap or transfer');
+  });
+
+  test('Token-2022 burn_checked counts the same, and so does a burn made deeper, by a program the unknown one called', () => {
+    const checked = describeSpec(burnAndMint({ program: TOKEN_2022, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: burnChecked(72_000_000n, 6) }));
+    expect([checked.kind, checked.summary.startsWith('Burned 72 ')]).toEqual(['burn', true]);
+
+    const deep = burnAndMint({ program: TOKEN, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: burn(72_000_000n) });
+    deep.inner![0]!.unshift({ program: INNER_PROGRAM, data: opaque });
+    const body = describeSpec(deep);
+    expect(body.kind).toBe('burn');
+    expect(body.actions.map((a) => [a.programId, a.kind, a.source])).toEqual([[UNKNOWN_PROGRAM, 'burn', 'effects']]);
+  });
+
+  test('a mint alone is a mint; a token account closed is account management', () => {
+    const minted = burnAndMint({ program: SYSTEM, data: systemTransfer(0n) });
+    minted.inner![0] = minted.inner![0]!.slice(1);
+    minted.tokens![0]!.post = 100_000_000n;
+    const mintBody = describeSpec(minted);
+    expect(mintBody.kind).toBe('mint');
+    expect(mintBody.summary).toStartWith('Received 72 ');
+
+    const closed = describeSpec({
+      instructions: [{ program: UNKNOWN_PROGRAM, accounts: [PAYER, PAYER_MEME], data: opaque }],
+      inner: { 0: [{ program: TOKEN, accounts: [PAYER_MEME, PAYER, PAYER], data: closeAccount }] },
+      lamports: { [PAYER]: [1_000_000_000n, 1_000_000_000n + RENT - 5_000n], [PAYER_MEME]: [RENT, 0n] },
+      tokens: [{ account: PAYER_MEME, mint: MEME_MINT, owner: PAYER, decimals: 6, pre: 0n }],
+    });
+    expect(closed.kind).toBe('account_management');
+    expect(closed.summary).toStartWith('Account management through program');
+    expect(closed.summary).toContain('rent recovered');
+  });
+
+  test('with no inner effect it stays unknown, and says so', () => {
+    const body = describeSpec({
+      instructions: [{ program: UNKNOWN_PROGRAM, data: opaque }],
+      inner: { 0: [] },
+    });
+    expect(body.kind).toBe('unknown');
+    expect(body.actions.map((a) => a.source)).toEqual(['none']);
+    expect(body.summary).toStartWith(`Not a swap or transfer: invoked ${short}`);
+  });
+});
+
+describe('governance and NFT auction programs by table', () => {
+  const GOVERNANCE = 'GovER5Lthms3bLBqWub97yVrMmEogzX7xNjdXpPPCVZw';
+  const AUCTION = 'auctxRXPeJoc4817jDhf4HbjnhEcr1cCXenosMhK5R8';
+  const PROPOSAL = addr(20);
+  const BIDDER_POT = addr(21);
+
+  test('a governance proposal is governance_proposal, named, with the rent it paid', () => {
+    const body = describeSpec({
+      instructions: [{ program: GOVERNANCE, accounts: [PROPOSAL, PAYER], data: Uint8Array.from([6, 4, 0, 0, 0, 116, 101, 115, 116]) }],
+      inner: { 0: [{ program: SYSTEM, accounts: [PAYER, PROPOSAL], data: systemCreateAccount(3_000_000n) }] },
+      lamports: { [PAYER]: [1_000_000_000n, 996_995_000n], [PROPOSAL]: [0n, 3_000_000n] },
+    });
+    expect([body.kind, body.category, body.categoryMatched]).toEqual(['governance_proposal', 'Transfer', false]);
+    expect(body.actions.map((a) => [a.program, a.name, a.kind, a.source])).toEqual([['SPL Governance', 'create_proposal', 'governance_proposal', 'table']]);
+    expect(body.summary).toBe('Governance proposal on SPL Governance (create_proposal): paid 0.003 SOL rent for 1 account it opened');
+  });
+
+  test('a bid cancelled on the legacy Metaplex auction is order_cancel, and the refund is shown', () => {
+    const body = describeSpec({
+      instructions: [{ program: AUCTION, accounts: [PAYER, PAYER_USDC, BIDDER_POT], data: Uint8Array.from([0, ...new Array(32).fill(3)]) }],
+      inner: { 0: [{ program: TOKEN, accounts: [BIDDER_POT, PAYER_USDC, BIDDER_POT], data: transferChecked(5_000_000n, 6) }] },
+      lamports: { [PAYER]: [1_000_000_000n, 999_995_000n], [PAYER_USDC]: [RENT, RENT], [BIDDER_POT]: [RENT, RENT] },
+      tokens: [
+        { account: PAYER_USDC, mint: USDC, owner: PAYER, decimals: 6, pre: 0n, post: 5_000_000n },
+        { account: BIDDER_POT, mint: USDC, owner: POOL, decimals: 6, pre: 5_000_000n, post: 0n },
+      ],
+    });
+    expect(body.kind).toBe('order_cancel');
+    expect(body.actions.map((a) => [a.program, a.name])).toEqual([['Metaplex Auction (legacy)', 'cancel_bid']]);
+    expect(body.summary).toStartWith('Cancelled or closed an order on Metaplex Auction (legacy) (cancel_bid): got back 5 USDC');
+  });
+});
+
+describe('names from a published IDL (the capability fetches it; the decoding is pure)', () => {
+  test('the IDL names the instruction, its effects give the kind, and the tables stay first', () => {
+    const discriminator = Uint8Array.from(new Bun.CryptoHasher('sha256').update('global:burn_for_points').digest().subarray(0, 8));
+    const idls = new Map([[UNKNOWN_PROGRAM, { name: 'points', instructions: [{ name: 'burn_for_points', discriminator }] }]]);
+    const spec: Spec = {
+      instructions: [{ program: UNKNOWN_PROGRAM, accounts: [PAYER, PAYER_MEME], data: Uint8Array.from([...discriminator, 1]) }],
+      inner: { 0: [{ program: TOKEN, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: Uint8Array.from([8, ...u64(5_000_000n)]) }] },
+      lamports: { [PAYER]: [1_000_000_000n, 999_995_000n], [PAYER_MEME]: [RENT, RENT] },
+      tokens: [{ account: PAYER_MEME, mint: MEME_MINT, owner: PAYER, decimals: 6, pre: 5_000_000n, post: 0n }],
+    };
+    const body = describeTransaction(build(spec), { signature: 'sig', network: 'mainnet-beta', idls });
+    expect(body.actions).toEqual([
+      { instructionIndex: 0, inner: false, programId: UNKNOWN_PROGRAM, program: 'points', name: 'burn_for_points', kind: 'burn', source: 'idl' },
+    ]);
+    expect(body.summary).toBe(`Burned 5 ${MEME_MINT.slice(0, 6)}…${MEME_MINT.slice(-4)} through program ${UNKNOWN_PROGRAM.slice(0, 6)}…${UNKNOWN_PROGRAM.slice(-4)} (burn_for_points)`);
+
+    // an IDL published for a program the tables know changes nothing
+    const tablesOnly = describeSpec(swapOn(RAYDIUM_V4));
+    const withIdl = describeTransaction(build(swapOn(RAYDIUM_V4)), { signature: 'sig', network: 'mainnet-beta', idls: new Map([[RAYDIUM_V4, { name: 'x', instructions: [{ name: 'y', discriminator: Uint8Array.from([9]) }] }]]) });
+    expect(withIdl.actions).toEqual(tablesOnly.actions);
   });
 });

@@ -216,3 +216,51 @@ export function ownerChangesOf(tx: NormalizedTransaction): OwnerChanges[] {
     .map((owner) => balanceChangesFor(tx, owner))
     .filter((c) => signers.has(c.owner) || c.changes.length > 0);
 }
+
+/** One address's change: lamports post minus pre, and for a token account its raw token amounts. */
+export interface AccountChange {
+  readonly address: string;
+  /** Lamports before and after, as strings (exact). */
+  readonly lamportsBefore: string;
+  readonly lamportsAfter: string;
+  /** After minus before; the fee payer's includes the fee. */
+  readonly lamportsChange: string;
+  /** For a token account: its mint, owner and raw amounts before/after (exact, with decimals). */
+  readonly token: {
+    readonly mint: string;
+    /** null only on very old nodes that did not report token owners. */
+    readonly owner: string | null;
+    readonly decimals: number;
+    readonly before: string;
+    readonly after: string;
+    readonly change: string;
+  } | null;
+}
+
+/**
+ * Every account whose lamports or token amount changed, in account-key order, exactly as the balance arrays
+ * say: the per-address view. Regrouped by owner (a token account under its owner, any other account under
+ * its own address, plus the fee for the fee payer) it gives ownerChangesOf's numbers.
+ */
+export function accountChangesOf(tx: NormalizedTransaction): AccountChange[] {
+  const tokenAt = (balances: readonly TokenBalance[], i: number) => balances.find((b) => b.accountIndex === i);
+  return tx.accountKeys.flatMap((address, i) => {
+    const lb = tx.preBalances[i] ?? 0n;
+    const la = tx.postBalances[i] ?? 0n;
+    const pre = tokenAt(tx.preTokenBalances, i);
+    const post = tokenAt(tx.postTokenBalances, i);
+    const t = post ?? pre;
+    const tb = pre?.amount ?? 0n;
+    const ta = post?.amount ?? 0n;
+    if (lb === la && tb === ta) return [];
+    return [
+      {
+        address,
+        lamportsBefore: lb.toString(),
+        lamportsAfter: la.toString(),
+        lamportsChange: (la - lb).toString(),
+        token: t ? { mint: t.mint, owner: t.owner, decimals: t.decimals, before: tb.toString(), after: ta.toString(), change: (ta - tb).toString() } : null,
+      },
+    ];
+  });
+}

@@ -16,6 +16,11 @@
 
 import {
   ASSOCIATED_TOKEN_PROGRAM,
+  AUCTION_HOUSE_PROGRAM,
+  CANDY_MACHINE_V2_PROGRAM,
+  CANDY_MACHINE_V3_PROGRAM,
+  METAPLEX_AUCTION_PROGRAM,
+  SPL_GOVERNANCE_PROGRAM,
   COMPUTE_BUDGET_PROGRAM,
   MEMO_PROGRAM,
   MEMO_V1_PROGRAM,
@@ -35,7 +40,8 @@ import {
   VOTE_PROGRAM,
   venueOf,
 } from '../program-ids';
-import { type ActionKind, dominantKind, identifyInstruction } from './instructions';
+import { type ActionKind, decodableProgramIds, dominantKind, identifyInstruction } from './instructions';
+import { type IdlDirectory, idlInstructionName } from './idl';
 import { shortenAddress } from '../format';
 import type { NormalizedInstruction, NormalizedTransaction } from './normalize';
 
@@ -59,6 +65,14 @@ export interface Classification {
   readonly actions: readonly Action[];
 }
 
+/**
+ * Where an action's name and kind come from: the decoder's tables; a venue the tables do not detail (a
+ * trade); the program's Anchor IDL published on chain (the name; the kind from its effects); the effects
+ * of a program the tables do not know (its inner Token / System instructions: a burn, a mint, a transfer,
+ * an account opened or closed); or nothing (kind unknown).
+ */
+export type ActionSource = 'table' | 'venue' | 'idl' | 'effects' | 'none';
+
 export interface Action {
   /** Top-level instruction this action is, or ran under. */
   readonly instructionIndex: number;
@@ -68,6 +82,7 @@ export interface Action {
   /** Instruction name from the program's IDL or source; null when the program or instruction is not known. */
   readonly name: string | null;
   readonly kind: ActionKind;
+  readonly source: ActionSource;
 }
 
 /** Programs a plain wallet-to-wallet transfer may use. */
@@ -101,6 +116,11 @@ const PROGRAM_NAMES: Readonly<Record<string, string>> = {
   [SQUADS_V4_PROGRAM]: 'Squads v4',
   [MAGIC_EDEN_V2_PROGRAM]: 'Magic Eden v2',
   [TENSOR_MARKETPLACE_PROGRAM]: 'Tensor Marketplace',
+  [SPL_GOVERNANCE_PROGRAM]: 'SPL Governance',
+  [AUCTION_HOUSE_PROGRAM]: 'Metaplex Auction House',
+  [METAPLEX_AUCTION_PROGRAM]: 'Metaplex Auction (legacy)',
+  [CANDY_MACHINE_V2_PROGRAM]: 'Metaplex Candy Machine v2',
+  [CANDY_MACHINE_V3_PROGRAM]: 'Metaplex Candy Machine Core',
 };
 
 /** Venue or well-known program name, or null. */
@@ -153,20 +173,34 @@ function isInertTopLevelProgram(tx: NormalizedTransaction, programId: string): b
 /** What one instruction does: from its own discriminator, else (a venue without a table) a swap. */
 function actionOf(ix: NormalizedInstruction, inner: boolean): Action | null {
   const known = identifyInstruction(ix);
-  if (known) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: known.name, kind: known.kind };
+  if (known) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: known.name, kind: known.kind, source: 'table' };
   // Aggregators and exchanges the decoder has no instruction table for exist to trade.
-  if (venueOf(ix.programId)) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: null, kind: 'swap' };
+  if (venueOf(ix.programId)) return { instructionIndex: ix.topLevelIndex, inner, programId: ix.programId, name: null, kind: 'swap', source: 'venue' };
   return null;
+}
+
+/**
+ * What the plain programs did under one top-level instruction, most significant first (a burn outweighs the
+ * transfers around it; closing or opening an account is account management); null when they did nothing.
+ */
+export function effectKind(tx: NormalizedTransaction, topLevelIndex: number): ActionKind | null {
+  const kinds = (tx.innerInstructions ?? []).flatMap((inner) => {
+    if (inner.topLevelIndex !== topLevelIndex || !PLAIN_PROGRAMS.has(inner.programId)) return [];
+    const kind = identifyInstruction(inner)?.kind;
+    return kind && kind !== 'unknown' ? [kind] : [];
+  });
+  return kinds.length > 0 ? dominantKind(kinds) : null;
 }
 
 /**
  * One action per top-level instruction whose program the decoder knows. For a top-level program it does
  * not know, the outermost CPIs it made into known non-plain programs stand for it (a trading bot's
- * router calling a Raydium deposit is a liquidity deposit); with none, it is an `unknown` action, unless
- * it made no CPI at all next to a plain transfer (inert: see isInertTopLevelProgram).
+ * router calling a Raydium deposit is a liquidity deposit); with none, its kind is what its inner Token and
+ * System instructions did (effectKind), else `unknown`, unless it made no CPI at all next to a plain
+ * transfer (inert: see isInertTopLevelProgram).
  * Compute-budget and memo instructions carry no action.
  */
-export function actionsOf(tx: NormalizedTransaction): Action[] {
+export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Action[] {
   const actions: Action[] = [];
   for (const ix of tx.instructions) {
     const own = actionOf(ix, false);
@@ -185,7 +219,11 @@ export function actionsOf(tx: NormalizedTransaction): Action[] {
       continue;
     }
     if (tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId)) continue;
-    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name: null, kind: 'unknown' });
+    const effect = effectKind(tx, ix.topLevelIndex);
+    const idl = idls.get(ix.programId);
+    const name = idl ? idlInstructionName(idl, ix.data) : null;
+    const source = name ? 'idl' : effect ? 'effects' : 'none';
+    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name, kind: effect ?? 'unknown', source });
   }
   return actions;
 }
@@ -193,7 +231,19 @@ export function actionsOf(tx: NormalizedTransaction): Action[] {
 /** Kinds that make a transaction a trade (Swap or MemeCoin) when a venue ran. */
 const TRADE_KINDS: ReadonlySet<ActionKind> = new Set(['swap', 'order_fill', 'unknown']);
 
-export function classifyTransaction(tx: NormalizedTransaction): Classification {
+const NO_IDLS: IdlDirectory = new Map();
+
+/**
+ * Top-level programs the tables cannot name and that are no venue: the ones whose published IDL could
+ * (the capability fetches those, at most `limit`).
+ */
+export function programsWithoutTable(tx: NormalizedTransaction, limit: number): string[] {
+  const known = new Set(decodableProgramIds());
+  const ids = tx.instructions.map((ix) => ix.programId).filter((id) => !known.has(id) && !PLAIN_PROGRAMS.has(id) && !venueOf(id));
+  return [...new Set(ids)].slice(0, limit);
+}
+
+export function classifyTransaction(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Classification {
   const venues: Venue[] = [];
   const otherPrograms: string[] = [];
   for (const id of tx.invokedProgramIds) {
@@ -201,7 +251,7 @@ export function classifyTransaction(tx: NormalizedTransaction): Classification {
     if (venue) venues.push(venue);
     else if (!PLAIN_PROGRAMS.has(id)) otherPrograms.push(id);
   }
-  const actions = actionsOf(tx);
+  const actions = actionsOf(tx, idls);
   const kind = dominantKind(actions.map((a) => a.kind));
   const base = { venues, otherPrograms, kind, actions };
 

@@ -4,17 +4,21 @@
 import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
-import { type Action, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
-import { type AssetChange, type OwnerChanges, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
-import { type ActionKind, KIND_TEXT } from './instructions';
+import { type Action, type ActionSource, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
+import { type AccountChange, type AssetChange, type OwnerChanges, accountChangesOf, accountRentOf, balanceChangesFor, ownerChangesOf } from './changes';
+import { type ActionKind, KIND_TEXT, identifyInstruction } from './instructions';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedTransaction, normalizeTransaction } from './normalize';
+import type { IdlDirectory } from './idl';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
 export interface DescribeOptions {
   readonly signature: string;
   readonly network: Network;
+  /** Anchor IDLs found on chain for programs the tables do not know (the capability fetches them). */
+  readonly idls?: IdlDirectory;
 }
 
 export interface BalanceChangeView {
@@ -52,6 +56,7 @@ export interface ActionView {
   readonly program: string | null;
   readonly name: string | null;
   readonly kind: ActionKind;
+  readonly source: ActionSource;
 }
 
 /** TransactionErrorInfo with the message located ("instruction 2 (Raydium AMM v4) failed: ...") and meta.err as sent. */
@@ -94,6 +99,8 @@ export interface DecodeTxBody {
   readonly signers: readonly string[];
   /** Changes per owner: every signer, then every other owner whose token balances moved. */
   readonly ownerChanges: readonly OwnerChangesView[];
+  /** Changes per address, as the balance arrays record them (ownerChanges regroups them by owner). */
+  readonly accountChanges: readonly AccountChange[];
   /** What each instruction did, in order. */
   readonly actions: readonly ActionView[];
   readonly error: DecodeTxError | null;
@@ -221,9 +228,34 @@ function actionWhere(action: Action): string {
   return `${programLabel(action.programId)}${action.name ? ` (${action.name})` : ''}`;
 }
 
+const TOKEN_BURNS = new Set(['burn', 'burn_checked', 'burnChecked']);
+
+/** Mints burned by the Token programs under one top-level instruction. */
+function burnedMints(tx: NormalizedTransaction, topLevelIndex: number): Set<string> {
+  const mints = new Set<string>();
+  for (const ix of tx.innerInstructions ?? []) {
+    if (ix.topLevelIndex !== topLevelIndex || (ix.programId !== TOKEN_PROGRAM && ix.programId !== TOKEN_2022_PROGRAM)) continue;
+    const name = identifyInstruction(ix)?.name;
+    if (!name || !TOKEN_BURNS.has(name)) continue;
+    const mint = ix.parsed?.info?.mint ?? ix.accounts[1];
+    if (typeof mint === 'string') mints.add(mint);
+  }
+  return mints;
+}
+
+/** "Burned 72 X and received 72 Y through program Ab12…yZ": what a program the tables do not know did, by its effects. */
+function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges): string {
+  const through = `through program ${actionWhere(action)}`;
+  if (owner.changes.length === 0) return `${capitalize(KIND_TEXT[action.kind])} ${through}; ${noChangeText(tx, owner)}${rentNote(owner.tokenAccountRentLamports)}`;
+  const burned = burnedMints(tx, action.instructionIndex);
+  const parts = owner.changes.map((c) => (c.raw < 0n && burned.has(c.asset) ? `burned ${amountText(c)}` : movementText(c)));
+  return `${capitalize(joinList(parts))} ${through}${rentNote(owner.tokenAccountRentLamports)}`;
+}
+
 /** Summary lead for kinds that are not a trade or a plain transfer. */
 function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
   const action = mainAction(cls);
+  if (action && (action.source === 'effects' || (action.source === 'idl' && action.kind !== 'unknown'))) return effectsSummary(tx, action, owner);
   const where = action ? actionWhere(action) : '';
   switch (cls.kind) {
     case 'pool_create':
@@ -236,6 +268,12 @@ function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: Owne
       return `Placed an order on ${where}: ${flowText(tx, owner, 'put in', 'received')}`;
     case 'order_cancel':
       return `Cancelled or closed an order on ${where}: ${flowText(tx, owner, 'paid', 'got back')}`;
+    case 'governance_proposal':
+    case 'governance_vote':
+    case 'governance_execute':
+    case 'governance_deposit':
+    case 'governance_withdraw':
+      return `${capitalize(KIND_TEXT[cls.kind])} on ${where}: ${flowText(tx, owner, 'deposited', 'received')}`;
     case 'unknown':
       return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
     default:
@@ -340,7 +378,9 @@ export function changeView(c: AssetChange): BalanceChangeView {
 
 /** Describe an already-normalized transaction. */
 export function describeNormalized(tx: NormalizedTransaction, options: DescribeOptions): DecodeTxBody {
-  const cls = classifyTransaction(tx);
+  const idls = options.idls ?? new Map();
+  const cls = classifyTransaction(tx, idls);
+  const nameOf = (id: string) => programName(id) ?? idls.get(id)?.name ?? null;
   const signerSet = new Set(tx.signers);
   const owners = ownerChangesOf(tx);
   const signerChanges = owners.filter((o) => signerSet.has(o.owner));
@@ -375,7 +415,7 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
     feePayer: tx.feePayer,
     balanceChanges: owner.changes.map(changeView),
     tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
-    invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: programName(id) })),
+    invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: nameOf(id) })),
     signers: [...tx.signers],
     ownerChanges: owners.map((o) => ({
       owner: o.owner,
@@ -385,7 +425,8 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
       changes: o.changes.map(changeView),
       tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
     })),
-    actions: cls.actions.map((a) => ({ ...a, program: programName(a.programId) })),
+    accountChanges: accountChangesOf(tx),
+    actions: cls.actions.map((a) => ({ ...a, program: nameOf(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
   };
 }

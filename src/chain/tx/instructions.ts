@@ -9,14 +9,19 @@
 import { createHash } from 'node:crypto';
 import {
   ASSOCIATED_TOKEN_PROGRAM,
+  AUCTION_HOUSE_PROGRAM,
   BUBBLEGUM_PROGRAM,
+  CANDY_MACHINE_V2_PROGRAM,
+  CANDY_MACHINE_V3_PROGRAM,
   COMPUTE_BUDGET_PROGRAM,
   KAMINO_LENDING_PROGRAM,
   MAGIC_EDEN_V2_PROGRAM,
   MARGINFI_PROGRAM,
   MEMO_PROGRAM,
   MEMO_V1_PROGRAM,
+  METAPLEX_AUCTION_PROGRAM,
   SOLEND_PROGRAM,
+  SPL_GOVERNANCE_PROGRAM,
   SQUADS_V4_PROGRAM,
   STAKE_PROGRAM,
   SYSTEM_PROGRAM,
@@ -47,11 +52,16 @@ export const ACTION_KINDS = [
   'lending_deposit',
   'lending_withdraw',
   'multisig_execute',
+  'governance_execute',
   'swap',
   'multisig_propose',
+  'governance_proposal',
+  'governance_vote',
   'fee_claim',
   'stake',
   'unstake',
+  'governance_deposit',
+  'governance_withdraw',
   'nft_transfer',
   'burn',
   'mint',
@@ -82,11 +92,16 @@ export const KIND_TEXT: Readonly<Record<ActionKind, string>> = {
   lending_deposit: 'lending deposit',
   lending_withdraw: 'lending withdrawal',
   multisig_execute: 'multisig execution',
+  governance_execute: 'governance proposal execution',
   swap: 'swap',
   multisig_propose: 'multisig proposal or vote',
+  governance_proposal: 'governance proposal',
+  governance_vote: 'governance vote',
   fee_claim: 'fee or reward claim',
   stake: 'stake delegation',
   unstake: 'stake deactivation or withdrawal',
+  governance_deposit: 'governing tokens deposited',
+  governance_withdraw: 'governing tokens withdrawn',
   nft_transfer: 'NFT transfer',
   burn: 'token burn',
   mint: 'token mint by its authority',
@@ -366,10 +381,87 @@ const TENSOR_MARKETPLACE = anchor({
   order_cancel: ['delist', 'delist_core', 'delist_t22', 'cancel_bid'],
 });
 
+// metaplex-program-library bubblegum/program/src/lib.rs (before its move to mpl-bubblegum), plus the v2 names.
 const BUBBLEGUM = anchor({
   nft_mint: ['mint_v1', 'mint_to_collection_v1', 'mint_v2'],
   nft_transfer: ['transfer', 'transfer_v2'],
   burn: ['burn', 'burn_v2'],
+  account_management: [
+    'create_tree',
+    'set_tree_delegate',
+    'verify_creator',
+    'unverify_creator',
+    'verify_collection',
+    'unverify_collection',
+    'set_and_verify_collection',
+    'delegate',
+    'redeem',
+    'cancel_redeem',
+    'decompress_v1',
+    'compress',
+  ],
+});
+
+// metaplex-foundation/metaplex-program-library auction-house/program/src/lib.rs (#[program] fns).
+const AUCTION_HOUSE = anchor({
+  nft_sale: ['execute_sale', 'execute_partial_sale', 'auctioneer_execute_sale', 'auctioneer_execute_partial_sale', 'execute_sale_remaining_accounts'],
+  order_place: ['buy', 'auctioneer_buy', 'public_buy', 'auctioneer_public_buy', 'sell', 'auctioneer_sell', 'sell_remaining_accounts'],
+  order_cancel: ['cancel', 'auctioneer_cancel', 'cancel_remaining_accounts'],
+  fee_claim: ['withdraw_from_fee', 'withdraw_from_treasury'],
+  account_management: [
+    'create_auction_house',
+    'update_auction_house',
+    // escrow: the bidder's funds parked for (or taken back from) its bids
+    'deposit',
+    'auctioneer_deposit',
+    'withdraw',
+    'auctioneer_withdraw',
+    'close_escrow_account',
+    'delegate_auctioneer',
+    'update_auctioneer',
+    'print_listing_receipt',
+    'cancel_listing_receipt',
+    'print_bid_receipt',
+    'cancel_bid_receipt',
+    'print_purchase_receipt',
+  ],
+});
+
+// metaplex-program-library candy-machine/program/src/lib.rs (Candy Machine v2).
+const CANDY_MACHINE_V2 = anchor({
+  nft_mint: ['mint_nft'],
+  thaw: ['thaw_nft'],
+  fee_claim: ['withdraw_funds'],
+  account_management: [
+    'initialize_candy_machine',
+    'update_candy_machine',
+    'update_authority',
+    'add_config_lines',
+    'set_collection',
+    'remove_collection',
+    'set_collection_during_mint',
+    'set_freeze',
+    'remove_freeze',
+    'unlock_funds',
+  ],
+});
+
+// metaplex-program-library candy-machine-core/program/src/lib.rs (Candy Machine Core, v3).
+const CANDY_MACHINE_V3 = anchor({
+  nft_mint: ['mint', 'mint_v2'],
+  account_management: [
+    'initialize',
+    'initialize_v2',
+    'add_config_lines',
+    'set_authority',
+    'set_collection',
+    'set_collection_v2',
+    'set_mint_authority',
+    'set_token_standard',
+    'update',
+    // closes the candy machine, rent back to its authority
+    'withdraw',
+  ],
 });
 
 // ---- native programs (own instruction index) ---------------------------------------------------
@@ -537,6 +629,66 @@ const SERUM: NativeSpec = {
   },
 };
 
+// Mythic-Project/spl-governance governance/program/src/instruction.rs (GovernanceInstruction, Borsh: tag = first byte).
+const SPL_GOVERNANCE: NativeSpec = {
+  at: 0,
+  width: 1,
+  index: {
+    0: ['create_realm', 'account_management'],
+    1: ['deposit_governing_tokens', 'governance_deposit'],
+    2: ['withdraw_governing_tokens', 'governance_withdraw'],
+    3: ['set_governance_delegate', 'account_management'],
+    4: ['create_governance', 'account_management'],
+    5: ['create_program_governance', 'account_management'],
+    6: ['create_proposal', 'governance_proposal'],
+    7: ['add_signatory', 'governance_proposal'],
+    8: ['remove_signatory', 'governance_proposal'],
+    9: ['insert_transaction', 'governance_proposal'],
+    10: ['remove_transaction', 'governance_proposal'],
+    11: ['cancel_proposal', 'governance_proposal'],
+    12: ['sign_off_proposal', 'governance_proposal'],
+    13: ['cast_vote', 'governance_vote'],
+    14: ['finalize_vote', 'governance_vote'],
+    15: ['relinquish_vote', 'governance_vote'],
+    16: ['execute_transaction', 'governance_execute'],
+    17: ['create_mint_governance', 'account_management'],
+    18: ['create_token_governance', 'account_management'],
+    19: ['set_governance_config', 'account_management'],
+    20: ['flag_transaction_error', 'governance_proposal'],
+    21: ['set_realm_authority', 'account_management'],
+    22: ['set_realm_config', 'account_management'],
+    23: ['create_token_owner_record', 'account_management'],
+    24: ['update_program_metadata', 'account_management'],
+    25: ['create_native_treasury', 'account_management'],
+    26: ['revoke_governing_tokens', 'governance_withdraw'],
+    27: ['refund_proposal_deposit', 'governance_proposal'],
+    28: ['complete_proposal', 'governance_proposal'],
+    29: ['create_transaction_buffer', 'governance_proposal'],
+    30: ['extend_transaction_buffer', 'governance_proposal'],
+    31: ['close_transaction_buffer', 'governance_proposal'],
+    32: ['insert_versioned_transaction_from_buffer', 'governance_proposal'],
+    33: ['insert_versioned_transaction', 'governance_proposal'],
+    34: ['execute_versioned_transaction', 'governance_execute'],
+    35: ['remove_versioned_transaction', 'governance_proposal'],
+  },
+};
+
+// metaplex-program-library auction/program/src/instruction.rs (AuctionInstruction, Borsh: tag = first byte).
+const METAPLEX_AUCTION: NativeSpec = {
+  at: 0,
+  width: 1,
+  index: {
+    0: ['cancel_bid', 'order_cancel'],
+    1: ['create_auction', 'order_place'],
+    2: ['claim_bid', 'nft_sale'],
+    3: ['end_auction', 'account_management'],
+    4: ['start_auction', 'account_management'],
+    5: ['set_authority', 'account_management'],
+    6: ['place_bid', 'order_place'],
+    7: ['create_auction_v2', 'order_place'],
+  },
+};
+
 const ANCHOR_PROGRAMS: ReadonlyMap<string, ReadonlyMap<string, InstructionAction>> = new Map([
   ['CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', RAYDIUM_CPMM],
   ['CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK', RAYDIUM_CLMM],
@@ -563,6 +715,9 @@ const ANCHOR_PROGRAMS: ReadonlyMap<string, ReadonlyMap<string, InstructionAction
   [MAGIC_EDEN_V2_PROGRAM, MAGIC_EDEN_V2],
   [TENSOR_MARKETPLACE_PROGRAM, TENSOR_MARKETPLACE],
   [BUBBLEGUM_PROGRAM, BUBBLEGUM],
+  [AUCTION_HOUSE_PROGRAM, AUCTION_HOUSE],
+  [CANDY_MACHINE_V2_PROGRAM, CANDY_MACHINE_V2],
+  [CANDY_MACHINE_V3_PROGRAM, CANDY_MACHINE_V3],
 ]);
 
 const NATIVE_PROGRAMS: ReadonlyMap<string, NativeSpec> = new Map([
@@ -576,6 +731,8 @@ const NATIVE_PROGRAMS: ReadonlyMap<string, NativeSpec> = new Map([
   ['PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY', PHOENIX],
   ['srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX', SERUM],
   ['9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', SERUM],
+  [SPL_GOVERNANCE_PROGRAM, SPL_GOVERNANCE],
+  [METAPLEX_AUCTION_PROGRAM, METAPLEX_AUCTION],
 ]);
 
 /** Programs whose instructions do nothing a reader needs to hear about (fee settings, memos). */

@@ -6,7 +6,7 @@ import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionD
 import { base58 } from '@scure/base';
 import { big } from '../../json';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
-import { type OwnerChanges, ownerChangesOf } from './changes';
+import { type AccountChange, type OwnerChanges, accountChangesOf, ownerChangesOf } from './changes';
 import type { NormalizedTransaction, TokenBalance } from './normalize';
 
 export interface WireAccounts {
@@ -101,19 +101,14 @@ function tokenBalances(states: readonly (AccountState | null)[], addresses: read
   );
 }
 
-/**
- * Per-owner changes (every signer, then every owner whose token balances moved), with the same arithmetic
- * as decode-tx: the simulated state is a transaction whose only facts are the writable accounts' balances.
- * Without a fee from the node, the fee payer's SOL change includes the fee.
- */
-export function simulatedOwnerChanges(sim: SimulatedBalances): OwnerChanges[] {
-  const feePayer = sim.signers[0] ?? sim.addresses[0] ?? '';
-  const tx: NormalizedTransaction = {
+/** The simulated state as a transaction whose only facts are the writable accounts' balances. */
+function simulatedTransaction(sim: SimulatedBalances): NormalizedTransaction {
+  return {
     encoding: 'base64',
     version: 0,
     signatures: [],
     accountKeys: sim.addresses,
-    feePayer,
+    feePayer: sim.signers[0] ?? sim.addresses[0] ?? '',
     signers: sim.signers,
     instructions: [],
     innerInstructions: [],
@@ -129,45 +124,17 @@ export function simulatedOwnerChanges(sim: SimulatedBalances): OwnerChanges[] {
     err: null,
     computeUnitsConsumed: null,
   };
-  return ownerChangesOf(tx);
 }
 
-export interface AccountChange {
-  readonly address: string;
-  /** Lamports before and after, as strings (exact). */
-  readonly lamportsBefore: string;
-  readonly lamportsAfter: string;
-  readonly lamportsChange: string;
-  /** For a token account: its mint, owner and raw amounts before/after (exact, with decimals). */
-  readonly token: {
-    readonly mint: string;
-    readonly owner: string;
-    readonly decimals: number;
-    readonly before: string;
-    readonly after: string;
-    readonly change: string;
-  } | null;
+/**
+ * Per-owner changes (every signer, then every owner whose token balances moved), with the same arithmetic
+ * as decode-tx. Without a fee from the node, the fee payer's SOL change includes the fee.
+ */
+export function simulatedOwnerChanges(sim: SimulatedBalances): OwnerChanges[] {
+  return ownerChangesOf(simulatedTransaction(sim));
 }
 
-/** Each writable account whose lamports or token amount the simulation changed. */
+/** Each writable account whose lamports or token amount the simulation changed (decode-tx's per-address view). */
 export function accountChanges(sim: SimulatedBalances): AccountChange[] {
-  return sim.addresses.flatMap((address, i) => {
-    const before = sim.before[i] ?? null;
-    const after = sim.after[i] ?? null;
-    const lb = before?.lamports ?? 0n;
-    const la = after?.lamports ?? 0n;
-    const t = after?.token ?? before?.token ?? null;
-    const tb = before?.token?.amount ?? 0n;
-    const ta = after?.token?.amount ?? 0n;
-    if (lb === la && tb === ta) return [];
-    return [
-      {
-        address,
-        lamportsBefore: lb.toString(),
-        lamportsAfter: la.toString(),
-        lamportsChange: (la - lb).toString(),
-        token: t ? { mint: t.mint, owner: t.owner, decimals: t.decimals, before: tb.toString(), after: ta.toString(), change: (ta - tb).toString() } : null,
-      },
-    ];
-  });
+  return accountChangesOf(simulatedTransaction(sim));
 }

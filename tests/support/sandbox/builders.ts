@@ -6,7 +6,9 @@ import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
   generateKeyPairSigner,
+  getAddressEncoder,
   getTransactionEncoder,
+  lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -229,6 +231,27 @@ export class Builders {
     const { ata, ix } = await this.ataInstruction(this.payer, owner, mint);
     if (!this.ledger.account(ata)) await this.run(this.payer, [ix]);
     return ata;
+  }
+
+  /**
+   * A classic SPL mint placed at a fixed address (genesis state, no transaction), with `authority`
+   * as its mint authority and no freeze authority: USDC at its mainnet address.
+   */
+  placeMint(mint: Address, authority: Address, decimals: number): void {
+    const data = new Uint8Array(82);
+    const view = new DataView(data.buffer);
+    view.setUint32(0, 1, true);
+    data.set(getAddressEncoder().encode(authority), 4);
+    data[44] = decimals;
+    data[45] = 1;
+    this.ledger.svm.setAccount({
+      address: mint,
+      data,
+      executable: false,
+      lamports: lamports(this.ledger.svm.minimumBalanceForRentExemption(82n)),
+      programAddress: address(TOKEN_PROGRAM),
+      space: 82n,
+    });
   }
 
   async mintTo(mint: Address, authority: KeyPairSigner, owner: Address, amount: bigint): Promise<Signature> {

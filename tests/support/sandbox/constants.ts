@@ -7,6 +7,9 @@ export const FEATURE_SET = 3_073_396_398;
 /** Mainnet-beta's genesis hash: the sandbox renders mainnet program ids and shapes, so it claims mainnet's identity too. */
 export const GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 
+/** USDC's mainnet mint; the sandbox holds it at genesis (6 decimals, `payer` its mint authority). */
+export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
 export const SLOTS_PER_EPOCH = 432_000n;
 /** Mainnet's block height trails its slot by the number of skipped slots; the sandbox keeps a fixed gap. */
 export const BLOCK_HEIGHT_GAP = 21_819_948n;

@@ -8,6 +8,8 @@
 //   const alice = await sb.newWallet();           // 10 SOL, funded by a real transfer
 //   const mint = await sb.createMint({ authority: alice, decimals: 6 });
 //   await sb.mintTo(mint, alice, alice.address, 1_000_000n);
+//   JSON-RPC sandboxMintTo [owner, mint, rawAmount]: USDC (EPjFWdd5..., 6 decimals, at its mainnet address) into the
+//   owner's ATA, created if needed; the only non-mainnet method.
 //   sb.fault({ mode: 'http429' }, { methods: ['getBalance'], times: 1 });
 //   await sb.stop();
 //

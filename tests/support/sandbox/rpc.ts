@@ -9,6 +9,7 @@ import {
   TOKEN_2022_PROGRAM,
   TOKEN_PROGRAM,
   TOKEN_PROGRAMS,
+  USDC_MINT,
 } from './constants.ts';
 import { RpcError, invalidParams } from './errors.ts';
 import { accountEncoding, dataSlice, encodeAccount, renderParsedInner, renderTokenBalances, renderTransaction, txEncoding, type AccountEncoding, type DataSlice } from './encode.ts';
@@ -54,14 +55,18 @@ function stringArray(value: unknown, max: number): string[] {
   return value as string[];
 }
 
-export type Airdrop = (to: string, lamports: bigint) => Promise<string>;
+/** What the RPC methods ask of the sandbox's builders: the faucet, and minting a sandbox-held mint (USDC). */
+export interface Faucets {
+  airdrop(to: string, lamports: bigint): Promise<string>;
+  mintTo(owner: string, mint: string, amount: bigint): Promise<string>;
+}
 
 export class RpcMethods {
   private readonly handlers: Record<string, Handler>;
 
   constructor(
     private readonly ledger: Ledger,
-    private readonly airdrop: Airdrop,
+    private readonly faucets: Faucets,
   ) {
     const l = ledger;
     this.handlers = {
@@ -206,7 +211,17 @@ export class RpcMethods {
         const key = parsePubkey(arg(p, 0));
         const amount = u64(arg(p, 1));
         this.check(config(p, 2));
-        return this.airdrop(key, amount);
+        return this.faucets.airdrop(key, amount);
+      },
+      // Sandbox only (no mainnet method): [owner, mint, rawAmount] mints into the owner's associated
+      // token account, creating it if needed; the mint must be one the sandbox holds the authority of (USDC).
+      sandboxMintTo: (p) => {
+        const owner = parsePubkey(arg(p, 0));
+        const mint = parsePubkey(arg(p, 1));
+        const raw = arg(p, 2);
+        if (typeof raw !== 'string' || !/^\d{1,20}$/.test(raw) || BigInt(raw) > 18_446_744_073_709_551_615n) throw invalidParams('Invalid params: rawAmount must be a decimal string of a u64.');
+        if (mint !== USDC_MINT) throw invalidParams(`Invalid params: the sandbox can mint only ${USDC_MINT} (USDC).`);
+        return this.faucets.mintTo(owner, mint, BigInt(raw));
       },
     };
   }

@@ -1,11 +1,12 @@
 // startSandbox: a LiteSVM-backed chain behind a loopback JSON-RPC server, plus helpers that build real state.
 
 import { LiteSVM } from 'litesvm';
-import { generateKeyPairSigner, type Address, type KeyPairSigner, type Signature, type Transaction } from '@solana/kit';
+import { address, generateKeyPairSigner, type Address, type KeyPairSigner, type Lamports, type Signature, type Transaction } from '@solana/kit';
 import { Builders, LAMPORTS_PER_SOL, type CreateMintOptions } from './builders.ts';
 import { Ledger } from './ledger.ts';
 import { RpcMethods } from './rpc.ts';
 import { RpcServer, type Fault, type FaultOptions } from './server.ts';
+import { USDC_MINT } from './constants.ts';
 
 export interface Sandbox {
   /** 'http://127.0.0.1:<port>' */
@@ -25,7 +26,7 @@ export interface Sandbox {
   createMint(opts: CreateMintOptions): Promise<Address>;
   /** idempotent; uses the mint's own token program */
   createAta(owner: Address, mint: Address): Promise<Address>;
-  /** mintToChecked into the owner's ATA, creating it if needed */
+  /** mintToChecked into the owner's ATA, creating it if needed (USDC_MINT: minted by `payer`, its authority) */
   mintTo(mint: Address, authority: KeyPairSigner, owner: Address, amount: bigint): Promise<Signature>;
   /** transferChecked between the owners' ATAs, creating the destination ATA */
   transferToken(mint: Address, from: KeyPairSigner, to: Address, amount: bigint): Promise<Signature>;
@@ -38,6 +39,8 @@ export interface Sandbox {
   send(tx: Transaction, opts?: { skipPreflight?: boolean }): Promise<{ signature: Signature; err: unknown | null }>;
   /** lands a real FAILED transaction (a transfer of more lamports than the wallet has, with skipPreflight) */
   failingTransaction(from: KeyPairSigner): Promise<Signature>;
+  /** writes an account as it would stand on mainnet (rent-exempt unless `lamports` says otherwise) */
+  placeAccount(at: Address, account: { owner: Address; data: Uint8Array; lamports?: bigint }): void;
 }
 
 /** Lamports of the genesis faucet that funds the payer and requestAirdrop. */
@@ -52,7 +55,14 @@ export async function startSandbox(opts: { port?: number; host?: string } = {}):
   const b = new Builders(ledger, faucet, payer);
   await b.transferSol(faucet, payer.address, 1000n * LAMPORTS_PER_SOL);
 
-  const server = new RpcServer(new RpcMethods(ledger, (to, lamports) => b.airdrop(to, lamports)));
+  // USDC at its mainnet address, minted by the payer: what x402 payments are made in.
+  b.placeMint(address(USDC_MINT), payer.address, 6);
+  const server = new RpcServer(
+    new RpcMethods(ledger, {
+      airdrop: (to, lamports) => b.airdrop(to, lamports),
+      mintTo: (owner, mint, amount) => b.mintTo(address(mint), payer, address(owner), amount),
+    }),
+  );
   const url = server.start(opts.port ?? 0, opts.host ?? '127.0.0.1');
 
   return {
@@ -64,6 +74,15 @@ export async function startSandbox(opts: { port?: number; host?: string } = {}):
     resetCalls: () => server.resetCalls(),
     fault: (fault, o) => server.fault(fault, o),
     newWallet: (lamports) => b.newWallet(lamports),
+    placeAccount: (at, { owner, data, lamports }) =>
+      svm.setAccount({
+        address: at,
+        data,
+        executable: false,
+        lamports: (lamports ?? svm.minimumBalanceForRentExemption(BigInt(data.length))) as Lamports,
+        programAddress: owner,
+        space: BigInt(data.length),
+      }),
     transferSol: (from, to, lamports, o) => b.transferSol(from, to, lamports, o),
     createMint: (o) => b.createMint(o),
     createAta: (owner, mint) => b.createAta(owner, mint),

@@ -1,0 +1,144 @@
+// x402 as the call pipeline sees it: the offer on a 402, and one payment buying one call. A
+// payment is verified, then recorded (its transaction once, whatever replays it, on either
+// database and across replicas) before the call runs; settled only when the call succeeded; and
+// forgotten, never submitted, when it failed.
+import { decodePaymentSignatureHeader } from '@x402/core/http';
+import { parsePaymentPayload } from '@x402/core/schemas';
+import type { SettleResponse } from '@x402/core/types';
+import { decodeTransactionFromPayload, transactionMessageHash } from '@x402/svm';
+import type { Config } from '../../config.ts';
+import { GatewayError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { x402Payments, x402SettledUnits } from '../../metrics.ts';
+import type { BillingStore } from '../store.ts';
+import type { AnyPayload, Facilitator } from './facilitator.ts';
+import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
+
+export type { Resource };
+
+/**
+ * What an x402 client attached, as it came: REST's header (v2 `PAYMENT-SIGNATURE`, v1 `X-PAYMENT`,
+ * base64 JSON) or MCP's `params._meta["x402/payment"]` (the payload object itself).
+ */
+export type PaymentAttempt = { readonly header: string; readonly version: 1 | 2 } | { readonly payload: unknown };
+
+/** A verified payment, recorded and waiting for its call's outcome. */
+export interface VerifiedPayment {
+  /** Submits the payment and waits for `confirmed`; the answer's payment header, or why it did not settle. */
+  settle(): Promise<{ headers: Record<string, string> } | { refused: string }>;
+  /** The call failed: the payment is never submitted. */
+  release(): Promise<void>;
+}
+
+export interface X402 {
+  readonly facilitator: Facilitator;
+  /** A 402's body and headers with the x402 offer (`error` says why a payment was refused, if one was). */
+  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
+  /** Verifies and records the payment, or says why it buys nothing. */
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp' }): Promise<VerifiedPayment | { refused: string }>;
+}
+
+const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
+
+/** The facilitator (or the chain behind it) could not verify: nothing was recorded, the payment is untouched. */
+const FACILITATOR_DOWN = new GatewayError(
+  503,
+  { error: 'x402 payments cannot be verified right now', hint: 'The payment was not recorded or submitted: retry the same request shortly, or pay with an API key.', live_status: 'FAILED' },
+  { 'retry-after': '5' },
+);
+
+/** The decoded payment, or why it cannot be read. */
+function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
+  let raw: unknown;
+  if ('header' in attempt) {
+    try {
+      raw = decodePaymentSignatureHeader(attempt.header.trim());
+    } catch {
+      return { refused: 'invalid_payment_header: not base64 of a JSON payment payload' };
+    }
+  } else raw = attempt.payload;
+  const parsed = parsePaymentPayload(raw);
+  if (!parsed.success) return { refused: 'invalid_payment_payload: not an x402 payment payload' };
+  const payload = parsed.data as AnyPayload;
+  if ('header' in attempt && payload.x402Version !== attempt.version) {
+    return { refused: `invalid_payment_version: an x402 version ${payload.x402Version} payload in the ${attempt.version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT'} header` };
+  }
+  return payload;
+}
+
+/** A metric label from a reason: its leading code, bounded. */
+const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64) || 'unknown';
+
+export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger): X402 {
+  const terms = async (): Promise<Terms> => ({
+    price: config.x402Price!,
+    asset: config.x402Asset,
+    payTo: (config.x402PayTo ?? config.gatewayAddress)!,
+    feePayer: await facilitator.feePayer(),
+    network: config.paymentNetwork,
+    maxTimeoutSeconds: 60,
+  });
+  const unrecorded = (what: string, e: unknown) => log.error(`x402 payment not recorded as ${what}`, { event: 'x402_unrecorded', error: e instanceof Error ? e.message : String(e) });
+  const refuse = (reason: string, face: string) => {
+    x402Payments.inc({ outcome: 'refused', reason: reasonCode(reason) });
+    log.info('x402 payment refused', { event: 'x402_refused', reason, face });
+    return { refused: reason };
+  };
+
+  return {
+    facilitator,
+    async offer(body, headers, resource, error = DEFAULT_ERROR) {
+      return withOffer(body, headers, await terms(), resource, error);
+    },
+
+    async hold(attempt, resource, call) {
+      const payload = decode(attempt);
+      if ('refused' in payload) return refuse(payload.refused, call.face);
+      const version = payload.x402Version === 1 ? 1 : 2;
+      let t: Terms;
+      let requirements: ReturnType<typeof requirementsV1> | ReturnType<typeof requirementsV2>;
+      let verified: Awaited<ReturnType<Facilitator['verify']>>;
+      try {
+        t = await terms();
+        requirements = version === 1 ? requirementsV1(t, resource) : requirementsV2(t);
+        verified = await facilitator.verify(payload, requirements);
+      } catch (e) {
+        log.warn('x402 verification unavailable', { event: 'x402_unavailable', facilitator: facilitator.kind, error: e instanceof Error ? e.message : String(e) });
+        throw FACILITATOR_DOWN;
+      }
+      if (!verified.isValid) return refuse(`${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`, call.face);
+      const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
+      const payer = verified.payer ?? '';
+      const held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face }, Date.now());
+      if (!held) return refuse('payment_already_used: this payment transaction was already presented; sign a new one', call.face);
+      x402Payments.inc({ outcome: 'verified', reason: '' });
+      return {
+        async settle() {
+          let settled: SettleResponse;
+          try {
+            settled = await facilitator.settle(payload, requirements);
+          } catch (e) {
+            settled = { success: false, errorReason: 'settlement_error', errorMessage: e instanceof Error ? e.message : String(e), transaction: '', network: requirements.network as SettleResponse['network'] };
+          }
+          if (!settled.success) {
+            const reason = `settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`;
+            await store.finishPayment(txKey, { status: 'failed', reason, signature: settled.transaction || undefined }, Date.now()).catch((e) => unrecorded('failed', e));
+            log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
+            return refuse(reason, call.face);
+          }
+          // The money moved: the answer is owed even if the record cannot be written now.
+          await store.finishPayment(txKey, { status: 'settled', signature: settled.transaction }, Date.now()).catch((e) => unrecorded('settled', e));
+          x402Payments.inc({ outcome: 'settled', reason: '' });
+          x402SettledUnits.inc(t.price);
+          log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
+          return { headers: responseHeader(version, settled) };
+        },
+        async release() {
+          // Left held if this fails: the payment then buys nothing more, and was never submitted.
+          await store.releasePayment(txKey).catch((e) => unrecorded('released', e));
+          x402Payments.inc({ outcome: 'released', reason: '' });
+        },
+      };
+    },
+  };
+}
