@@ -1,10 +1,10 @@
 // The access line: one per answered request, in the log's format (JSON or text), with the fields
 // an operator reads (method, route template, status, duration, face, key id, client address,
 // upstream calls). It is built as one string straight from its values: no fields object, no
-// logger record, no redaction pass (bench/ab.ts `configs` measured those at 30-60 µs a request,
-// more than the call itself). Every value comes from a closed set or was checked: a method from a
-// fixed list, a route template, a status, numbers, a hex digest, an address that is an IP (or
-// Bun's peer), so none can carry a secret or break the line.
+// logger record, no redaction pass (together about 40 µs of CPU a cached call, more than the
+// call itself: bench/ab.ts configs blockhash). Every value comes from a closed set or was
+// checked: a method from a fixed list, a route template, a status, numbers, a hex digest, an
+// address that is an IP (or Bun's peer), so none can carry a secret or break the line.
 import type { Logger } from './log.ts';
 
 /** Keys remembered with their id; a client sending a new key per request costs a hash each, not memory. */
