@@ -5,8 +5,11 @@
 // HEAD first to see the machine's noise: on the 2-vCPU VM of docs/performance.md, HEAD against itself
 // gave 97.6 % for the cached blockhash and 93.7-109.6 % for the MCP call (8 rounds), so only
 // differences well beyond that mean anything.
-// Run: bun bench/ab.ts <revision> [figure: blockhash|find-ata|optimal-fee|keys-me|mcp] [rounds] [seconds per slice]
-// (RATE_LIMIT_RPS and RATE_LIMIT_BURST in the environment reach both gateways; otherwise limits are off.)
+// Run: bun bench/ab.ts <revision> [figure: blockhash|find-ata|optimal-fee|keys-me|mcp|mcp-stateless] [rounds] [seconds per slice]
+// Both sides run with the shipped defaults (bench/wire.ts BENCH_CONFIGS; BENCH_CONFIG=stripped for
+// the stripped configuration), stderr drained by a pipe. With `configs` in place of a revision the
+// two sides are this working tree with the defaults and stripped: what the access line and the
+// limiter cost per request.
 import { cpus } from 'node:os';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { freePort, sandboxGatewayEnv } from '../tests/support/process.ts';
-import { buyKey, mcpSessionScript, mcpStatelessScript, waitFor, wrk } from './wire.ts';
+import { BENCH_CONFIGS, buyKey, drain, mcpSessionScript, mcpStatelessScript, waitFor, wrk, type BenchConfig } from './wire.ts';
 
 const [revision, figure = 'blockhash', roundsArg = '8', sliceArg = '1'] = process.argv.slice(2);
 if (!revision) throw new Error('usage: bun bench/ab.ts <revision> [blockhash|find-ata|optimal-fee|keys-me|mcp|mcp-stateless] [rounds] [seconds per slice]');
@@ -26,33 +29,42 @@ const root = resolve(import.meta.dir, '..');
 const dir = mkdtempSync(join(tmpdir(), 'cig-ab-'));
 const SECRET = 'ab-secret';
 
+const configs = revision === 'configs';
+const config = (process.env.BENCH_CONFIG ?? 'defaults') as BenchConfig;
+const pair = (process.env.AB_CONFIGS ?? 'defaults,stripped').split(',') as BenchConfig[];
+for (const c of [config, ...pair]) if (!BENCH_CONFIGS[c]) throw new Error(`a configuration is one of ${Object.keys(BENCH_CONFIGS).join(', ')}`);
+
 const git = (...args: string[]) => {
   const r = Bun.spawnSync(['git', '-C', root, ...args], { stderr: 'pipe' });
   if (r.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr.toString()}`);
   return r.stdout.toString().trim();
 };
 const other = join(dir, 'other');
-git('worktree', 'add', '--detach', other, revision);
-symlinkSync(join(root, 'node_modules'), join(other, 'node_modules'));
-
-// Rate limits are off unless asked for: RATE_LIMIT_RPS=1e9 RATE_LIMIT_BURST=1e9 measures the
-// limiter's own cost (the default setting is on) without refusing wrk's one address.
-const rateLimits = Object.fromEntries(['RATE_LIMIT_RPS', 'RATE_LIMIT_BURST'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+if (!configs) {
+  git('worktree', 'add', '--detach', other, revision);
+  symlinkSync(join(root, 'node_modules'), join(other, 'node_modules'));
+}
 
 const chain = await startSandbox();
 const sides = await Promise.all(
-  [
-    { name: `working tree`, main: join(root, 'src/main.ts') },
-    { name: `${revision} (${git('rev-parse', '--short', revision)})`, main: join(other, 'src/main.ts') },
-  ].map(async (side, i) => {
+  (configs
+    ? [
+        ...pair.map((c) => ({ name: c, main: join(root, 'src/main.ts'), env: BENCH_CONFIGS[c] })),
+      ]
+    : [
+        { name: `working tree`, main: join(root, 'src/main.ts'), env: BENCH_CONFIGS[config] },
+        { name: `${revision} (${git('rev-parse', '--short', revision)})`, main: join(other, 'src/main.ts'), env: BENCH_CONFIGS[config] },
+      ]
+  ).map(async (side, i) => {
     const port = freePort();
     mkdirSync(join(dir, `db${i}`));
     const gatewayAddress = (await generateKeyPairSigner()).address;
     const proc = Bun.spawn(['bun', side.main], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PRICE_LAMPORTS: '1000', ...sandboxGatewayEnv({ chainUrl: chain.url, dir: join(dir, `db${i}`), gatewayAddress, webhookSecret: SECRET }), ...rateLimits },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PRICE_LAMPORTS: '1000', ...sandboxGatewayEnv({ chainUrl: chain.url, dir: join(dir, `db${i}`), gatewayAddress, webhookSecret: SECRET }), ...side.env },
       stdout: 'inherit',
-      stderr: 'inherit',
+      stderr: 'pipe',
     });
+    drain(proc.stderr);
     return { ...side, base: `http://127.0.0.1:${port}`, proc, gatewayAddress, requests: 0, cpuUs: 0, rates: [] as number[] };
   }),
 );
@@ -78,7 +90,7 @@ try {
       return { url: `${side.base}/api/chain/find-ata?wallet=${agent.address}&mint=${mint}`, headers: paid };
     }),
   );
-  console.log(`command: bun bench/ab.ts ${revision} ${figure} ${rounds} ${slice}   (wrk -t1 -c64, ${rounds} rounds of one ${slice} s slice per side)`);
+  console.log(`command: ${configs ? `AB_CONFIGS=${pair.join(',')} ` : `BENCH_CONFIG=${config} `}bun bench/ab.ts ${revision} ${figure} ${rounds} ${slice}   (wrk -t1 -c64, ${rounds} rounds of one ${slice} s slice per side)`);
   console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, bun ${Bun.version}\n`);
   const run = (i: number, seconds: number) => wrk(targets[i]!.url, sides[i]!.proc.pid, { seconds, connections: 64, ...targets[i]! });
   for (let i = 0; i < sides.length; i++) await run(i, 1); // warm-up
@@ -97,12 +109,12 @@ try {
   for (const [i, s] of sides.entries()) {
     console.log(`${s.name.padEnd(28)} ${cpuPerRequest[i]!.toFixed(2)} µs CPU per request, median ${median(s.rates).toFixed(0)} req/s`);
   }
-  console.log(`\nworking tree / ${revision}, CPU per request: ${((100 * cpuPerRequest[0]!) / cpuPerRequest[1]!).toFixed(1)} %`);
+  console.log(`\n${sides[0]!.name} / ${sides[1]!.name}, CPU per request: ${((100 * cpuPerRequest[0]!) / cpuPerRequest[1]!).toFixed(1)} %, ${(cpuPerRequest[0]! - cpuPerRequest[1]!).toFixed(2)} µs`);
 } finally {
   await Promise.all(closers.map((close) => close()));
   for (const s of sides) s.proc.kill('SIGTERM');
   await Promise.all(sides.map((s) => s.proc.exited));
   await chain.stop();
-  git('worktree', 'remove', '--force', other);
+  if (!configs) git('worktree', 'remove', '--force', other);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,18 +1,34 @@
 // The ceiling for any handler: a bare Bun.serve answering a small JSON object, serialized per
 // request like the gateway's answers. Run by bench/hot-path.ts as its own process. With `post`
-// it first reads each request's body as JSON, as any MCP call over Streamable HTTP must.
-// Run: bun bench/bare-server.ts <port> [post]
+// it first reads each request's body as JSON, as any MCP call over Streamable HTTP must. With
+// `sse` it answers every request with an event stream that stays open, its first event sent:
+// the floor of a legacy SSE session's memory (bench/mcp-sessions.ts).
+// Run: bun bench/bare-server.ts <port> [post|sse]
 const port = Number(process.argv[2]);
 const answer = { blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N', lastValidBlockHeight: 342_000_150, slot: 364_000_000 };
+const ENDPOINT = new TextEncoder().encode('event: endpoint\ndata: /mcp/messages?sessionId=0b6f1d2e-3c4a-4e5f-8a9b-0c1d2e3f4a5b\n\n');
+const openStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+const sse = (request: Request) => {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: () => void openStreams.delete(controller) }, { highWaterMark: 0 });
+  openStreams.add(controller);
+  request.signal.addEventListener('abort', () => openStreams.delete(controller), { once: true });
+  controller.enqueue(ENDPOINT);
+  return new Response(stream, { headers: { 'content-type': 'text/event-stream' } });
+};
+const mode = process.argv[3];
 Bun.serve({
   port,
   hostname: '127.0.0.1',
+  idleTimeout: mode === 'sse' ? 0 : undefined,
   fetch:
-    process.argv[3] === 'post'
+    mode === 'post'
       ? async (request) => {
           if (request.method === 'POST') JSON.parse(await request.text());
           return Response.json(answer);
         }
-      : () => Response.json(answer),
+      : mode === 'sse'
+        ? sse
+        : () => Response.json(answer),
 });
 console.log('ready');

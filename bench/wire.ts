@@ -128,3 +128,28 @@ end
   );
   return script;
 }
+
+/**
+ * How a bench runs the gateway. `defaults`: as shipped (access log at info, rate limits on) except
+ * that the limit is set at a rate no load generator reaches, so the limiter does all its work and
+ * refuses nothing. `stripped`: no access line (LOG_LEVEL=warn) and no limiter, the floor the
+ * defaults are held against.
+ */
+export type BenchConfig = 'defaults' | 'stripped' | 'access-log' | 'limits';
+
+const UNREACHED_LIMITS = { RATE_LIMIT_RPS: '1000000000', RATE_LIMIT_BURST: '1000000000' };
+export const BENCH_CONFIGS: Record<BenchConfig, Record<string, string>> = {
+  defaults: { LOG_LEVEL: 'info', ...UNREACHED_LIMITS },
+  stripped: { LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '0' },
+  // One of the two at a time, to tell their costs apart (bench/ab.ts configs).
+  'access-log': { LOG_LEVEL: 'info', RATE_LIMIT_RPS: '0' },
+  limits: { LOG_LEVEL: 'warn', ...UNREACHED_LIMITS },
+};
+
+/** Reads a child's stderr as fast as it comes and drops it: a log shipper that keeps up. */
+export function drain(stream: ReadableStream<Uint8Array> | number | undefined): void {
+  if (!(stream instanceof ReadableStream)) return;
+  void (async () => {
+    for await (const _ of stream);
+  })();
+}

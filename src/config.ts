@@ -419,6 +419,12 @@ const SETTINGS = {
     default: 'text' as LogFormat,
     parse: oneOf(LOG_FORMATS),
   },
+  logBufferBytes: {
+    env: 'LOG_BUFFER_BYTES',
+    help: 'log lines held for a stderr that is not read fast enough; beyond it lines are dropped and counted (gateway_log_lines_dropped_total), requests never wait',
+    default: 4 * 1024 * 1024,
+    parse: integer(64 * 1024, 1024 * 1024 * 1024),
+  },
   metricsToken: {
     env: 'METRICS_TOKEN',
     help: 'bearer token /metrics asks for; unset: /metrics is open',

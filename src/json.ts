@@ -63,7 +63,17 @@ const isEmpty = (o: Readonly<Record<string, string>>) => {
   return true;
 };
 
+// Headers objects for the frozen header sets answers share (the rate limiter's): built once each.
+const shared = new WeakMap<Readonly<Record<string, string>>, Headers>();
+
+function headersOf(headers: Readonly<Record<string, string>>): Headers | Record<string, string> {
+  if (!Object.isFrozen(headers)) return { ...JSON_HEADERS, ...headers };
+  let known = shared.get(headers);
+  if (!known) shared.set(headers, (known = new Headers({ ...JSON_HEADERS, ...headers })));
+  return known;
+}
+
 /** A JSON response; bigints are written as exact integers. */
 export function jsonResponse(status: number, body: unknown, headers?: Readonly<Record<string, string>>): Response {
-  return new Response(toJson(body), { status, headers: headers === undefined || isEmpty(headers) ? JSON_ONLY : { ...JSON_HEADERS, ...headers } });
+  return new Response(toJson(body), { status, headers: headers === undefined || isEmpty(headers) ? JSON_ONLY : headersOf(headers) });
 }

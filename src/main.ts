@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
 import { COMMANDS, COMMANDS_HELP, runCommand } from './cli/commands.ts';
 import { VERSION } from './version.ts';
-import { createLogger, flushLogs } from './log.ts';
+import { createLogger, flushLogs, logsWritten } from './log.ts';
 import { serve, type Listening } from './serve.ts';
 import { createServices } from './services.ts';
 
@@ -33,7 +33,7 @@ async function main() {
   }
   // Elysia hides validation internals only in production mode.
   process.env.NODE_ENV ??= 'production';
-  const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat);
+  const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat, config.logBufferBytes);
   let services;
   try {
     services = await createServices(config, log);
@@ -98,6 +98,8 @@ async function main() {
     // The ledger settles what the finished requests queued, then the database closes.
     await services.close();
     log.info('stopped', { drain: outcome });
+    // Lines still queued for a slow stderr reader get a moment; a reader that stopped loses them.
+    await logsWritten(1000);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

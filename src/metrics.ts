@@ -82,6 +82,12 @@ export const httpDuration = new Tally(
   SECONDS,
 );
 
+export const logLinesDropped = new Tally(
+  'gateway_log_lines_dropped_total',
+  'Log lines dropped because stderr was not read fast enough and the log buffer was full',
+  [],
+);
+
 export const upstreamRequests = new Counter({
   name: 'gateway_upstream_requests_total',
   help: 'Upstream RPC attempts by network, method, upstream position and outcome',

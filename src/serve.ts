@@ -6,7 +6,8 @@
 import type { Server } from 'bun';
 import { unhandled, type App } from './app.ts';
 import { hashApiKey } from './billing/keys.ts';
-import { apiKeyOf, clientAddress } from './calls/caller.ts';
+import { clientAddress, requestKey } from './calls/caller.ts';
+import { accessLog } from './access-log.ts';
 import type { Logger } from './log.ts';
 import { httpDuration, httpRequests } from './metrics.ts';
 import { withRequestContext, type RequestContext } from './request-context.ts';
@@ -58,7 +59,7 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
   // Routes are all static paths, so the path itself is the template; anything else is one label.
   const templateOf = (path: string) => ((templates ??= new Set(app.routes.map((r) => r.path))).has(path) ? path : 'unmatched');
   const handle = app.fetch;
-  const accessLog = log.enabled('info');
+  const access = log.enabled('info') ? accessLog(log, hashApiKey) : undefined;
   // Series found by the request's path, then status and method, without building a key string per
   // request. Every map is bounded: paths only for real routes (an unmatched path is kept under its
   // face's name, which no path can be), statuses the gateway answers with, methods from a closed set.
@@ -91,20 +92,8 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     const seconds = (performance.now() - start) / 1000;
     const stats = fixed ?? statsOf(pathOf(request.url));
     const method = count(stats, request, status, seconds);
-    if (!context) return;
-    const key = apiKeyOf(request.headers);
-    log.info('request', {
-      kind: 'access',
-      method,
-      route: stats.route,
-      status,
-      durationMs: Math.round(seconds * 1e6) / 1e3,
-      face: stats.face,
-      // The first 12 hex digits of the key's SHA-256, as stored: enough to find the key row, useless as a key.
-      keyId: key ? hashApiKey(key).slice(0, 12) : null,
-      client: clientAddress(request, srv, at.trustedProxies),
-      upstreamCalls: context.upstreamCalls,
-    });
+    if (!context || !access) return;
+    access(method, stats.route, status, seconds, stats.face, requestKey(request), clientAddress(request, srv, at.trustedProxies), context.upstreamCalls);
   };
   /** record() once a pending answer (a paid call waiting for its commit, a fetch upstream) settles. */
   const recordLater = async (pending: Promise<Response>, request: Request, srv: Server<unknown>, start: number, fixed: RouteStats | undefined, context: RequestContext | undefined) => {
@@ -128,7 +117,7 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
       const start = performance.now();
       // Without the access line nothing needs the request context, the key's hash or the peer's
       // address (a system call): only the metrics are kept.
-      const context: RequestContext | undefined = accessLog ? { upstreamCalls: 0 } : undefined;
+      const context: RequestContext | undefined = access ? { upstreamCalls: 0 } : undefined;
       let response: MaybePromise<Response>;
       try {
         response = context ? withRequestContext(context, () => handle(request, srv)) : handle(request, srv);

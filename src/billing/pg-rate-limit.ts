@@ -2,7 +2,7 @@
 // the bucket under its row lock, using the database's clock so replicas' clocks cannot disagree.
 // Same buckets and answers as RateLimiter (rate-limit.ts), which keeps them in one process.
 import type { SQL } from 'bun';
-import type { Limiter, RateDecision } from './rate-limit.ts';
+import { admission, type Admission, type Limiter, type RateDecision } from './rate-limit.ts';
 
 /** Buckets untouched this long are full again and can be forgotten. */
 const SWEEP_EVERY_MS = 60_000;
@@ -46,6 +46,10 @@ export class PgRateLimiter implements Limiter {
       windowSeconds: Math.ceil(burst / rate),
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate)),
     };
+  }
+
+  async admit(key: string): Promise<Admission> {
+    return admission(await this.take(key));
   }
 
   private async sweep(): Promise<void> {

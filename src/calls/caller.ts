@@ -43,6 +43,20 @@ export function apiKeyOf(headers: Headers): string | undefined {
   return auth?.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() || undefined : undefined;
 }
 
+// The last request's key, for the same reason as its address below: the pipeline and then the
+// access line both read it.
+let keyRequest: Request | undefined;
+let lastKey: string | undefined;
+
+/** apiKeyOf() for a request, read from its headers once. */
+export function requestKey(request: Request): string | undefined {
+  if (request !== keyRequest) {
+    lastKey = apiKeyOf(request.headers);
+    keyRequest = request;
+  }
+  return lastKey;
+}
+
 type RequestIpServer = { requestIP(req: Request): { address: string } | null } | null | undefined;
 
 // Proxies in front of proxies are rare; a longer chain is read only this far from our side.
@@ -82,12 +96,28 @@ function proxyList(cidrs: readonly string[]): BlockList {
   return list;
 }
 
+// The last request's address: the limiter (keyless calls) and then the access line of a request
+// answered at once ask for the same request's address, and asking the socket is a system call.
+// Bun's fetch handler sees no connection, so a request is as far as this can be remembered.
+const NO_PROXIES: readonly string[] = [];
+let lastRequest: Request | undefined;
+let lastProxies: readonly string[] | undefined;
+let lastAddress = '';
+
 /**
  * The client's network address. The socket's peer, unless that peer is a trusted proxy: then the
  * forwarding headers are read from our side outwards, past every trusted proxy, to the first
  * address that is not one. Headers from anyone else change nothing.
  */
-export function clientAddress(request: Request, server: unknown, trustedProxies: readonly string[] = []): string {
+export function clientAddress(request: Request, server: unknown, trustedProxies: readonly string[] = NO_PROXIES): string {
+  if (request === lastRequest && trustedProxies === lastProxies) return lastAddress;
+  lastAddress = addressOf(request, server, trustedProxies);
+  lastRequest = request;
+  lastProxies = trustedProxies;
+  return lastAddress;
+}
+
+function addressOf(request: Request, server: unknown, trustedProxies: readonly string[]): string {
   const peer = (server as RequestIpServer)?.requestIP(request)?.address ?? 'unknown';
   if (trustedProxies.length === 0 || !isIP(peer)) return peer;
   const trusted = proxyList(trustedProxies);
@@ -120,7 +150,7 @@ class HttpCaller implements Caller {
   ) {}
 
   get apiKey(): string | undefined {
-    return (this.key ??= { value: apiKeyOf(this.request.headers) }).value;
+    return (this.key ??= { value: requestKey(this.request) }).value;
   }
 
   get address(): string {
@@ -132,6 +162,6 @@ class HttpCaller implements Caller {
   }
 }
 
-export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = []): Caller {
+export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = NO_PROXIES): Caller {
   return new HttpCaller(request, server, face, trustedProxies);
 }

@@ -1,6 +1,8 @@
 // The common MCP messages answered without the SDK's machinery: one well-formed tools/call POSTed
-// on an open Streamable HTTP session (2025-era), or sent stateless on the 2026-07-28 revision; and
-// the plain initialize that opens a session, with the answer a Server gave for its revision.
+// on an open Streamable HTTP session (2025-era), or sent stateless on the 2026-07-28 revision; the
+// plain initialize that opens a session (either transport), with the answer a Server gave for its
+// revision; and the notifications/initialized that follows it. So a session opened the way every
+// client opens one never makes an SDK Server, nor the garbage of one.
 // Through the SDK such a call costs several times the REST call it wraps (per session request a
 // ReadableStream and an SSE event, per stateless request a new Server, and zod validating the
 // message in, the request again, and the result); here it costs the REST call plus one JSON
@@ -97,7 +99,7 @@ export function fastToolCall(session: HttpSession, request: Request, body: unkno
   );
 }
 
-interface PlainInitialize {
+export interface PlainInitialize {
   jsonrpc: '2.0';
   id: string | number;
   method: 'initialize';
@@ -112,15 +114,46 @@ const SSE_ANSWER = { 'content-type': 'text/event-stream', 'cache-control': 'no-c
  * client capabilities, a bare client name and version), with the headers the transport requires.
  */
 export function isPlainInitialize(request: Request, body: unknown): body is PlainInitialize {
+  if (!isPlainInitializeMessage(body)) return false;
+  const headers = request.headers;
+  return acceptsBoth(headers) && isJsonContentType(headers.get('content-type')) && !headers.has('mcp-session-id');
+}
+
+/** isPlainInitialize() without the headers: a legacy SSE session's messages are POSTed without any the SDK reads. */
+export function isPlainInitializeMessage(body: unknown): body is PlainInitialize {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'initialize' || !only(body, CALL_KEYS)) return false;
   if (!isRequestId(body.id)) return false;
   const params = body.params;
   if (!isPlainObject(params) || !only(params, INIT_PARAMS) || typeof params.protocolVersion !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion)) return false;
   const { capabilities, clientInfo } = params;
   if (!isPlainObject(capabilities) || Object.keys(capabilities).length > 0) return false;
-  if (!isPlainObject(clientInfo) || !only(clientInfo, ['name', 'version']) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') return false;
+  return isPlainObject(clientInfo) && only(clientInfo, ['name', 'version']) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string';
+}
+
+/** The JSON-RPC answer to a plain initialize, given the result for its revision. */
+export const initializeAnswerJson = (body: PlainInitialize, result: string) => `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
+
+/**
+ * A lone notifications/initialized with no params beyond an empty object: what every client
+ * sends after initialize. A Server of this gateway does nothing with it (it has no oninitialized
+ * and sends clients no requests), so it needs none.
+ */
+export function isPlainInitialized(body: unknown): boolean {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'notifications/initialized' || !only(body, ['jsonrpc', 'method', 'params'])) return false;
+  return body.params === undefined || (isPlainObject(body.params) && Object.keys(body.params).length === 0);
+}
+
+/**
+ * The SDK transport's answer to a notification POSTed on an initialized session with the headers
+ * it requires (202, no body), or undefined for the SDK to answer.
+ */
+export function fastInitialized(session: HttpSession, request: Request, body: unknown): Response | undefined {
+  if (!isPlainInitialized(body) || session.hello === undefined) return undefined;
   const headers = request.headers;
-  return acceptsBoth(headers) && isJsonContentType(headers.get('content-type')) && !headers.has('mcp-session-id');
+  if (!acceptsBoth(headers) || !isJsonContentType(headers.get('content-type'))) return undefined;
+  const version = headers.get('mcp-protocol-version');
+  if (version === null || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return new Response(null, { status: 202 });
 }
 
 /**
@@ -129,8 +162,7 @@ export function isPlainInitialize(request: Request, body: unknown): body is Plai
  * one event on an event stream.
  */
 export async function initializeAnswer(session: HttpSession, body: PlainInitialize, resultOf: (version: string) => Promise<string>): Promise<Response> {
-  const result = await resultOf(body.params.protocolVersion);
-  const event = `event: message\ndata: {"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}\n\n`;
+  const event = `event: message\ndata: ${initializeAnswerJson(body, await resultOf(body.params.protocolVersion))}\n\n`;
   return new Response(event, { status: 200, headers: { ...SSE_ANSWER, 'mcp-session-id': session.id } });
 }
 

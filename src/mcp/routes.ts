@@ -24,7 +24,7 @@ import { sameOwner, type AddResult, type HttpSession, type McpSession, type Sess
 import { sessionServers } from './session-servers.ts';
 import { InvalidMessage, parseMessages, WebSseServerTransport } from './sse-transport.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
-import { fastStatelessToolCall, fastToolCall } from './fast-call.ts';
+import { fastInitialized, fastStatelessToolCall, fastToolCall, isPlainInitialized, isPlainInitializeMessage } from './fast-call.ts';
 import { bodyRefusal, parseJsonBody } from '../body.ts';
 import type { DirectRoute } from '../direct-route.ts';
 import { x402Note } from '../calls/ways-to-pay.ts';
@@ -210,7 +210,7 @@ export function mcpRoutes(s: McpDeps) {
       if (limited) return limited;
       sessions.touch(session);
       if (method === 'POST') {
-        const direct = fastToolCall(session, request, parsedBody, caller, newServer.runner);
+        const direct = fastToolCall(session, request, parsedBody, caller, newServer.runner) ?? fastInitialized(session, request, parsedBody);
         if (direct) return direct;
       }
       if (method !== 'GET') return servers.serveHttp(session, request, { authInfo: authInfoFor(caller), parsedBody });
@@ -306,10 +306,18 @@ export function mcpRoutes(s: McpDeps) {
       if (limited) return limited;
       if (messages.some((m) => isRequest(m) && m.method === 'initialize')) session.initialized = true;
       sessions.touch(session);
-      await servers.deliverSse(session, messages, {
-        authInfo: authInfoFor(caller, (id, refund) => session.stream.onCharged(id, refund)),
-        request,
-      });
+      const [one] = messages;
+      // What every client sends first needs no Server: a plain initialize, then notifications/initialized.
+      if (messages.length === 1 && session.hello === undefined && isPlainInitializeMessage(one)) {
+        await servers.openSse(session, one);
+      } else if (messages.length === 1 && session.hello !== undefined && isPlainInitialized(one)) {
+        session.stream.lastMessageAt = Date.now();
+      } else {
+        await servers.deliverSse(session, messages, {
+          authInfo: authInfoFor(caller, (id, refund) => session.stream.onCharged(id, refund)),
+          request,
+        });
+      }
       return new Response('Accepted', { status: 202, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     })
     // ---- Streamable HTTP --------------------------------------------------------------------

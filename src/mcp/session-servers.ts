@@ -13,7 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport, type HandleRequestOptions, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type Server } from '@modelcontextprotocol/server';
 import type { HttpSession, LiveServer, McpSession, McpSessions, SseSession } from './sessions.ts';
 import { SsePort } from './sse-transport.ts';
-import { initializeAnswer, isPlainInitialize } from './fast-call.ts';
+import { initializeAnswer, initializeAnswerJson, isPlainInitialize, type PlainInitialize } from './fast-call.ts';
 
 /** How long a session's Server outlives its last request. */
 export const LINGER_MS = 1000;
@@ -211,6 +211,16 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
       if (live?.transport.sessionId === session.id) session.hello = options.parsedBody as JSONRPCRequest;
       else await (live ? live.transport.close() : sessions.remove(session));
       return res;
+    },
+
+    /**
+     * Answers the plain initialize of a legacy SSE session on its stream without a Server, as
+     * openHttp does for Streamable HTTP; the session remembers it for every later Server.
+     */
+    async openSse(session: SseSession, hello: PlainInitialize): Promise<void> {
+      // Remembered first: a Server woken meanwhile (a request sent without waiting) replays it.
+      session.hello = hello as JSONRPCRequest;
+      session.stream.sendJson(initializeAnswerJson(hello, await initializeResult(hello.params.protocolVersion)));
     },
 
     /** Delivers POSTed messages to the legacy SSE session's Server, made if it has none. */

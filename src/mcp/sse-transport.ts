@@ -178,6 +178,12 @@ export class WebSseServerTransport {
     this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`, refund);
   }
 
+  /** Sends a message already written as JSON (an answer given without a Server: fast-call.ts). */
+  sendJson(json: string): void {
+    this.lastMessageAt = Date.now();
+    this.write(`event: message\ndata: ${json}\n\n`);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     try {

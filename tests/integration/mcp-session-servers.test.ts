@@ -156,6 +156,23 @@ describe('Streamable HTTP', () => {
     expect(direct.session!.id).not.toBe(viaServer.session!.id);
   });
 
+  test('notifications/initialized after a plain initialize needs no Server: 202 with no body, as the SDK answers it', async () => {
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const direct = await httpSession();
+    const viaServer = await httpSession();
+    // A Server for the second session, which then answers the notification itself.
+    expect((await viaServer.post({ jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(200);
+    expect(viaServer.session()!.live).toBeDefined();
+    const fromServer = await viaServer.post(initialized);
+    const fromRecord = await direct.post(initialized);
+    expect(fromRecord).toEqual(fromServer);
+    expect(fromRecord.status).toBe(202);
+    expect(direct.session()!.live).toBeUndefined();
+    // The session goes on as any other.
+    const call = await direct.post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_chain_blockhash', arguments: {} } });
+    expect(call.body.result.structuredContent.blockhash).toBeString();
+  });
+
   test('a refused initialize leaves no session behind', async () => {
     const before = gw.services.mcp.size();
     const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(hello('2025-11-25')) });
@@ -221,9 +238,42 @@ describe('legacy SSE', () => {
     }
   });
 
+  test.each(SUPPORTED_PROTOCOL_VERSIONS)('a plain initialize of %s and notifications/initialized open a session without a Server, answered as a Server answers', async (version) => {
+    const open = async (capabilities: Record<string, unknown>) => {
+      const sse = await openRawSse(`${gw.url}/mcp/sse`);
+      const endpoint = (await sse.nextEvent())!.data;
+      const session = gw.services.mcp.get(endpoint.split('sessionId=')[1]!)!;
+      const post = (body: unknown) => fetch(`${gw.url}${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const init = await post({ jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: version, capabilities, clientInfo: { name: 'raw', version: '1' } } });
+      const answer = JSON.parse((await sse.nextEvent())!.data);
+      const done = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return { sse, session, statuses: [init.status, done.status], answer };
+    };
+    const direct = await open({});
+    const viaServer = await open({ roots: { listChanged: true } });
+    try {
+      expect(direct.session.live).toBeUndefined(); // no Server was made for it
+      expect(viaServer.session.live).toBeDefined();
+      expect(direct.statuses).toEqual([202, 202]);
+      expect(direct.statuses).toEqual(viaServer.statuses);
+      expect(direct.answer).toEqual(viaServer.answer);
+      expect(direct.answer.result.protocolVersion).toBe(version);
+      // The session goes on as any other: the Server made now knows its initialize.
+      const send = (body: unknown) => fetch(`${gw.url}/mcp/messages?sessionId=${direct.session.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(202);
+      const list = JSON.parse((await direct.sse.nextEvent())!.data);
+      expect(list.id).toBe(2);
+      expect(list.result.tools.length).toBe(9);
+    } finally {
+      direct.sse.close();
+      viaServer.sse.close();
+    }
+  });
+
   test('the client going away ends the session and its Server', async () => {
     const s = await sseSession();
-    const live = await s.session()!.live!;
+    await s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const live = await s.session()!.live!; // the Server woken to answer it
     s.sse.close();
     expect(await eventually(() => s.session() === undefined)).toBe(true);
     expect(live.server.transport).toBeUndefined();

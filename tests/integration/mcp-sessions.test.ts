@@ -120,7 +120,8 @@ describe('legacy SSE, raw HTTP', () => {
     const id = (await sse.next())!.data.split('sessionId=')[1]!;
     const session = gw.services.mcp.get(id)!;
     expect((await postMessage(gw, `?sessionId=${id}`, INIT)).status).toBe(202);
-    const live = await session.live!; // the Server made to answer the initialize
+    expect((await postMessage(gw, `?sessionId=${id}`, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(202);
+    const live = await session.live!; // the Server made to answer tools/list
     expect(live.server.transport).toBeDefined();
     sse.close();
     expect(await eventually(() => gw.services.mcp.get(id) === undefined)).toBe(true);

@@ -1,5 +1,7 @@
 // The gateway as an operator runs it: `bun src/main.ts` (or the compiled binary) as a child
 // process, its stderr collected line by line.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const MAIN = join(import.meta.dir, '../../src/main.ts');
@@ -34,22 +36,36 @@ export interface GatewayProcess {
   proc: ReturnType<typeof Bun.spawn>;
   /** Every stderr line so far. */
   lines: string[];
+  /** With `stoppableReader`: stops (true) or resumes (false) the process that reads stderr, as a stuck log shipper would. */
+  stallReader(stalled: boolean): void;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
-/** Starts the gateway with `env` (plus PATH/HOME) and waits for /healthz. */
-export async function spawnGateway(env: Record<string, string>, args: string[] = [], command = ['bun', MAIN]): Promise<GatewayProcess> {
+/**
+ * Starts the gateway with `env` (plus PATH/HOME) and waits for /healthz. With `stoppableReader`
+ * its stderr is a named pipe read by a `cat` of its own, which stallReader() can stop: a pipe
+ * this process reads is always drained by Bun, whatever the test does.
+ */
+export async function spawnGateway(env: Record<string, string>, args: string[] = [], command = ['bun', MAIN], o: { stoppableReader?: boolean } = {}): Promise<GatewayProcess> {
   const port = freePort();
+  let reader: ReturnType<typeof Bun.spawn> | undefined;
+  let fifoDir: string | undefined;
+  if (o.stoppableReader) {
+    fifoDir = mkdtempSync(join(tmpdir(), 'cig-stderr-'));
+    const fifo = join(fifoDir, 'stderr');
+    Bun.spawnSync(['mkfifo', fifo]);
+    reader = Bun.spawn(['cat', fifo], { stdout: 'pipe', stderr: 'inherit' });
+  }
   const proc = Bun.spawn([...command, ...args], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdout: 'pipe',
-    stderr: 'pipe',
+    stderr: fifoDir ? Bun.file(join(fifoDir, 'stderr')) : 'pipe',
   });
   const lines: string[] = [];
   void (async () => {
     const decoder = new TextDecoder();
     let rest = '';
-    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) {
+    for await (const chunk of (reader?.stdout ?? proc.stderr) as ReadableStream<Uint8Array>) {
       rest += decoder.decode(chunk, { stream: true });
       const parts = rest.split('\n');
       rest = parts.pop()!;
@@ -70,9 +86,17 @@ export async function spawnGateway(env: Record<string, string>, args: string[] =
     url,
     proc,
     lines,
+    stallReader: (stalled) => reader?.kill(stalled ? 'SIGSTOP' : 'SIGCONT'),
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null) proc.kill(signal);
-      return proc.exited;
+      const code = await proc.exited;
+      if (reader) {
+        reader.kill('SIGCONT');
+        reader.kill('SIGTERM');
+        await reader.exited;
+        rmSync(fifoDir!, { recursive: true, force: true });
+      }
+      return code;
     },
   };
 }

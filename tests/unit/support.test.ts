@@ -5,7 +5,7 @@ import journal from '../../drizzle/meta/_journal.json';
 import { renderMigrationsModule } from '../../src/db/gen-migrations.ts';
 import { big, parseJson, toJson } from '../../src/json.ts';
 import { createLogger, makeRedactor } from '../../src/log.ts';
-import { RateLimiter } from '../../src/billing/rate-limit.ts';
+import { admission, RateLimiter } from '../../src/billing/rate-limit.ts';
 
 describe('json', () => {
   test('integers beyond 2^53 survive a round trip exactly', () => {
@@ -80,6 +80,24 @@ describe('rate limiter', () => {
     expect(rl.take('k').allowed).toBe(true);
     expect(rl.take('k').allowed).toBe(false);
     expect(rl.take('other').allowed).toBe(true);
+  });
+  test('the admissions kept for reuse say exactly what each decision says, refusals included', () => {
+    let now = 0;
+    const reused = new RateLimiter(0.5, 4, () => now);
+    const fresh = new RateLimiter(0.5, 4, () => now);
+    const steps = [0, 0, 0, 0, 0, 0, 700, 0, 2100, 0, 0, 5000, 0, 0, 0, 0, 0, 9000, 0];
+    const seen: string[] = [];
+    for (const dt of steps) {
+      now += dt;
+      const a = reused.admit('k');
+      const expected = admission(fresh.take('k'));
+      expect(a).toEqual(expected);
+      seen.push(`${a.headers.ratelimit} ${a.headers['retry-after'] ?? ''}`);
+    }
+    // The run went through full, partly refilled and empty buckets, and reused some of them.
+    expect(new Set(seen).size).toBeGreaterThan(4);
+    expect(new Set(seen).size).toBeLessThan(steps.length);
+    expect(seen.some((s) => s.endsWith(' 2'))).toBe(true);
   });
   test('rate 0 disables limiting', () => {
     const rl = new RateLimiter(0, 1);
