@@ -127,7 +127,7 @@ export class WebSseServerTransport {
       { highWaterMark: 0 },
     );
     // The id in a header too, as Streamable HTTP has it: a balancer can learn which replica holds
-    // the stream from the response and send the session's POSTs there (README: several replicas).
+    // the stream from the response and send the session's POSTs there (docs/scale-out.md).
     this.response = new Response(stream, { headers: { ...HEADERS, 'mcp-session-id': this.sessionId } });
     if (signal.aborted) this.finish();
     else signal.addEventListener('abort', () => this.finish(), { once: true });
