@@ -134,15 +134,23 @@ let lastWatcherScan: number | undefined;
 /** The deposit watcher calls this after each complete scan. */
 export const watcherScanned = (at = Date.now()) => void (lastWatcherScan = at);
 
-new Gauge({
-  name: 'gateway_watcher_lag_seconds',
-  help: 'Seconds since the deposit watcher last finished a scan (absent while it has not)',
-  registers,
-  collect() {
-    if (lastWatcherScan === undefined) this.reset();
-    else this.set((Date.now() - lastWatcherScan) / 1000);
-  },
-});
+/** A gauge read when scraped, absent while `value` knows nothing yet. */
+function gaugeOf(name: string, help: string, value: () => number | undefined): void {
+  new Gauge({
+    name,
+    help,
+    registers,
+    collect() {
+      const v = value();
+      if (v === undefined) this.reset();
+      else this.set(v);
+    },
+  });
+}
+
+gaugeOf('gateway_watcher_lag_seconds', 'Seconds since the deposit watcher last finished a scan (absent while it has not)', () =>
+  lastWatcherScan === undefined ? undefined : (Date.now() - lastWatcherScan) / 1000,
+);
 
 export const ledgerBatch = new Histogram({
   name: 'gateway_ledger_batch_size',
@@ -173,15 +181,9 @@ let feePayerLamports: bigint | undefined;
 /** The x402 fee payer's balance as last read (readiness.ts reads it with the upstream probe). */
 export const x402FeePayerRead = (lamports: bigint) => void (feePayerLamports = lamports);
 
-new Gauge({
-  name: 'gateway_x402_fee_payer_lamports',
-  help: "The built-in x402 facilitator's fee payer's SOL balance, in lamports (absent without one)",
-  registers,
-  collect() {
-    if (feePayerLamports === undefined) this.reset();
-    else this.set(Number(feePayerLamports));
-  },
-});
+gaugeOf('gateway_x402_fee_payer_lamports', "The built-in x402 facilitator's fee payer's SOL balance, in lamports (absent without one)", () =>
+  feePayerLamports === undefined ? undefined : Number(feePayerLamports),
+);
 
 export const paymentRequired = new Counter({
   name: 'gateway_payment_required_total',
