@@ -12,6 +12,7 @@ import {
 } from '../chain/tx/idl.ts';
 import { normalizeTransaction } from '../chain/tx/normalize.ts';
 import type { Upstream } from '../chain/upstream.ts';
+import { LRUCache } from 'lru-cache';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { NETWORKS } from '../config.ts';
@@ -188,6 +189,17 @@ function idlOfAccount(value: UiAccount | null | undefined, owner: string, parse:
   return idl;
 }
 
+// Where a program's IDLs live never changes: two program-address searches (up to 256 hashes each)
+// per program, not per decode.
+const idlAccounts = new LRUCache<string, Promise<string[]>>({ max: 4096 });
+
+/** A program's Anchor IDL account and its Program Metadata "idl" entry, in that order. */
+function idlAccountsOf(programId: string): Promise<string[]> {
+  let addresses = idlAccounts.get(programId);
+  if (!addresses) idlAccounts.set(programId, (addresses = Promise.all([idlAddress(programId), metadataIdlAddress(programId)])));
+  return addresses;
+}
+
 /**
  * The programs' IDLs that could be read in time, each program's Anchor IDL account and Program Metadata "idl"
  * entry read in one call (the Anchor one first); a missing, unreadable or unreachable one is left out.
@@ -198,7 +210,7 @@ async function publishedIdls(rpc: Upstream, programIds: readonly string[]): Prom
     try {
       const accounts = await rpc.call<{ value: (UiAccount | null)[] }>(
         'getMultipleAccounts',
-        [[await idlAddress(programId), await metadataIdlAddress(programId)], { encoding: 'base64', commitment: 'finalized' }],
+        [await idlAccountsOf(programId), { encoding: 'base64', commitment: 'finalized' }],
         { cacheMs: IDL_CACHE_MS },
       );
       const [anchorAccount, metadataAccount] = Array.isArray(accounts.value) ? accounts.value : [];
