@@ -61,10 +61,7 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
     andThen(admit(deps.limiter, () => bucketName(owner, caller)), (admission): MaybePromise<Outcome> => {
       if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
       const { headers } = admission;
-      const failed = (e: unknown): Outcome => {
-        const failure = errorOutcome(e, deps.log, cap.name);
-        return { ...failure, headers: { ...headers, ...failure.headers } };
-      };
+      const failed = (e: unknown) => failedCall(e, cap, deps, headers);
       return attempt(
         () => parseInput(cap, raw) as Record<string, unknown>,
         (input) => attempt(() => cap.run(deps.ctx, input), (result): Outcome => ({ status: 200, body: successBody(cap, input, result), headers }), failed),
@@ -72,6 +69,12 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
       );
     }),
   );
+}
+
+/** A call that threw before it was charged: its error outcome, with the rate-limit headers. */
+function failedCall(e: unknown, cap: Capability, deps: CallDeps, headers: Admission['headers']): Outcome {
+  const failure = errorOutcome(e, deps.log, cap.name);
+  return { ...failure, headers: { ...headers, ...failure.headers } };
 }
 
 /** What a call answers when its capability ran: the result, its network and the SUCCESS mark. */
@@ -149,10 +152,7 @@ async function offered(outcome: Outcome, cap: Capability, x402: X402, log: Logge
  * payment unsubmitted; a payment that does not settle withholds the answer (402 with the reason).
  */
 async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
-  const failed = (e: unknown): Outcome => {
-    const failure = errorOutcome(e, deps.log, cap.name);
-    return { ...failure, headers: { ...headers, ...failure.headers } };
-  };
+  const failed = (e: unknown) => failedCall(e, cap, deps, headers);
   const refused = (reason: string): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
     const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused');
