@@ -9,7 +9,8 @@
 // Both sides run with the shipped defaults (bench/wire.ts BENCH_CONFIGS; BENCH_CONFIG=stripped for
 // the stripped configuration), stderr drained by a pipe. With `configs` in place of a revision the
 // two sides are this working tree with the defaults and stripped: what the access line and the
-// limiter cost per request.
+// limiter cost per request; AB_CONFIGS=defaults,access-log,limits,stripped puts more sides in turn,
+// each against the last.
 import { cpus } from 'node:os';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,8 +96,8 @@ try {
   const run = (i: number, seconds: number) => wrk(targets[i]!.url, sides[i]!.proc.pid, { seconds, connections: 64, ...targets[i]! });
   for (let i = 0; i < sides.length; i++) await run(i, 1); // warm-up
   for (let r = 0; r < rounds; r++) {
-    // Alternating which side goes first, so neither always follows the other.
-    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+    // Rotating which side goes first, so none always follows another.
+    for (const i of sides.map((_, k) => (k + r) % sides.length)) {
       const result = await run(i, slice);
       if (result.non2xx || result.errors) console.log(`  ${sides[i]!.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`);
       sides[i]!.requests += result.requests;
@@ -109,7 +110,10 @@ try {
   for (const [i, s] of sides.entries()) {
     console.log(`${s.name.padEnd(28)} ${cpuPerRequest[i]!.toFixed(2)} µs CPU per request, median ${median(s.rates).toFixed(0)} req/s`);
   }
-  console.log(`\n${sides[0]!.name} / ${sides[1]!.name}, CPU per request: ${((100 * cpuPerRequest[0]!) / cpuPerRequest[1]!).toFixed(1)} %, ${(cpuPerRequest[0]! - cpuPerRequest[1]!).toFixed(2)} µs`);
+  // Every side against the last (e.g. AB_CONFIGS=defaults,access-log,limits,stripped).
+  const last = sides.length - 1;
+  console.log();
+  for (let i = 0; i < last; i++) console.log(`${sides[i]!.name} / ${sides[last]!.name}, CPU per request: ${((100 * cpuPerRequest[i]!) / cpuPerRequest[last]!).toFixed(1)} %, ${(cpuPerRequest[i]! - cpuPerRequest[last]!).toFixed(2)} µs`);
 } finally {
   await Promise.all(closers.map((close) => close()));
   for (const s of sides) s.proc.kill('SIGTERM');

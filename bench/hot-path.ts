@@ -10,8 +10,8 @@
 // latency added at half the free peak.
 // Run: bun run bench [seconds per run] [connections] [runs]   (builds dist/gateway first)
 // BENCH_ONLY=<part of a figure's name>[,<another>...] runs just those figures ("latency" names the
-// latency figure); BENCH_PROFILE=<dir> runs the defaults gateway from source under
-// `bun --cpu-prof-md` and leaves the profile there.
+// latency figure, "floor" Bun's own cost of a peer address and a header read); BENCH_PROFILE=<dir>
+// runs the defaults gateway from source under `bun --cpu-prof-md` and leaves the profile there.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -32,7 +32,9 @@ const dir = mkdtempSync(join(tmpdir(), 'cig-bench-'));
 const chain = await startSandbox();
 const barePort = freePort();
 const barePostPort = freePort();
+const barePeerPort = freePort();
 const bare = `http://127.0.0.1:${barePort}`;
+const barePeer = `http://127.0.0.1:${barePeerPort}`;
 const barePost = `http://127.0.0.1:${barePostPort}/mcp`;
 
 /** One gateway per configuration, each with its own database, deposit address and key. */
@@ -64,11 +66,12 @@ const children = [
   ...gateways.map((g) => g.proc),
   Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(barePort)], { stdout: 'ignore', stderr: 'inherit' }),
   Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(barePostPort), 'post'], { stdout: 'ignore', stderr: 'inherit' }),
+  Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), String(barePeerPort), 'peer'], { stdout: 'ignore', stderr: 'inherit' }),
 ];
 const pidOf = (url: string) => {
   const port = new URL(url).port;
   const gw = gateways.find((g) => new URL(g.url).port === port);
-  return gw ? gw.proc.pid : port === String(barePort) ? children[2]!.pid : children[3]!.pid;
+  return gw ? gw.proc.pid : children[2 + [barePort, barePostPort, barePeerPort].map(String).indexOf(port)]!.pid;
 };
 
 function wrk(url: string, opts: { headers?: Record<string, string>; script?: string } = {}, duration = seconds): Promise<WrkResult> {
@@ -106,7 +109,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
 
 try {
-  await Promise.all([...gateways.map((g) => waitFor(g.url + '/healthz')), waitFor(bare), waitFor(barePost)]);
+  await Promise.all([...gateways.map((g) => waitFor(g.url + '/healthz')), waitFor(bare), waitFor(barePost), waitFor(barePeer)]);
   type Load = { url: string; headers?: Record<string, string>; script?: string };
   const mint = await chain.createMint({ authority: chain.payer, decimals: 6 });
   const closers: (() => Promise<void>)[] = [];
@@ -199,6 +202,22 @@ try {
     costs.push(`| ${f.name} | ${d.toFixed(1)} | ${st.toFixed(1)} | ${(d - st).toFixed(1)} |`);
   }
 
+  // What Bun itself charges for what the access line and the limiter must read: the bare GET with
+  // the peer's address and one header read, against without, alternating like the figures.
+  const floorToo = !only || only.some((part) => 'floor'.includes(part));
+  const floors: number[] = [];
+  for (let r = 0; r < (floorToo ? runs : 0); r++) {
+    const slices: Record<'base' | 'peer', WrkResult[]> = { base: [], peer: [] };
+    for (let i = 0; i < seconds; i++) {
+      slices.base.push(await run({ url: bare }, 1));
+      slices.peer.push(await run({ url: barePeer }, 1));
+    }
+    const b = combined(slices.base);
+    const p = combined(slices.peer);
+    floors.push(p.cpuUs - b.cpuUs);
+    console.log(`  floor run ${r + 1}: bare GET ${b.cpuUs.toFixed(1)} µs CPU, with requestIP and a header read ${p.cpuUs.toFixed(1)} µs CPU`);
+  }
+
   // Latency added over bare at half the free call's peak rate, from a fixed-rate client, with the defaults.
   const latencyToo = !only || only.some((part) => 'latency'.includes(part));
   if (!blockhashPeak && latencyToo) blockhashPeak = (await wrk(defaults.blockhash!.url)).rps;
@@ -221,6 +240,7 @@ try {
   console.log('| call | defaults | stripped | difference |');
   console.log('|---|---|---|---|');
   for (const row of costs) console.log(row);
+  if (floorToo) console.log(`floor: Bun's own cost of reading the peer's address (server.requestIP, a system call) and one header, which the line and the limiter need: ${median(floors).toFixed(1)} µs (median of ${runs} runs)`);
   if (latencyToo) {
     const p50 = median(added.p50);
     const p99 = median(added.p99);

@@ -1,13 +1,17 @@
-// What the access log learns about a request while it runs, without passing it down every call:
-// the HTTP wrapper opens a context, the upstream client counts its calls into it.
-import { AsyncLocalStorage } from 'node:async_hooks';
-
+// What the access log learns about a request while it runs: the HTTP wrapper opens a context per
+// request, the call pipeline counts the upstream calls of the capability it runs into it. Found by
+// the request, not by an AsyncLocalStorage: entering one cost every request about 4 µs of CPU in
+// Bun 1.4.5, a quarter of a cached call (bench/ab.ts configs blockhash).
 export interface RequestContext {
   upstreamCalls: number;
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
+const contexts = new WeakMap<Request, RequestContext>();
 
-export const withRequestContext = <T>(context: RequestContext, fn: () => T): T => storage.run(context, fn);
+export function openContext(request: Request): RequestContext {
+  const context = { upstreamCalls: 0 };
+  contexts.set(request, context);
+  return context;
+}
 
-export const currentRequest = (): RequestContext | undefined => storage.getStore();
+export const contextOf = (request: Request): RequestContext | undefined => contexts.get(request);

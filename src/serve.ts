@@ -10,7 +10,7 @@ import { clientAddress, requestKey } from './calls/caller.ts';
 import { accessLog } from './access-log.ts';
 import type { Logger } from './log.ts';
 import { httpDuration, httpRequests } from './metrics.ts';
-import { withRequestContext, type RequestContext } from './request-context.ts';
+import { openContext, type RequestContext } from './request-context.ts';
 import type { DirectRoute } from './direct-route.ts';
 import { attempt, type MaybePromise } from './maybe.ts';
 
@@ -117,10 +117,10 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
       const start = performance.now();
       // Without the access line nothing needs the request context, the key's hash or the peer's
       // address (a system call): only the metrics are kept.
-      const context: RequestContext | undefined = access ? { upstreamCalls: 0 } : undefined;
+      const context = access ? openContext(request) : undefined;
       let response: MaybePromise<Response>;
       try {
-        response = context ? withRequestContext(context, () => handle(request, srv)) : handle(request, srv);
+        response = handle(request, srv);
       } catch (e) {
         record(request, srv, start, fixed, context, 500);
         throw e;

@@ -3,6 +3,7 @@
 // challenge) and the face it came in on (recorded in the key holder's usage history).
 import { BlockList, isIP } from 'node:net';
 import type { PaymentAttempt } from '../billing/x402/payments.ts';
+import { contextOf, type RequestContext } from '../request-context.ts';
 
 export interface Caller {
   readonly apiKey?: string;
@@ -10,6 +11,8 @@ export interface Caller {
   face: 'rest' | 'mcp';
   /** An x402 payment attached to this very call; the pipeline decides what it is worth. */
   readonly payment?: PaymentAttempt;
+  /** Where the access line of the HTTP request reads what the call did (its upstream calls); none when nothing reads it. */
+  readonly context?: RequestContext;
 }
 
 export type { PaymentAttempt };
@@ -33,6 +36,9 @@ export function withPayment(caller: Caller, payment: PaymentAttempt): Caller {
     },
     face: caller.face,
     payment,
+    get context() {
+      return caller.context;
+    },
   };
 }
 
@@ -159,6 +165,10 @@ class HttpCaller implements Caller {
 
   get payment(): PaymentAttempt | undefined {
     return paymentOf(this.request.headers);
+  }
+
+  get context(): RequestContext | undefined {
+    return contextOf(this.request);
   }
 }
 

@@ -64,7 +64,7 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
       const failed = (e: unknown) => failedCall(e, cap, deps, headers);
       return attempt(
         () => parseInput(cap, raw) as Record<string, unknown>,
-        (input) => attempt(() => cap.run(deps.ctx, input), (result): Outcome => ({ status: 200, body: successBody(cap, input, result), headers }), failed),
+        (input) => attempt(() => cap.run(contextFor(deps.ctx, caller), input), (result): Outcome => ({ status: 200, body: successBody(cap, input, result), headers }), failed),
         failed,
       );
     }),
@@ -75,6 +75,12 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
 function failedCall(e: unknown, cap: Capability, deps: CallDeps, headers: Admission['headers']): Outcome {
   const failure = errorOutcome(e, deps.log, cap.name);
   return { ...failure, headers: { ...headers, ...failure.headers } };
+}
+
+/** What a capability runs with: the upstream calls it makes counted into the request's context, for its access line. */
+function contextFor(ctx: CapabilityContext, caller: Caller): CapabilityContext {
+  const tally = caller.context;
+  return tally ? { config: ctx.config, log: ctx.log, rpc: (network) => ctx.rpc(network).counting(tally) } : ctx;
 }
 
 /** What a call answers when its capability ran: the result, its network and the SUCCESS mark. */
@@ -102,7 +108,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
     receipt = counted(await deps.payments.charge(owner, caller.apiKey));
-    const body = successBody(cap, input, await cap.run(deps.ctx, input));
+    const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
     countCharge(cap.name, charged, 'success');
     const usage = deps.usage.record(charged, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
@@ -169,7 +175,7 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   if ('refused' in held) return refused(held.refused);
   let body: Record<string, unknown>;
   try {
-    body = successBody(cap, input, await cap.run(deps.ctx, input));
+    body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
   } catch (e) {
     await held.release();
     return failed(e);

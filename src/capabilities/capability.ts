@@ -1,7 +1,7 @@
 // A capability is written once: its input fields, its price class and its function. REST routes,
 // MCP tools, the manifest and the OpenAPI document are all generated from the registry of these.
 import { Type as t, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import type { Upstream } from '../chain/upstream.ts';
+import type { Rpc } from '../chain/upstream.ts';
 import { NETWORKS, type Config, type Network } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { badRequest } from '../errors.ts';
@@ -9,7 +9,7 @@ import type { MaybePromise } from '../maybe.ts';
 import { InvalidField, type Input, type Param, type ParamMap } from './params.ts';
 
 export interface CapabilityContext {
-  rpc(network: Network): Upstream;
+  rpc(network: Network): Rpc;
   config: Config;
   log: Logger;
 }

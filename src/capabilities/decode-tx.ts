@@ -11,7 +11,7 @@ import {
   parseMetadataIdlAccount,
 } from '../chain/tx/idl.ts';
 import { normalizeTransaction } from '../chain/tx/normalize.ts';
-import type { Upstream } from '../chain/upstream.ts';
+import type { Rpc } from '../chain/upstream.ts';
 import { LRUCache } from 'lru-cache';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
@@ -204,7 +204,7 @@ function idlAccountsOf(programId: string): Promise<string[]> {
  * The programs' IDLs that could be read in time, each program's Anchor IDL account and Program Metadata "idl"
  * entry read in one call (the Anchor one first); a missing, unreadable or unreachable one is left out.
  */
-async function publishedIdls(rpc: Upstream, programIds: readonly string[]): Promise<IdlDirectory> {
+async function publishedIdls(rpc: Rpc, programIds: readonly string[]): Promise<IdlDirectory> {
   const found = new Map<string, ProgramIdl>();
   const reads = programIds.map(async (programId) => {
     try {

@@ -11,7 +11,7 @@ import {
   wireAccounts,
   writableAccounts,
 } from '../chain/tx/simulated.ts';
-import type { Upstream } from '../chain/upstream.ts';
+import type { Rpc } from '../chain/upstream.ts';
 import { badRequest } from '../errors.ts';
 import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';
@@ -122,7 +122,7 @@ export const simulate = defineCapability({
 
 const MAX_ACCOUNTS_PER_CALL = 100;
 
-async function multipleAccounts(rpc: Upstream, addresses: readonly string[], encoding: 'base64' | 'jsonParsed'): Promise<unknown[]> {
+async function multipleAccounts(rpc: Rpc, addresses: readonly string[], encoding: 'base64' | 'jsonParsed'): Promise<unknown[]> {
   const out: unknown[] = [];
   for (let i = 0; i < addresses.length; i += MAX_ACCOUNTS_PER_CALL) {
     const chunk = addresses.slice(i, i + MAX_ACCOUNTS_PER_CALL);
@@ -132,12 +132,12 @@ async function multipleAccounts(rpc: Upstream, addresses: readonly string[], enc
   return out;
 }
 
-async function readAccounts(rpc: Upstream, addresses: readonly string[]): Promise<(AccountState | null)[]> {
+async function readAccounts(rpc: Rpc, addresses: readonly string[]): Promise<(AccountState | null)[]> {
   return (await multipleAccounts(rpc, addresses, 'jsonParsed')).map(accountState);
 }
 
 /** Lookup table address -> its addresses (tables that do not exist are left out). */
-async function readLookupTables(rpc: Upstream, tables: readonly string[]): Promise<Map<string, string[]>> {
+async function readLookupTables(rpc: Rpc, tables: readonly string[]): Promise<Map<string, string[]>> {
   const unique = [...new Set(tables)];
   const accounts = await multipleAccounts(rpc, unique, 'base64');
   const map = new Map<string, string[]>();

@@ -2,7 +2,7 @@ import { holderFromRpc, ownerAccountFromRpc, TOP_N, tokenAccountOwnerFromRpc, ty
 import { parseMintAccount } from '../chain/token/mint.ts';
 import { Type as t } from '@sinclair/typebox';
 import { buildTokenProfile, FLAG_RULES } from '../chain/token/risk.ts';
-import { UpstreamError, type Upstream } from '../chain/upstream.ts';
+import { UpstreamError, type Rpc } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { notFound } from '../errors.ts';
 import { defineCapability } from './capability.ts';
@@ -16,7 +16,7 @@ import { address, network } from './params.ts';
  * getTokenLargestAccounts under load), the profile is still answered and says holders were
  * unavailable.
  */
-async function largestHolders(rpc: Upstream, mint: string, log: Logger): Promise<Holder[]> {
+async function largestHolders(rpc: Rpc, mint: string, log: Logger): Promise<Holder[]> {
   try {
     const largest = await rpc.call<{ value: { address: string; amount: string }[] }>('getTokenLargestAccounts', [mint, { commitment: 'confirmed' }], { cacheMs: 5000 });
     const rows = largest.value.slice(0, TOP_N);

@@ -6,7 +6,6 @@
 import { parseJson, toJson } from '../json.ts';
 import type { Logger } from '../log.ts';
 import { upstreamCache, upstreamDuration, upstreamRequests } from '../metrics.ts';
-import { currentRequest } from '../request-context.ts';
 import { readCapped } from '../read-capped.ts';
 import type { MaybePromise } from '../maybe.ts';
 
@@ -45,6 +44,18 @@ export interface CallOptions {
   write?: boolean;
   /** No log line per failed attempt: the caller (the readiness probe) reports failures itself. */
   quiet?: boolean;
+}
+
+/** Where one request's upstream calls are counted (its access line). */
+export interface Tally {
+  upstreamCalls: number;
+}
+
+/** What a capability calls: an upstream, maybe counting its attempts into one request's tally. */
+export interface Rpc {
+  call<T = unknown>(method: string, params?: unknown[], options?: CallOptions): MaybePromise<T>;
+  /** The same upstream with every attempt of its calls counted into `tally`. */
+  counting(tally: Tally): Rpc;
 }
 
 export interface UpstreamOptions {
@@ -111,7 +122,7 @@ interface Attempt {
   retryAfterMs?: number;
 }
 
-export class Upstream {
+export class Upstream implements Rpc {
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly cache = new Map<string, { expires: number; value: unknown; size: number }>();
   private readonly hits: { add(): void };
@@ -132,7 +143,7 @@ export class Upstream {
   }
 
   /** The answer, at once (not a promise) when the cache holds it: a cached call need not wait a microtask turn. */
-  call<T = unknown>(method: string, params: unknown[] = [], options: CallOptions = {}): MaybePromise<T> {
+  call<T = unknown>(method: string, params: unknown[] = [], options: CallOptions = {}, tally?: Tally): MaybePromise<T> {
     const key = method + ':' + toJson(params);
     if (options.cacheMs) {
       const hit = this.cache.get(key);
@@ -143,20 +154,24 @@ export class Upstream {
         this.cache.set(key, hit);
         this.hits.add();
         // Aged but still usable: one refresh in the background, its failure left to the next caller.
-        if (now >= hit.expires) this.fetchShared(key, method, params, options).catch(() => {});
+        if (now >= hit.expires) this.fetchShared(key, method, params, options, tally).catch(() => {});
         return hit.value as T;
       }
       this.misses.add();
     }
-    if (options.write) return this.run(method, params, options).then((r) => r.value as T);
-    return this.fetchShared(key, method, params, options) as Promise<T>;
+    if (options.write) return this.run(method, params, options, tally).then((r) => r.value as T);
+    return this.fetchShared(key, method, params, options, tally) as Promise<T>;
+  }
+
+  counting(tally: Tally): Rpc {
+    return { call: (method, params, options) => this.call(method, params, options, tally), counting: (other) => this.counting(other) };
   }
 
   /** One request to the nodes per key at a time, shared by every caller asking meanwhile; remembered when cacheable. */
-  private fetchShared(key: string, method: string, params: unknown[], options: CallOptions): Promise<unknown> {
+  private fetchShared(key: string, method: string, params: unknown[], options: CallOptions, tally: Tally | undefined): Promise<unknown> {
     const pending = this.inflight.get(key);
     if (pending) return pending;
-    const p = this.run(method, params, options)
+    const p = this.run(method, params, options, tally)
       .then(({ value, size }) => {
         if (options.cacheMs && (options.cacheWhen?.(value) ?? true)) this.remember(key, value, size, options.cacheMs);
         return value;
@@ -183,7 +198,7 @@ export class Upstream {
     while (this.cachedBytes > budget) this.drop(this.cache.keys().next().value!);
   }
 
-  private async run(method: string, params: unknown[], options: CallOptions): Promise<{ value: unknown; size: number }> {
+  private async run(method: string, params: unknown[], options: CallOptions, tally: Tally | undefined): Promise<{ value: unknown; size: number }> {
     const rounds = options.write ? 1 : 1 + this.opts.retries;
     let last: UpstreamError | undefined;
     for (let round = 0; round < rounds; round++) {
@@ -193,6 +208,7 @@ export class Upstream {
         const started = performance.now();
         const attempt = await this.attempt(i, method, params);
         this.observe(i, method, attempt, started);
+        if (tally) tally.upstreamCalls++;
         if (attempt.ok) return { value: attempt.value, size: attempt.size ?? 0 };
         last = attempt.error!;
         const next = i + 1 < this.opts.urls.length ? `failover to #${i + 2}` : round + 1 < rounds && attempt.retryable ? 'retry' : 'give up';
@@ -218,8 +234,6 @@ export class Upstream {
       this.lastAnswerAt = Date.now();
       this.failures[i] = undefined;
     } else this.failures[i] = attempt.reason;
-    const request = currentRequest();
-    if (request) request.upstreamCalls++;
   }
 
   /** Why the upstreams did not answer their last attempts ("#2 HTTP 503" with several URLs); undefined when none failed. */

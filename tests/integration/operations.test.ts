@@ -144,6 +144,8 @@ describe('logs and metrics of a running gateway', () => {
     expect(paid.map((r) => r.status)).toEqual([200, 200]);
     expect(paid.every((r) => r.upstreamCalls >= 1)).toBe(true);
     expect(access.filter((r) => r.face === 'mcp' && r.route === '/mcp').length).toBeGreaterThanOrEqual(2);
+    // The MCP tools/call of a blockhash nobody asked for yet went upstream, and its line says so.
+    expect(access.some((r) => r.face === 'mcp' && r.upstreamCalls >= 1)).toBe(true);
   });
 
   test('events: the 402s with their reasons, the credited deposit and the claim', () => {
