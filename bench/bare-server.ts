@@ -10,11 +10,11 @@ const port = Number(process.argv[2]);
 const answer = { blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N', lastValidBlockHeight: 342_000_150, slot: 364_000_000 };
 const ENDPOINT = new TextEncoder().encode('event: endpoint\ndata: /mcp/messages?sessionId=0b6f1d2e-3c4a-4e5f-8a9b-0c1d2e3f4a5b\n\n');
 const openStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
-const sse = (request: Request) => {
+// As the gateway's stream (src/mcp/sse-transport.ts): a disconnect is seen by cancel, the request's signal is not read.
+const sse = () => {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: () => void openStreams.delete(controller) }, { highWaterMark: 0 });
   openStreams.add(controller);
-  request.signal.addEventListener('abort', () => openStreams.delete(controller), { once: true });
   controller.enqueue(ENDPOINT);
   return new Response(stream, { headers: { 'content-type': 'text/event-stream' } });
 };

@@ -130,6 +130,32 @@ export function isPlainInitializeMessage(body: unknown): body is PlainInitialize
   return isPlainObject(clientInfo) && only(clientInfo, ['name', 'version']) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string';
 }
 
+/** Distinct plain initializes kept, and the longest one kept (in characters of its fields): a client cannot grow them. */
+export const SHARED_HELLOS = 256;
+const SHARED_HELLO_CHARS = 256;
+const sharedHellos = new Map<string, PlainInitialize>();
+
+/**
+ * One frozen copy of each plain initialize: clients of one kind all send the same one, and every
+ * session keeps its initialize for as long as it lives (session-servers.ts), four objects and
+ * their strings each. An unusually long one, or one beyond SHARED_HELLOS kinds, is kept as sent.
+ */
+export function sharedHello(body: PlainInitialize): PlainInitialize {
+  const { protocolVersion, clientInfo } = body.params;
+  const key = `${JSON.stringify(body.id)} ${protocolVersion} ${JSON.stringify(clientInfo.name)} ${JSON.stringify(clientInfo.version)}`;
+  const known = sharedHellos.get(key);
+  if (known) return known;
+  if (key.length > SHARED_HELLO_CHARS || sharedHellos.size >= SHARED_HELLOS) return body;
+  const hello: PlainInitialize = Object.freeze({
+    jsonrpc: '2.0',
+    id: body.id,
+    method: 'initialize',
+    params: Object.freeze({ protocolVersion, capabilities: Object.freeze({}), clientInfo: Object.freeze({ name: clientInfo.name, version: clientInfo.version }) }),
+  });
+  sharedHellos.set(key, hello);
+  return hello;
+}
+
 /** The JSON-RPC answer to a plain initialize, given the result for its revision. */
 export const initializeAnswerJson = (body: PlainInitialize, result: string) => `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
 

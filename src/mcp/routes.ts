@@ -162,10 +162,9 @@ export function mcpRoutes(s: McpDeps) {
    * no-op for every SSE parser. One stream per session: a new GET replaces the old one (a client
    * that reconnects must not meet a 409 from its own stale stream).
    */
-  const attachStream = (session: HttpSession, signal: AbortSignal): Response => {
+  const attachStream = (session: HttpSession): Response => {
     void session.stream?.close();
-    const stream = new WebSseServerTransport(MCP_HTTP_PATH, signal, keepAliveMs, s.config.mcpStreamBufferBytes, session.id);
-    if (stream.isClosed) return stream.response;
+    const stream = new WebSseServerTransport(MCP_HTTP_PATH, keepAliveMs, s.config.mcpStreamBufferBytes, session.id);
     session.stream = stream;
     session.streams++;
     stream.onclose = () => {
@@ -217,7 +216,7 @@ export function mcpRoutes(s: McpDeps) {
       const refusedStream = streamRefusal(request, session);
       if (refusedStream) return refusedStream;
       holdOpen(request, server);
-      return attachStream(session, request.signal);
+      return attachStream(session);
     }
 
     if (method !== 'POST' || !isInitializeRequest(parsedBody)) {
@@ -258,8 +257,7 @@ export function mcpRoutes(s: McpDeps) {
       const full = refusal(owner) ?? (await spend(caller, 1));
       if (full) return full;
       holdOpen(request, server);
-      const stream = new WebSseServerTransport(MCP_MESSAGES_PATH, request.signal, keepAliveMs, s.config.mcpStreamBufferBytes);
-      if (stream.isClosed) return stream.response; // the client is already gone
+      const stream = new WebSseServerTransport(MCP_MESSAGES_PATH, keepAliveMs, s.config.mcpStreamBufferBytes);
       const session = newSseSession(owner, stream);
       const added = sessions.add(session);
       if (added !== 'added') {

@@ -13,7 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport, type HandleRequestOptions, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type Server } from '@modelcontextprotocol/server';
 import type { HttpSession, LiveServer, McpSession, McpSessions, SseSession } from './sessions.ts';
 import { SsePort } from './sse-transport.ts';
-import { initializeAnswer, initializeAnswerJson, isPlainInitialize, type PlainInitialize } from './fast-call.ts';
+import { initializeAnswer, initializeAnswerJson, isPlainInitialize, sharedHello, type PlainInitialize } from './fast-call.ts';
 
 /** How long a session's Server outlives its last request. */
 export const LINGER_MS = 1000;
@@ -198,7 +198,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
       if (isPlainInitialize(request, body)) {
         try {
           const res = await initializeAnswer(session, body, initializeResult);
-          session.hello = body;
+          session.hello = sharedHello(body);
           return res;
         } catch (e) {
           sessions.remove(session);
@@ -219,7 +219,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
      */
     async openSse(session: SseSession, hello: PlainInitialize): Promise<void> {
       // Remembered first: a Server woken meanwhile (a request sent without waiting) replays it.
-      session.hello = hello as JSONRPCRequest;
+      session.hello = sharedHello(hello);
       session.stream.sendJson(initializeAnswerJson(hello, await initializeResult(hello.params.protocolVersion)));
     },
 

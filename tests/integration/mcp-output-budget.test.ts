@@ -6,8 +6,7 @@ import { WebSseServerTransport } from '../../src/mcp/sse-transport.ts';
 
 describe('the output budget at transport level', () => {
   test('over budget the session closes; queued charged answers are refunded, delivered ones are not', async () => {
-    const abort = new AbortController();
-    const t = new WebSseServerTransport('/mcp/messages', abort.signal, 0, 16 * 1024);
+    const t = new WebSseServerTransport('/mcp/messages', 0, 16 * 1024);
     let closed = false;
     t.onclose = () => (closed = true);
     await t.start();

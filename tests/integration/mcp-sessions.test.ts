@@ -130,6 +130,21 @@ describe('legacy SSE, raw HTTP', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'MCP SSE Session not found' });
   });
+
+  test('clients that hang up before their stream is answered leave no session behind', async () => {
+    const { hostname, port } = new URL(gw.url);
+    const before = gw.services.mcp.count('sse');
+    // Half close at once, half after the request is in: the stream is made while or after the peer goes.
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
+        socket.write(`GET /mcp/sse HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+        if (i % 2) await Bun.sleep(1);
+        socket.end();
+      }),
+    );
+    expect(await eventually(() => gw.services.mcp.count('sse') === before)).toBe(true);
+  });
 });
 
 describe('keep-alive and idle streams', () => {
