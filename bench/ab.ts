@@ -10,7 +10,7 @@
 // the stripped configuration), stderr drained by a pipe. With `configs` in place of a revision the
 // two sides are this working tree with the defaults and stripped: what the access line and the
 // limiter cost per request; AB_CONFIGS=defaults,access-log,limits,stripped puts more sides in turn,
-// each against the last.
+// each against the last, and AB_EXE=dist/gateway runs the compiled binary in place of the source.
 import { cpus } from 'node:os';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,7 +60,7 @@ const sides = await Promise.all(
     const port = freePort();
     mkdirSync(join(dir, `db${i}`));
     const gatewayAddress = (await generateKeyPairSigner()).address;
-    const proc = Bun.spawn(['bun', side.main], {
+    const proc = Bun.spawn(configs && process.env.AB_EXE ? [resolve(process.env.AB_EXE)] : ['bun', side.main], {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PRICE_LAMPORTS: '1000', ...sandboxGatewayEnv({ chainUrl: chain.url, dir: join(dir, `db${i}`), gatewayAddress, webhookSecret: SECRET }), ...side.env },
       stdout: 'inherit',
       stderr: 'pipe',
