@@ -80,7 +80,7 @@ function failedCall(e: unknown, cap: Capability, deps: CallDeps, headers: Admiss
 /** What a capability runs with: the upstream calls it makes counted into the request's context, for its access line. */
 function contextFor(ctx: CapabilityContext, caller: Caller): CapabilityContext {
   const tally = caller.context;
-  return tally ? { config: ctx.config, log: ctx.log, rpc: (network) => ctx.rpc(network).counting(tally) } : ctx;
+  return tally ? { ...ctx, rpc: (network) => ctx.rpc(network).counting(tally) } : ctx;
 }
 
 /** What a call answers when its capability ran: the result, its network and the SUCCESS mark. */

@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts';
 import { upstreamCache, upstreamDuration, upstreamRequests } from '../metrics.ts';
 import { readCapped } from '../read-capped.ts';
 import type { MaybePromise } from '../maybe.ts';
+import type { RequestContext } from '../request-context.ts';
 
 export class UpstreamError extends Error {
   constructor(
@@ -46,16 +47,11 @@ export interface CallOptions {
   quiet?: boolean;
 }
 
-/** Where one request's upstream calls are counted (its access line). */
-export interface Tally {
-  upstreamCalls: number;
-}
-
-/** What a capability calls: an upstream, maybe counting its attempts into one request's tally. */
+/** What a capability calls: an upstream, maybe counting its attempts into one request's context (its access line). */
 export interface Rpc {
   call<T = unknown>(method: string, params?: unknown[], options?: CallOptions): MaybePromise<T>;
   /** The same upstream with every attempt of its calls counted into `tally`. */
-  counting(tally: Tally): Rpc;
+  counting(tally: RequestContext): Rpc;
 }
 
 export interface UpstreamOptions {
@@ -143,7 +139,7 @@ export class Upstream implements Rpc {
   }
 
   /** The answer, at once (not a promise) when the cache holds it: a cached call need not wait a microtask turn. */
-  call<T = unknown>(method: string, params: unknown[] = [], options: CallOptions = {}, tally?: Tally): MaybePromise<T> {
+  call<T = unknown>(method: string, params: unknown[] = [], options: CallOptions = {}, tally?: RequestContext): MaybePromise<T> {
     const key = method + ':' + toJson(params);
     if (options.cacheMs) {
       const hit = this.cache.get(key);
@@ -163,12 +159,12 @@ export class Upstream implements Rpc {
     return this.fetchShared(key, method, params, options, tally) as Promise<T>;
   }
 
-  counting(tally: Tally): Rpc {
+  counting(tally: RequestContext): Rpc {
     return { call: (method, params, options) => this.call(method, params, options, tally), counting: (other) => this.counting(other) };
   }
 
   /** One request to the nodes per key at a time, shared by every caller asking meanwhile; remembered when cacheable. */
-  private fetchShared(key: string, method: string, params: unknown[], options: CallOptions, tally: Tally | undefined): Promise<unknown> {
+  private fetchShared(key: string, method: string, params: unknown[], options: CallOptions, tally: RequestContext | undefined): Promise<unknown> {
     const pending = this.inflight.get(key);
     if (pending) return pending;
     const p = this.run(method, params, options, tally)
@@ -198,7 +194,7 @@ export class Upstream implements Rpc {
     while (this.cachedBytes > budget) this.drop(this.cache.keys().next().value!);
   }
 
-  private async run(method: string, params: unknown[], options: CallOptions, tally: Tally | undefined): Promise<{ value: unknown; size: number }> {
+  private async run(method: string, params: unknown[], options: CallOptions, tally: RequestContext | undefined): Promise<{ value: unknown; size: number }> {
     const rounds = options.write ? 1 : 1 + this.opts.retries;
     let last: UpstreamError | undefined;
     for (let round = 0; round < rounds; round++) {
