@@ -19,3 +19,25 @@ export const badRequest = (error: string, hint: string, extra: Record<string, un
 export const notFound = (error: string, extra: Record<string, unknown> = {}) => new GatewayError(404, { error, ...extra });
 
 export const serverError = (error: string) => new GatewayError(500, { error, live_status: 'FAILED' });
+
+/**
+ * The gateway's database could not answer (unreachable, full, read-only, locked): SPEC.md's 500 for
+ * a failed database operation, with a code and Retry-After so a client can tell "try again" from a bug.
+ * What the call was charged is settled before this is answered (docs/operations.md).
+ */
+export class StorageUnavailable extends GatewayError {
+  constructor(
+    readonly reason: string,
+    retryAfterSeconds = 2,
+  ) {
+    super(
+      500,
+      {
+        error: `Storage unavailable: the gateway's database is not answering (${reason}). Nothing was charged for this call; retry in ${retryAfterSeconds} s.`,
+        code: 'storage_unavailable',
+        live_status: 'FAILED',
+      },
+      { 'retry-after': String(retryAfterSeconds) },
+    );
+  }
+}
