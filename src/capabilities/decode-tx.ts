@@ -10,7 +10,10 @@ import {
   parseIdlAccount,
   parseMetadataIdlAccount,
 } from '../chain/tx/idl.ts';
-import { normalizeTransaction } from '../chain/tx/normalize.ts';
+import { type NormalizedTransaction, normalizeTransaction } from '../chain/tx/normalize.ts';
+import { type TokenOwners, ownerlessTokenAccounts, tokenOwnersFromInstructions } from '../chain/tx/token-owners.ts';
+import { TOKEN_PROGRAMS } from '../chain/program-ids.ts';
+import { isAddress } from '@solana/kit';
 import type { Rpc } from '../chain/upstream.ts';
 import { LRUCache } from 'lru-cache';
 import { notFound } from '../errors.ts';
@@ -112,9 +115,9 @@ const OUTPUT = t.Object({
       program: nullable(t.String({ description: 'Program name when known' })),
       name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
       kind: ACTION_KIND,
-      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('idl'), t.Literal('effects'), t.Literal('none')], {
+      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('idl'), t.Literal('log'), t.Literal('effects'), t.Literal('none')], {
         description:
-          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program the tables do not know, its Anchor IDL published on chain (the name; the kind from its effects) or the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
+          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program the tables do not know, its Anchor IDL published on chain (the name; the kind from its effects), its own `Instruction: <Name>` log line at its invocation (the name, snake_case; the kind from its effects) or the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
       }),
     }),
     { description: 'What each instruction did, in order' },
@@ -154,13 +157,70 @@ export const decodeTx = defineCapability({
     if (known) return known;
     const normalized = normalizeTransaction(tx);
     const unnamed = programsWithoutTable(normalized, IDL_PROGRAMS_PER_TRANSACTION);
-    if (unnamed.length > 0) return describeNormalized(normalized, { signature, network, idls: await publishedIdls(rpc, unnamed) });
+    const ownerless = ownersToLookUp(normalized);
+    if (unnamed.length > 0 || ownerless.length > 0) {
+      const [idls, tokenOwners] = await Promise.all([
+        unnamed.length > 0 ? publishedIdls(rpc, unnamed) : undefined,
+        ownerless.length > 0 ? currentTokenOwners(rpc, ownerless) : undefined,
+      ]);
+      return describeNormalized(normalized, { signature, network, idls, tokenOwners });
+    }
     // Only the tables named it: the description is the transaction's for good.
     const description = Object.freeze(describeNormalized(normalized, { signature, network }));
     described.set(tx as object, description);
     return description;
   },
 });
+
+// ---- owners of token balances old nodes reported without one ----------------------------------------
+
+/** Accounts read per lookup: getMultipleAccounts takes at most 100. */
+const OWNER_ACCOUNTS_PER_LOOKUP = 100;
+/** A token account's owner is read once for this long (the upstream's bounded cache holds it). */
+const OWNER_CACHE_MS = 10 * 60_000;
+/** A decode waits at most this long for the owners; an owner not read in time is said to be unknown. */
+const OWNER_WAIT_MS = 1_500;
+
+/** Token accounts whose balances carry no owner and whose owner the transaction itself does not give. */
+export function ownersToLookUp(tx: NormalizedTransaction): string[] {
+  const given = tokenOwnersFromInstructions(tx);
+  return ownerlessTokenAccounts(tx).filter((account) => !given.has(account));
+}
+
+/**
+ * The owners of token accounts as the chain holds them now, in one getMultipleAccounts (jsonParsed, the first
+ * 100 accounts), each answer cached: what the decoder is told for balances that came without an owner
+ * (`describeNormalized(tx, { tokenOwners })`; decoded history calls it too). An account that is gone, is no
+ * token account, or was not read within 1.5 s is left out: its owner stays unknown.
+ */
+export async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promise<TokenOwners> {
+  const asked = accounts.slice(0, OWNER_ACCOUNTS_PER_LOOKUP);
+  const owners = new Map<string, string>();
+  const read = (async () => {
+    const res = await rpc.call<{ value: unknown }>('getMultipleAccounts', [asked, { encoding: 'jsonParsed', commitment: 'finalized' }], { cacheMs: OWNER_CACHE_MS });
+    const values = Array.isArray(res?.value) ? res.value : [];
+    values.forEach((value: unknown, i) => {
+      const owner = tokenAccountOwner(value);
+      if (owner !== null && asked[i] !== undefined) owners.set(asked[i]!, owner);
+    });
+  })().catch(() => {
+    // no owner then: the decode says it is unknown
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([read, new Promise((resolve) => (timer = setTimeout(resolve, OWNER_WAIT_MS)))]);
+  clearTimeout(timer);
+  // a copy: a read landing after the wait must not change an answer already given
+  return new Map(owners);
+}
+
+/** The owner a jsonParsed token account states, when the value is one (owned by a Token program). */
+function tokenAccountOwner(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { owner, data } = value as { owner?: unknown; data?: { parsed?: { type?: unknown; info?: { owner?: unknown } } } };
+  if (typeof owner !== 'string' || !TOKEN_PROGRAMS.includes(owner) || data?.parsed?.type !== 'account') return null;
+  const wallet = data.parsed.info?.owner;
+  return typeof wallet === 'string' && isAddress(wallet) ? wallet : null;
+}
 
 // ---- IDLs published on chain, for programs the tables do not know ------------------------------------
 
