@@ -4,7 +4,7 @@
 // holds it now (one getMultipleAccounts, cached), else says the owner is unknown.
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { findAssociatedTokenPda, getCloseAccountInstruction, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import { fundedKey } from '../support/agent.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { signedTransaction } from '../support/sandbox/testing.ts';
@@ -25,7 +25,7 @@ const ata = async (owner: Address) => (await findAssociatedTokenPda({ owner, min
 
 /** A bare transferChecked between existing accounts: the instruction names the source's authority, not the destination's owner. */
 async function transfer(from: KeyPairSigner, source: Address, destination: Address, amount: bigint, close = false): Promise<string> {
-  const ixs = [getTransferCheckedInstruction({ source, mint: env.mint, destination, authority: from, amount, decimals: 6 })];
+  const ixs: Instruction[] = [getTransferCheckedInstruction({ source, mint: env.mint, destination, authority: from, amount, decimals: 6 })];
   if (close) ixs.push(getCloseAccountInstruction({ account: source, destination: from.address, owner: from }));
   const sent = await env.chain.send(await signedTransaction(env.chain.url, from, ixs));
   expect(sent.err).toBeNull();
