@@ -10,7 +10,10 @@ import {
   parseIdlAccount,
   parseMetadataIdlAccount,
 } from '../chain/tx/idl.ts';
-import { normalizeTransaction } from '../chain/tx/normalize.ts';
+import { type NormalizedTransaction, normalizeTransaction } from '../chain/tx/normalize.ts';
+import { type TokenOwners, ownerlessTokenAccounts, tokenOwnersFromInstructions } from '../chain/tx/token-owners.ts';
+import { TOKEN_PROGRAMS } from '../chain/program-ids.ts';
+import { isAddress } from '@solana/kit';
 import type { Rpc } from '../chain/upstream.ts';
 import { LRUCache } from 'lru-cache';
 import { notFound } from '../errors.ts';
@@ -112,9 +115,9 @@ const OUTPUT = t.Object({
       program: nullable(t.String({ description: 'Program name when known' })),
       name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
       kind: ACTION_KIND,
-      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('idl'), t.Literal('effects'), t.Literal('none')], {
+      source: t.Union([t.Literal('table'), t.Literal('venue'), t.Literal('idl'), t.Literal('log'), t.Literal('effects'), t.Literal('none')], {
         description:
-          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program the tables do not know, its Anchor IDL published on chain (the name; the kind from its effects) or the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
+          "Where name and kind come from: the decoder's tables; a venue it has no table for (a trade); for a program the tables do not know, its Anchor IDL published on chain (the name; the kind from its effects), its own `Instruction: <Name>` log line at its invocation (the name, snake_case; the kind from its effects) or the effects of its inner Token and System instructions (burn, mint, transfer, account_management); none (kind unknown)",
       }),
     }),
     { description: 'What each instruction did, in order' },
@@ -138,7 +141,8 @@ export const decodeTx = defineCapability({
   method: 'GET',
   title: 'Decode a transaction',
   description:
-    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did; one of ' + ACTION_KINDS.join(', ') + ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges. Use it to understand what a signature did.',
+    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; an order placed and settled at once on an order book is a swap; one of ' + ACTION_KINDS.join(', ') + ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges.' +
+    ' Token balances an old node sent without an owner get it from the transaction, else from the account as it is now; one still unknown is said so. Use it to understand what a signature did.',
   paid: true,
   params: { signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE), network: network() },
   output: OUTPUT,
@@ -154,13 +158,70 @@ export const decodeTx = defineCapability({
     if (known) return known;
     const normalized = normalizeTransaction(tx);
     const unnamed = programsWithoutTable(normalized, IDL_PROGRAMS_PER_TRANSACTION);
-    if (unnamed.length > 0) return describeNormalized(normalized, { signature, network, idls: await publishedIdls(rpc, unnamed) });
+    const ownerless = ownersToLookUp(normalized);
+    if (unnamed.length > 0 || ownerless.length > 0) {
+      const [idls, tokenOwners] = await Promise.all([
+        unnamed.length > 0 ? publishedIdls(rpc, unnamed) : undefined,
+        ownerless.length > 0 ? currentTokenOwners(rpc, ownerless) : undefined,
+      ]);
+      return describeNormalized(normalized, { signature, network, idls, tokenOwners });
+    }
     // Only the tables named it: the description is the transaction's for good.
     const description = Object.freeze(describeNormalized(normalized, { signature, network }));
     described.set(tx as object, description);
     return description;
   },
 });
+
+// ---- owners of token balances old nodes reported without one ----------------------------------------
+
+/** Accounts read per lookup: getMultipleAccounts takes at most 100. */
+const OWNER_ACCOUNTS_PER_LOOKUP = 100;
+/** A token account's owner is read once for this long (the upstream's bounded cache holds it). */
+const OWNER_CACHE_MS = 10 * 60_000;
+/** A decode waits at most this long for the owners; an owner not read in time is said to be unknown. */
+const OWNER_WAIT_MS = 1_500;
+
+/** Token accounts whose balances carry no owner and whose owner the transaction itself does not give. */
+export function ownersToLookUp(tx: NormalizedTransaction): string[] {
+  const given = tokenOwnersFromInstructions(tx);
+  return ownerlessTokenAccounts(tx).filter((account) => !given.has(account));
+}
+
+/**
+ * The owners of token accounts as the chain holds them now, in one getMultipleAccounts (jsonParsed, the first
+ * 100 accounts), each answer cached: what the decoder is told for balances that came without an owner
+ * (`describeNormalized(tx, { tokenOwners })`; decoded history calls it too). An account that is gone, is no
+ * token account, or was not read within 1.5 s is left out: its owner stays unknown.
+ */
+export async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promise<TokenOwners> {
+  const asked = accounts.slice(0, OWNER_ACCOUNTS_PER_LOOKUP);
+  const owners = new Map<string, string>();
+  const read = (async () => {
+    const res = await rpc.call<{ value: unknown }>('getMultipleAccounts', [asked, { encoding: 'jsonParsed', commitment: 'finalized' }], { cacheMs: OWNER_CACHE_MS });
+    const values = Array.isArray(res?.value) ? res.value : [];
+    values.forEach((value: unknown, i) => {
+      const owner = tokenAccountOwner(value);
+      if (owner !== null && asked[i] !== undefined) owners.set(asked[i]!, owner);
+    });
+  })().catch(() => {
+    // no owner then: the decode says it is unknown
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([read, new Promise((resolve) => (timer = setTimeout(resolve, OWNER_WAIT_MS)))]);
+  clearTimeout(timer);
+  // a copy: a read landing after the wait must not change an answer already given
+  return new Map(owners);
+}
+
+/** The owner a jsonParsed token account states, when the value is one (owned by a Token program). */
+function tokenAccountOwner(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { owner, data } = value as { owner?: unknown; data?: { parsed?: { type?: unknown; info?: { owner?: unknown } } } };
+  if (typeof owner !== 'string' || !TOKEN_PROGRAMS.includes(owner) || data?.parsed?.type !== 'account') return null;
+  const wallet = data.parsed.info?.owner;
+  return typeof wallet === 'string' && isAddress(wallet) ? wallet : null;
+}
 
 // ---- IDLs published on chain, for programs the tables do not know ------------------------------------
 

@@ -9,6 +9,12 @@ export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget1111111111111111111111111111
 export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 export const MEMO_V1_PROGRAM = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
 
+export const SERUM_DEX_V3_PROGRAM = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+export const OPENBOOK_V1_PROGRAM = 'srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX';
+export const OPENBOOK_V2_PROGRAM = 'opnb2LAfJYbRMAHHvqjCwQxanZn7ReEHp1k81EohpZb';
+// project-serum/swap programs/swap/src/lib.rs `declare_id!`; invoked by the recorded serum-swap-* fixtures.
+export const SERUM_SWAP_PROGRAM = '22Y43yTVxuUkoRKdm9thyRhQ3SdgQS7c7kB6UNCiaczD';
+
 export const WRAPPED_SOL_MINT = 'So11111111111111111111111111111111111111112';
 
 export const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM];
@@ -44,9 +50,9 @@ export const VENUES: readonly Venue[] = [
   { programId: 'PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY', name: 'Phoenix', kind: 'exchange' },
   { programId: 'EewxydAPCCVuNEyrVN68PuSYdQ7wKn27V9Gjeoi8dy3S', name: 'Lifinity v1', kind: 'exchange' },
   { programId: '2wT8Yq49kHgDzXuPxZSaeLaH1qbmGXtEyPy64bL7aD3c', name: 'Lifinity v2', kind: 'exchange' },
-  { programId: 'srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX', name: 'OpenBook v1', kind: 'exchange' },
-  { programId: 'opnb2LAfJYbRMAHHvqjCwQxanZn7ReEHp1k81EohpZb', name: 'OpenBook v2', kind: 'exchange' },
-  { programId: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', name: 'Serum DEX v3', kind: 'exchange' },
+  { programId: OPENBOOK_V1_PROGRAM, name: 'OpenBook v1', kind: 'exchange' },
+  { programId: OPENBOOK_V2_PROGRAM, name: 'OpenBook v2', kind: 'exchange' },
+  { programId: SERUM_DEX_V3_PROGRAM, name: 'Serum DEX v3', kind: 'exchange' },
   { programId: 'LanMV9sAd7wArD4vJFi2qDdfnVhFxYSUg6eADduJ3uj', name: 'Raydium LaunchLab', kind: 'launchpad' },
   { programId: '6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P', name: 'Pump.fun', kind: 'launchpad' },
   { programId: 'pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA', name: 'PumpSwap', kind: 'launchpad' },

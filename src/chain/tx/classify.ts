@@ -31,6 +31,10 @@ import {
   KAMINO_LENDING_PROGRAM,
   MAGIC_EDEN_V2_PROGRAM,
   MARGINFI_PROGRAM,
+  OPENBOOK_V1_PROGRAM,
+  OPENBOOK_V2_PROGRAM,
+  SERUM_DEX_V3_PROGRAM,
+  SERUM_SWAP_PROGRAM,
   SOLEND_PROGRAM,
   SQUADS_V4_PROGRAM,
   STAKE_PROGRAM,
@@ -42,7 +46,9 @@ import {
 } from '../program-ids';
 import { type ActionKind, decodableProgramIds, dominantKind, identifyInstruction } from './instructions';
 import { type IdlDirectory, idlInstructionName } from './idl';
+import { loggedInstructionNames } from './log-names';
 import { shortenAddress } from '../format';
+import { balanceChangesFor } from './changes';
 import type { NormalizedInstruction, NormalizedTransaction } from './normalize';
 
 export type Category = 'Swap' | 'MemeCoin' | 'Transfer';
@@ -67,11 +73,12 @@ export interface Classification {
 
 /**
  * Where an action's name and kind come from: the decoder's tables; a venue the tables do not detail (a
- * trade); the program's Anchor IDL published on chain (the name; the kind from its effects); the effects
- * of a program the tables do not know (its inner Token / System instructions: a burn, a mint, a transfer,
- * an account opened or closed); or nothing (kind unknown).
+ * trade); the program's Anchor IDL published on chain (the name; the kind from its effects); the program's
+ * own `Instruction: <Name>` log line (the name; the kind from its effects); the effects of a program the
+ * tables do not know (its inner Token / System instructions: a burn, a mint, a transfer, an account opened
+ * or closed); or nothing (kind unknown).
  */
-export type ActionSource = 'table' | 'venue' | 'idl' | 'effects' | 'none';
+export type ActionSource = 'table' | 'venue' | 'idl' | 'log' | 'effects' | 'none';
 
 export interface Action {
   /** Top-level instruction this action is, or ran under. */
@@ -121,6 +128,9 @@ const PROGRAM_NAMES: Readonly<Record<string, string>> = {
   [METAPLEX_AUCTION_PROGRAM]: 'Metaplex Auction (legacy)',
   [CANDY_MACHINE_V2_PROGRAM]: 'Metaplex Candy Machine v2',
   [CANDY_MACHINE_V3_PROGRAM]: 'Metaplex Candy Machine Core',
+  // project-serum/swap `declare_id!`; a router over Serum markets, named here but no venue: its trades are
+  // the Serum orders it places and settles (settledOrderTrade)
+  [SERUM_SWAP_PROGRAM]: 'Serum Swap',
 };
 
 /** Venue or well-known program name, or null. */
@@ -202,6 +212,7 @@ export function effectKind(tx: NormalizedTransaction, topLevelIndex: number): Ac
  */
 export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Action[] {
   const actions: Action[] = [];
+  const logged = loggedInstructionNames(tx.logs, tx.instructions.map((ix) => ix.programId));
   for (const ix of tx.instructions) {
     const own = actionOf(ix, false);
     if (own) {
@@ -221,8 +232,10 @@ export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDL
     if (tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId)) continue;
     const effect = effectKind(tx, ix.topLevelIndex);
     const idl = idls.get(ix.programId);
-    const name = idl ? idlInstructionName(idl, ix.data) : null;
-    const source = name ? 'idl' : effect ? 'effects' : 'none';
+    const idlName = idl ? idlInstructionName(idl, ix.data) : null;
+    const logName = logged.get(ix.topLevelIndex) ?? null;
+    const name = idlName ?? logName;
+    const source = idlName ? 'idl' : logName ? 'log' : effect ? 'effects' : 'none';
     actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name, kind: effect ?? 'unknown', source });
   }
   return actions;
@@ -243,6 +256,23 @@ export function programsWithoutTable(tx: NormalizedTransaction, limit: number): 
   return [...new Set(ids)].slice(0, limit);
 }
 
+/** Central limit order books whose orders can be placed and settled in one transaction. */
+const ORDER_BOOKS: ReadonlySet<string> = new Set([SERUM_DEX_V3_PROGRAM, OPENBOOK_V1_PROGRAM, OPENBOOK_V2_PROGRAM]);
+
+/**
+ * An order placed on an order book and settled in the same transaction (directly, through a router, or via
+ * the Serum swap program), leaving a signer with less of one asset and more of another: a trade, not an
+ * order left resting.
+ */
+export function settledOrderTrade(tx: NormalizedTransaction, actions: readonly Action[]): boolean {
+  const onBook = actions.filter((a) => ORDER_BOOKS.has(a.programId));
+  if (!onBook.some((a) => a.kind === 'order_place') || !onBook.some((a) => a.name === 'settle_funds')) return false;
+  return tx.signers.some((signer) => {
+    const changes = balanceChangesFor(tx, signer).changes;
+    return changes.some((c) => c.raw < 0n) && changes.some((c) => c.raw > 0n);
+  });
+}
+
 export function classifyTransaction(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Classification {
   const venues: Venue[] = [];
   const otherPrograms: string[] = [];
@@ -252,7 +282,8 @@ export function classifyTransaction(tx: NormalizedTransaction, idls: IdlDirector
     else if (!PLAIN_PROGRAMS.has(id)) otherPrograms.push(id);
   }
   const actions = actionsOf(tx, idls);
-  const kind = dominantKind(actions.map((a) => a.kind));
+  const dominant = dominantKind(actions.map((a) => a.kind));
+  const kind = dominant === 'order_place' && settledOrderTrade(tx, actions) ? 'swap' : dominant;
   const base = { venues, otherPrograms, kind, actions };
 
   const launchpad = venues.some((v) => v.kind === 'launchpad');

@@ -11,6 +11,7 @@ import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from './normalize';
 import type { IdlDirectory } from './idl';
+import { type TokenOwners, resolveTokenOwners } from './token-owners';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
@@ -19,6 +20,11 @@ export interface DescribeOptions {
   readonly network: Network;
   /** Anchor IDLs found on chain for programs the tables do not know (the capability fetches them). */
   readonly idls?: IdlDirectory;
+  /**
+   * Owners of token accounts whose balances came without one and that the transaction's own instructions do
+   * not name (the capability reads them from the chain as they are now); the transaction's own word wins.
+   */
+  readonly tokenOwners?: TokenOwners;
 }
 
 export interface BalanceChangeView {
@@ -151,15 +157,39 @@ function rentNote(rent: bigint): string {
   return '';
 }
 
-function noChangeText(tx: NormalizedTransaction, owner: OwnerChanges): string {
-  return `no balance change for ${shortenAddress(owner.owner)} apart from the ${solText(tx.fee)} fee`;
+/** Token accounts whose owner no one could tell (a pre-2022 node's balances) and whose amount moved. */
+function unownedMoves(tx: NormalizedTransaction): AssetChange[] {
+  const moves = new Map<string, AssetChange>();
+  const add = (b: NormalizedTransaction['preTokenBalances'][number], sign: 1n | -1n) => {
+    if (b.owner !== null || !b.account) return;
+    const raw = (moves.get(b.account)?.raw ?? 0n) + sign * b.amount;
+    moves.set(b.account, { asset: b.mint, decimals: b.decimals, raw, counterparty: b.account, counterpartyIsNewTokenAccount: false });
+  };
+  for (const b of tx.preTokenBalances) add(b, -1n);
+  for (const b of tx.postTokenBalances) add(b, 1n);
+  return [...moves.values()].filter((m) => m.raw !== 0n);
 }
 
-function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
+/** "; token account FT3A24…GaH (owner unknown) received 0.013 2FPyTw…6Pxk": said apart, for nobody. */
+function unownedText(tx: NormalizedTransaction): string {
+  return unownedMoves(tx)
+    .map((m) => `; token account ${shortenAddress(m.counterparty!)} (owner unknown) ${m.raw < 0n ? 'sent' : 'received'} ${amountText(m)}`)
+    .join('');
+}
+
+function noChangeText(tx: NormalizedTransaction, owner: OwnerChanges): string {
+  // accounts of unknown owner moved: they may be this wallet's, so claim no more than is known
+  const known = unownedMoves(tx).length > 0 ? ' known' : '';
+  return `no balance change${known} for ${shortenAddress(owner.owner)} apart from the ${solText(tx.fee)} fee`;
+}
+
+/** `accountRent`: a note on the rent of accounts the trade opened or closed, kept apart from the amounts. */
+function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges, accountRent = ''): string {
   const via = venuePhrase(cls);
   const outs = owner.changes.filter((c) => c.raw < 0n).map(amountText);
   const ins = owner.changes.filter((c) => c.raw > 0n).map(amountText);
-  const rent = rentNote(owner.tokenAccountRentLamports);
+  const tokenRent = rentNote(owner.tokenAccountRentLamports);
+  const rent = accountRent === '' ? tokenRent : tokenRent === '' ? ` (plus ${accountRent})` : `${tokenRent.slice(0, -1)}; ${accountRent})`;
   if (outs.length > 0 && ins.length > 0) return `Swapped ${joinList(outs)} for ${joinList(ins)} via ${via}${rent}`;
   if (outs.length > 0) return `Spent ${joinList(outs)} via ${via}; the fee payer received nothing back${rent}`;
   if (ins.length > 0) return `Received ${joinList(ins)} via ${via}${rent}`;
@@ -305,7 +335,8 @@ function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerC
 /** Summary lead for kinds that are not a trade or a plain transfer. */
 function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
   const action = mainAction(cls);
-  if (action && (action.source === 'effects' || (action.source === 'idl' && action.kind !== 'unknown'))) return effectsSummary(tx, action, owner);
+  const named = action?.source === 'idl' || action?.source === 'log';
+  if (action && (action.source === 'effects' || (named && action.kind !== 'unknown'))) return effectsSummary(tx, action, owner);
   const where = action ? actionWhere(action) : '';
   switch (cls.kind) {
     case 'pool_create':
@@ -341,6 +372,12 @@ function successSummary(tx: NormalizedTransaction, cls: Classification, owner: O
         return `Created a pool on ${actionWhere(action)}; ${swapped ? swapSummary(tx, cls, owner) : flowText(tx, owner, 'deposited', 'received')}`;
       }
       if (cls.kind === 'order_fill' && action) return `${swapSummary(tx, cls, owner)} (order fill on ${actionWhere(action)})`;
+      if (cls.kind === 'swap' && cls.actions.some((a) => a.kind === 'order_place')) {
+        // an order placed and settled at once (settledOrderTrade): the open-orders account's rent is no price
+        const { sol, note } = splitRent(tx, owner);
+        const changes = owner.changes.flatMap((c) => (c.asset !== 'SOL' ? [c] : sol === 0n ? [] : [{ ...c, raw: sol }]));
+        return swapSummary(tx, cls, { ...owner, changes }, note);
+      }
       return swapSummary(tx, cls, owner);
     }
     case 'plain-transfer': {
@@ -427,7 +464,8 @@ export function changeView(c: AssetChange): BalanceChangeView {
 // ---- entry points -------------------------------------------------------------------------------
 
 /** Describe an already-normalized transaction. */
-export function describeNormalized(tx: NormalizedTransaction, options: DescribeOptions): DecodeTxBody {
+export function describeNormalized(normalized: NormalizedTransaction, options: DescribeOptions): DecodeTxBody {
+  const tx = resolveTokenOwners(normalized, options.tokenOwners);
   const idls = options.idls ?? new Map();
   const cls = classifyTransaction(tx, idls);
   const nameOf = (id: string) => programName(id) ?? idls.get(id)?.name ?? null;
@@ -444,7 +482,9 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
   });
   const status: TxStatus = errInfo ? 'FAILED' : 'SUCCESS';
   const summary =
-    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) + coSignerText(tx, signerChanges, speaker);
+    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) +
+    coSignerText(tx, signerChanges, speaker) +
+    unownedText(tx);
 
   return {
     signature: options.signature,

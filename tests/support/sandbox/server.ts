@@ -10,7 +10,8 @@ export type Fault =
   | { mode: 'http429' }
   | { mode: 'http500' } // HTTP status with a small text body (429 also sets Retry-After: 1)
   | { mode: 'garbage' } // HTTP 200 with a body that is not JSON
-  | { mode: 'rpcError'; code: number; message: string }; // HTTP 200 with a JSON-RPC error object
+  | { mode: 'rpcError'; code: number; message: string } // HTTP 200 with a JSON-RPC error object
+  | { mode: 'ownerlessTokenBalances' }; // getTransaction's token balances without owner/programId, as nodes sent them before 2022
 
 export interface FaultOptions {
   /** only requests calling one of these methods (any element of a batch) */
@@ -38,6 +39,17 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 function methodsOf(body: unknown): string[] {
   const items = Array.isArray(body) ? body : [body];
   return items.flatMap((r) => (r && typeof r === 'object' && typeof (r as { method?: unknown }).method === 'string' ? [(r as { method: string }).method] : []));
+}
+
+/** A getTransaction result's token balances as a pre-2022 node answered them: no owner, no programId. */
+function withoutTokenOwners(result: unknown): void {
+  const meta = (result as { meta?: Record<string, unknown> } | null)?.meta;
+  for (const list of [meta?.preTokenBalances, meta?.postTokenBalances]) {
+    for (const b of Array.isArray(list) ? (list as Record<string, unknown>[]) : []) {
+      delete b.owner;
+      delete b.programId;
+    }
+  }
 }
 
 export class RpcServer {
@@ -132,7 +144,11 @@ export class RpcServer {
     }
     if (!parsed) return this.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
     const injected = fault?.mode === 'rpcError' ? { fault, methods: active!.methods } : undefined;
-    const one = (r: unknown) => this.dispatch(r, injected);
+    const one = async (r: unknown) => {
+      const reply = await this.dispatch(r, injected);
+      if (fault?.mode === 'ownerlessTokenBalances' && reply) withoutTokenOwners(reply.result);
+      return reply;
+    };
     if (Array.isArray(body)) {
       if (body.length === 0) return this.json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null });
       const replies: Reply[] = [];
