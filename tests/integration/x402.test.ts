@@ -4,12 +4,12 @@ import { describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { createSolanaRpc, lamports, type Signature } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { craftPayment, keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { craftPayment, expectBazaar, keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestGateway } from '../support/gateway.ts';
-import examples from '../../src/http/openapi-examples.json';
+import examples from '../../src/capabilities/recorded-examples.json';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { restPath } from '../../src/capabilities/capability.ts';
@@ -36,7 +36,7 @@ describe('x402 over REST', () => {
     expect(res.body.instructions).toContain('x-api-key');
     expect(res.body.instructions).toContain('PAYMENT-SIGNATURE');
     expect(res.body.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', network: 'solana', maxAmountRequired: String(PRICE), asset: USDC_MINT, payTo: world.payTo, resource: '/api/chain/find-ata', extra: { feePayer: world.feePayer.address } }),
+      expect.objectContaining({ scheme: 'exact', network: 'solana', maxAmountRequired: String(PRICE), asset: USDC_MINT, payTo: world.payTo, resource: `${gw.url}/api/chain/find-ata`, extra: { feePayer: world.feePayer.address } }),
     ]);
     const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
     expect(offer.x402Version).toBe(2);
@@ -45,7 +45,7 @@ describe('x402 over REST', () => {
     ]);
   });
 
-  test('every paid route offers x402, over REST, both prefixes; free routes do not', async () => {
+  test('every paid route offers x402 at its absolute URL with a bazaar extension that @x402/extensions accepts, over REST, both prefixes; free routes do not', async () => {
     for (const cap of CAPABILITIES) {
       const request = (examples as Record<string, { request: Record<string, string> }>)[cap.name]!.request;
       for (const prefix of ['/api/chain', '/api/solana']) {
@@ -53,7 +53,10 @@ describe('x402 over REST', () => {
         const res = cap.method === 'POST' ? await gw.post(path, request) : await gw.get(`${path}?${new URLSearchParams(request)}`);
         expect([cap.name, res.status]).toEqual([cap.name, cap.paid ? 402 : 200]);
         expect(res.headers.has('payment-required')).toBe(cap.paid);
-        if (cap.paid) expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe(restPath(cap));
+        if (!cap.paid) continue;
+        const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+        expect(offer.resource.url).toBe(`${gw.url}${restPath(cap)}`);
+        expectBazaar(offer, { type: 'http', method: cap.method });
       }
     }
   });
@@ -62,7 +65,9 @@ describe('x402 over REST', () => {
     const request = { transaction: examples.simulate.request.transaction };
     const res = await gw.post('/api/chain/simulate', request);
     expect(res.status).toBe(402);
-    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe('/api/chain/simulate');
+    const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    expect(offer.resource.url).toBe(`${gw.url}/api/chain/simulate`);
+    expect((offer.extensions!.bazaar as { info: { input: unknown } }).info.input).toEqual({ type: 'http', method: 'POST', bodyType: 'json', body: examples.simulate.request });
     const pay = payingFetch(await payer(sandbox.chain, BigInt(PRICE)), sandbox.chain);
     const paid = await pay(gw.url + '/api/chain/simulate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
     expect(paid.status).toBe(200);

@@ -1,7 +1,7 @@
-// Examples for the OpenAPI document: real answers of this gateway, recorded by
+// Examples of each capability (the OpenAPI document's, the x402 offers' discovery): real answers of this gateway, recorded by
 // tests/support/record-examples.ts against recorded mainnet RPC replies (tests/fixtures/mainnet),
 // never written by hand. tests/integration/openapi.test.ts checks each against its schema.
-import recorded from './openapi-examples.json';
+import recorded from './recorded-examples.json';
 
 export interface RecordedExample {
   /** The request that produced it: query parameters, or the JSON body of a POST. */
