@@ -4,7 +4,8 @@ import { describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { createSolanaRpc, lamports, type Signature } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { craftPayment, expectBazaar, keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { craftPayment, expectBazaar, keypairFile, payer, payingFetch, paymentRequiredOf, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { connectMcp } from '../support/mcp.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +142,39 @@ describe('x402 over REST', () => {
     const manifest = (await gw.get('/.well-known/mcp.json')).body;
     expect(manifest.capabilities.tools.description).toContain('x402');
     expect(manifest.tools.find((t: { name: string }) => t.name === 'find_ata').description).toContain('params._meta["x402/payment"]');
+  });
+});
+
+describe('x402 offers name their resources by absolute URLs', () => {
+  const mcpOffer = async (url: string, kind: 'sse' | 'streamable-http', headers?: Record<string, string>) => {
+    const mcp = await connectMcp(url, kind, { headers });
+    try {
+      await mcp.client.listTools();
+      return paymentRequiredOf(await mcp.client.callTool({ name: 'find_ata', arguments: { wallet: WALLET, mint: USDC_MINT } }))!;
+    } finally {
+      await mcp.close();
+    }
+  };
+
+  test('PUBLIC_URL set: every offer is under it, REST (both versions) and MCP (both transports)', async () => {
+    const pub = await sandbox.gateway({ ...world.settings, publicUrl: 'https://gateway.example.com/solana' });
+    const res = await pub.get(findAta(), { 'x-forwarded-host': 'other.example' });
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe('https://gateway.example.com/solana/api/chain/find-ata');
+    expect(res.body.accepts[0].resource).toBe('https://gateway.example.com/solana/api/chain/find-ata');
+    expect((await mcpOffer(pub.url, 'streamable-http')).resource.url).toBe('https://gateway.example.com/solana/mcp');
+    expect((await mcpOffer(pub.url, 'sse')).resource.url).toBe('https://gateway.example.com/solana/mcp/sse');
+  });
+
+  test("without it: the request's Host; behind a trusted proxy the host and scheme it forwards, from anyone else nothing", async () => {
+    const offered = async (g: TestGateway, headers: Record<string, string>) => decodePaymentRequiredHeader((await g.get(findAta(), headers)).headers.get('payment-required')!).resource.url;
+    const forwarded = { 'x-forwarded-host': 'gateway.example.com', 'x-forwarded-proto': 'https' };
+    expect(await offered(gw, { host: 'gw.example:8080' })).toBe('http://gw.example:8080/api/chain/find-ata');
+    expect(await offered(gw, forwarded)).toBe(`${gw.url}/api/chain/find-ata`);
+    const proxied = await sandbox.gateway({ ...world.settings, trustedProxies: ['127.0.0.1'] });
+    expect(await offered(proxied, forwarded)).toBe('https://gateway.example.com/api/chain/find-ata');
+    expect(await offered(proxied, { forwarded: 'for=198.51.100.7;host=gateway.example.com;proto=https' })).toBe('https://gateway.example.com/api/chain/find-ata');
+    expect((await mcpOffer(proxied.url, 'streamable-http', forwarded)).resource.url).toBe('https://gateway.example.com/mcp');
+    expect((await mcpOffer(proxied.url, 'sse', forwarded)).resource.url).toBe('https://gateway.example.com/mcp/sse');
   });
 });
 

@@ -118,7 +118,8 @@ export function x402ClientOf(wallet: KeyPairSigner, chain: Sandbox, opts: { v2On
  * structuredContent when that passes @x402/core's schema, else from JSON.parse(content[0].text);
  * null when neither holds one.
  */
-export function paymentRequiredOf(result: { isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] }): PaymentRequired | null {
+export function paymentRequiredOf(answer: unknown): PaymentRequired | null {
+  const result = answer as { isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] };
   if (!result.isError) return null;
   if (result.structuredContent && isPaymentRequired(result.structuredContent)) return result.structuredContent as PaymentRequired;
   const first = result.content?.[0];
