@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { CLIENTS, connectMcp } from '../support/mcp.ts';
+import { CLIENTS, connectMcp, rawMcpSession } from '../support/mcp.ts';
 import { expectBazaar, payer, paymentRequiredOf, usdcOf, x402ClientOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
@@ -71,6 +71,29 @@ describe('x402 over MCP', () => {
         expect(await usdcOf(chain, wallet.address)).toBe(before.wallet - BigInt(PRICE));
       } finally {
         await mcp.close();
+      }
+    });
+  }
+
+  // Revisions the official clients no longer speak, by hand: the call without payment takes the direct path (fast-call.ts), the paid one the SDK's.
+  for (const revision of ['2025-03-26', '2025-06-18']) {
+    test(`Streamable HTTP at ${revision}: the same offer in the text, and a call paid through _meta["x402/payment"]`, async () => {
+      const chain = sandbox.chain;
+      const wallet = await payer(chain, 100_000n);
+      const session = await rawMcpSession(gw.url, revision);
+      try {
+        expect(session.protocolVersion).toBe(revision);
+        const args = { wallet: wallet.address, mint: USDC_MINT };
+        const first = await session.request('tools/call', { name: 'find_ata', arguments: args });
+        const required = paymentRequiredOf(first.result);
+        expect(required).toMatchObject({ x402Version: 2, resource: { url: `${gw.url}/mcp` } });
+        const payment = await x402ClientOf(wallet, chain, { v2Only: true }).createPaymentPayload(required!);
+        const paid = await session.request('tools/call', { name: 'find_ata', arguments: args, _meta: { 'x402/payment': payment } });
+        expect(paid.result.isError).toBe(false);
+        expect(JSON.parse(paid.result.content[0].text)).toMatchObject({ wallet: wallet.address, live_status: 'SUCCESS' });
+        expect(paid.result._meta['x402/payment-response']).toMatchObject({ success: true, payer: wallet.address });
+      } finally {
+        await session.close();
       }
     });
   }
