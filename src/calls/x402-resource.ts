@@ -47,6 +47,7 @@ export function x402Resource(cap: Capability, caller: Caller, config: Pick<Confi
   const key = `${cap.name} ${caller.mcp?.transport ?? 'rest'}`;
   let ext = extensions.get(key);
   if (!ext) extensions.set(key, (ext = discoveryExtensions(discoveryOf(cap, caller.mcp))));
+  // Every caller of the faces comes from an HTTP request and knows its origin; one that does not (made in code) is local.
   const base = config.publicUrl ?? caller.origin ?? `http://localhost:${config.port}`;
   return { url: `${base}${caller.mcp ? caller.mcp.path : restPath(cap)}`, description: cap.title, extensions: ext };
 }

@@ -1,4 +1,5 @@
-// Examples of each capability (the OpenAPI document's, the x402 offers' discovery): real answers of this gateway, recorded by
+// A request and its answer for each capability, for the OpenAPI document and the discovery
+// extension of x402 offers: real answers of this gateway, recorded by
 // tests/support/record-examples.ts against recorded mainnet RPC replies (tests/fixtures/mainnet),
 // never written by hand. tests/integration/openapi.test.ts checks each against its schema.
 import recorded from './recorded-examples.json';
