@@ -6,7 +6,6 @@ import type { Resource } from '../billing/x402/payments.ts';
 import { discoveryExtensions, type Discovery } from '../billing/x402/discovery.ts';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import { EXAMPLES } from '../capabilities/recorded-examples.ts';
-import type { Config } from '../config.ts';
 import type { Caller } from './caller.ts';
 
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
@@ -43,7 +42,8 @@ function discoveryOf(cap: Capability, mcp: Caller['mcp']): Discovery {
 // One extension per capability and way in: it depends on nothing else.
 const extensions = new Map<string, Record<string, unknown>>();
 
-export function x402Resource(cap: Capability, caller: Caller, config: Pick<Config, 'publicUrl' | 'port'>): Resource {
+/** `config`: PUBLIC_URL and PORT, as the capabilities' context holds them. */
+export function x402Resource(cap: Capability, caller: Caller, config: { publicUrl?: string; port: number }): Resource {
   const key = `${cap.name} ${caller.mcp?.transport ?? 'rest'}`;
   let ext = extensions.get(key);
   if (!ext) extensions.set(key, (ext = discoveryExtensions(discoveryOf(cap, caller.mcp))));
