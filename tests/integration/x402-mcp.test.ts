@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { CLIENTS, connectMcp, rawMcpSession } from '../support/mcp.ts';
-import { expectBazaar, payer, paymentRequiredOf, usdcOf, x402ClientOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import type { PaymentRequirements } from '@x402/core/types';
+import { craftPayment, expectBazaar, payer, paymentRequiredOf, usdcOf, x402ClientOf, x402World, USDC_MINT, type Craft, type X402World } from '../support/x402.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { EXAMPLES } from '../../src/capabilities/recorded-examples.ts';
@@ -97,6 +98,41 @@ describe('x402 over MCP', () => {
       }
     });
   }
+
+  test('hostile payments over MCP: each refused with the offer and its reason, nothing moves; bad arguments leave the payment unspent', async () => {
+    const chain = sandbox.chain;
+    const wallet = await payer(chain, 100_000n);
+    const mcp = await connectMcp(gw.url, 'streamable-http');
+    try {
+      await mcp.client.listTools();
+      const args = { wallet: wallet.address, mint: USDC_MINT };
+      const accepted = paymentRequiredOf(await mcp.client.callTool({ name: 'find_ata', arguments: args }))!.accepts[0] as PaymentRequirements;
+      const payload = async (c: Partial<Craft> = {}) => JSON.parse(Buffer.from(await craftPayment(chain, { accepted, from: wallet, ...c }), 'base64').toString());
+      const before = await usdcOf(chain, wallet.address);
+      const cases: [unknown, string][] = [
+        ['not a payment', 'invalid_payment_payload'],
+        [{ x402Version: 2 }, 'invalid_payment_payload'],
+        [await payload({ amount: BigInt(PRICE) - 1n }), 'invalid_exact_svm_payload_amount_mismatch'],
+        [await payload({ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' }), 'network_mismatch'],
+      ];
+      for (const [payment, reason] of cases) {
+        const refused = (await mcp.client.callTool({ name: 'find_ata', arguments: args, _meta: { 'x402/payment': payment } })) as any;
+        expect(refused.isError).toBe(true);
+        expect(paymentRequiredOf(refused)).not.toBeNull();
+        expect(JSON.parse(refused.content[0].text)).toMatchObject({ code: 'x402_refused', x402Error: expect.stringContaining(reason) });
+      }
+      expect(await usdcOf(chain, wallet.address)).toBe(before);
+
+      const good = await payload();
+      await expect(mcp.client.callTool({ name: 'find_ata', arguments: { wallet: 'nope', mint: USDC_MINT }, _meta: { 'x402/payment': good } })).rejects.toThrow(/-32602/);
+      expect(await usdcOf(chain, wallet.address)).toBe(before);
+      const paid = (await mcp.client.callTool({ name: 'find_ata', arguments: args, _meta: { 'x402/payment': good } })) as any;
+      expect(paid._meta['x402/payment-response']).toMatchObject({ success: true });
+      expect(await usdcOf(chain, wallet.address)).toBe(before - BigInt(PRICE));
+    } finally {
+      await mcp.close();
+    }
+  });
 
   test('every paid tool offers a bazaar extension that @x402/extensions accepts, on both transports', async () => {
     for (const kind of ['sse', 'streamable-http'] as const) {
