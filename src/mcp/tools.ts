@@ -2,7 +2,8 @@
 // Schema as its input schema and its success body's schema (the one OpenAPI documents) as the
 // output schema, served as is, no second schema. Every call goes through the call pipeline, like REST, so the
 // paid guard (402), refunds and rate limits (429) are the REST ones, and a tool's result text is
-// exactly the JSON body the REST call would have answered.
+// exactly the JSON body the REST call would have answered (a 402 with an x402 offer carries it as
+// x402's MCP transport says: see x402Refusal).
 //
 // Errors as the MCP spec puts them: an unknown tool or invalid arguments (extra ones included) is
 // a JSON-RPC -32602 with one clear message and the REST 400 body as data; what the call itself
