@@ -105,6 +105,19 @@ const solanaAddress = (raw: string) => {
 
 const text = (raw: string) => raw;
 
+/** The gateway's address as clients reach it: an http(s) origin, maybe with a path prefix; kept without a trailing slash. */
+const publicUrl = (raw: string) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.trim());
+  } catch {
+    return fail(`expected the gateway's public URL, such as https://gateway.example.com, got ${shown(raw)}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`expected an http(s) URL, got a ${shown(parsed.protocol)} URL`);
+  if (parsed.username || parsed.password || parsed.search || parsed.hash) fail(`expected a URL without credentials, query or fragment, got ${shown(raw)}`);
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+};
+
 const cidrList = (raw: string) => {
   const entries = raw
     .split(',')
@@ -411,6 +424,13 @@ const SETTINGS = {
     default: [] as string[],
     shownDefault: 'empty',
     parse: cidrList,
+  },
+  publicUrl: {
+    env: 'PUBLIC_URL',
+    help: "the gateway's address as clients reach it (e.g. https://gateway.example.com): x402 offers name their resources under it; unset: the request's Host (behind TRUSTED_PROXIES, the forwarded host)",
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    parse: optional(publicUrl),
   },
   logLevel: { env: 'LOG_LEVEL', help: 'debug, info, warn or error', default: 'info' as LogLevel, parse: oneOf(LOG_LEVELS) },
   logFormat: {

@@ -13,6 +13,15 @@ export interface Caller {
   readonly payment?: PaymentAttempt;
   /** Where the access line of the HTTP request reads what the call did (its upstream calls); none when nothing reads it. */
   readonly context?: RequestContext;
+  /** scheme://host the client reached, as its request names it (behind a trusted proxy, as the proxy forwards it): where an x402 offer's resource is. */
+  readonly origin?: string;
+  /** Over MCP, the endpoint of the transport the call came by. */
+  readonly mcp?: McpEndpoint;
+}
+
+export interface McpEndpoint {
+  readonly path: string;
+  readonly transport: 'sse' | 'streamable-http';
 }
 
 export type { PaymentAttempt };
@@ -39,6 +48,10 @@ export function withPayment(caller: Caller, payment: PaymentAttempt): Caller {
     get context() {
       return caller.context;
     },
+    get origin() {
+      return caller.origin;
+    },
+    mcp: caller.mcp,
   };
 }
 
@@ -84,7 +97,43 @@ function forwardedHops(headers: Headers): string[] {
   if (xff) return xff.split(',');
   const fwd = headers.get('forwarded');
   if (!fwd) return [];
-  return fwd.split(',').map((element) => element.split(';').find((pair) => pair.trim().toLowerCase().startsWith('for='))?.trim().slice(4) ?? '');
+  return fwd.split(',').map((element) => forwardedParam(element, 'for') ?? '');
+}
+
+/** One parameter (for=, host=, proto=) of an RFC 7239 Forwarded element, unquoted. */
+function forwardedParam(element: string, name: string): string | undefined {
+  const pair = element.split(';').find((p) => p.trim().toLowerCase().startsWith(`${name}=`));
+  return pair?.trim().slice(name.length + 1).replace(/^"|"$/g, '');
+}
+
+/** The last value of a header a proxy may append to (`a, b`): the one our own trusted proxy wrote. */
+const lastOf = (value: string | null) => value?.split(',').pop()?.trim().replace(/^"|"$/g, '') || undefined;
+
+// A host as it may stand in a URL: a name or IPv4 address, or IPv6 in brackets, with maybe a port.
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+/** The host and scheme a trusted proxy forwards: X-Forwarded-Host/-Proto, else RFC 7239 Forwarded's host= and proto=. */
+function forwardedOrigin(headers: Headers): { host?: string; proto?: string } {
+  const xfh = lastOf(headers.get('x-forwarded-host'));
+  if (xfh) return { host: xfh, proto: lastOf(headers.get('x-forwarded-proto')) };
+  const element = headers.get('forwarded')?.split(',').pop();
+  return element ? { host: forwardedParam(element, 'host'), proto: forwardedParam(element, 'proto') } : {};
+}
+
+/**
+ * scheme://host of the gateway as the client reached it: the request's own Host, unless the
+ * socket's peer is a trusted proxy, whose forwarded host and scheme then stand (when they are a
+ * host and http or https). Headers from anyone else change nothing.
+ */
+export function requestOrigin(request: Request, server: unknown, trustedProxies: readonly string[] = NO_PROXIES): string {
+  const own = new URL(request.url);
+  if (trustedProxies.length === 0) return own.origin;
+  const peer = (server as RequestIpServer)?.requestIP(request)?.address ?? '';
+  if (!isIP(peer) || !proxyList(trustedProxies).check(peer, family(peer))) return own.origin;
+  const forwarded = forwardedOrigin(request.headers);
+  const host = forwarded.host && HOST.test(forwarded.host) ? forwarded.host.toLowerCase() : own.host;
+  const proto = forwarded.proto?.toLowerCase();
+  return `${proto === 'http' || proto === 'https' ? proto : own.protocol.slice(0, -1)}://${host}`;
 }
 
 const parsed = new WeakMap<readonly string[], BlockList>();
@@ -153,6 +202,7 @@ class HttpCaller implements Caller {
     private readonly server: unknown,
     readonly face: Caller['face'],
     private readonly trustedProxies: readonly string[],
+    readonly mcp?: McpEndpoint,
   ) {}
 
   get apiKey(): string | undefined {
@@ -170,8 +220,12 @@ class HttpCaller implements Caller {
   get context(): RequestContext | undefined {
     return contextOf(this.request);
   }
+
+  get origin(): string {
+    return requestOrigin(this.request, this.server, this.trustedProxies);
+  }
 }
 
-export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = NO_PROXIES): Caller {
-  return new HttpCaller(request, server, face, trustedProxies);
+export function httpCaller(request: Request, server: unknown, face: Caller['face'], trustedProxies: readonly string[] = NO_PROXIES, mcp?: McpEndpoint): Caller {
+  return new HttpCaller(request, server, face, trustedProxies, mcp);
 }

@@ -4,10 +4,10 @@
 import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
-import type { Resource, X402 } from '../billing/x402/payments.ts';
+import type { X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
-import { parseInput, restPath, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
+import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
 import { GatewayError } from '../errors.ts';
@@ -15,6 +15,7 @@ import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import type { Caller } from './caller.ts';
 import type { InFlight } from './in-flight.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
+import { x402Resource } from './x402-resource.ts';
 
 export interface CallDeps {
   ctx: CapabilityContext;
@@ -126,7 +127,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
       deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
-    if (failure.status === 402 && deps.x402) await offered(failure, cap, deps.x402, deps.log);
+    if (failure.status === 402 && deps.x402) await offered(failure, cap, caller, deps, deps.x402);
     let balance: Record<string, string> | undefined;
     if (receipt) {
       balance = deps.payments.headers(await deps.payments.refund(receipt));
@@ -137,17 +138,14 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   }
 }
 
-/** What an x402 payment buys: one call of `cap`, named by its REST path. */
-const resourceOf = (cap: Capability): Resource => ({ url: restPath(cap), description: cap.title });
-
 /** Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands. */
-async function offered(outcome: Outcome, cap: Capability, x402: X402, log: Logger, error?: string): Promise<Outcome> {
+async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, error?: string): Promise<Outcome> {
   try {
-    const offer = await x402.offer(outcome.body, outcome.headers, resourceOf(cap), error);
+    const offer = await x402.offer(outcome.body, outcome.headers, x402Resource(cap, caller, deps.ctx.config), error);
     outcome.body = offer.body;
     outcome.headers = offer.headers;
   } catch (e) {
-    log.warn('x402 offer unavailable', { event: 'x402_offer_failed', error: e instanceof Error ? e.message : String(e) });
+    deps.log.warn('x402 offer unavailable', { event: 'x402_offer_failed', error: e instanceof Error ? e.message : String(e) });
   }
   return outcome;
 }
@@ -162,13 +160,13 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   const refused = (reason: string): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
     const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused');
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, x402, deps.log, reason);
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, reason);
   };
   let input: Record<string, unknown>;
   let held: Awaited<ReturnType<X402['hold']>>;
   try {
     input = parseInput(cap, raw) as Record<string, unknown>;
-    held = await x402.hold(caller.payment!, resourceOf(cap), { capability: cap.name, face: caller.face });
+    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face });
   } catch (e) {
     return failed(e);
   }

@@ -60,7 +60,7 @@ export function address(description: string, example: string): Param<string> {
 
 export function signature(description: string, example: string, required = true): Param<string> {
   return {
-    schema: t.String({ description, examples: [example], minLength: 64, maxLength: 88 }),
+    schema: required ? t.String({ description, examples: [example], minLength: 64, maxLength: 88 }) : t.Optional(t.String({ description, examples: [example], minLength: 64, maxLength: 88 })),
     required,
     example,
     parse(raw, field) {

@@ -11,7 +11,7 @@ import type { Config } from '../config.ts';
 import { jsonResponse as json } from '../json.ts';
 import { VERSION } from '../version.ts';
 import { MAX_BODY_BYTES } from '../body.ts';
-import { EXAMPLES } from './openapi-examples.ts';
+import { EXAMPLES } from '../capabilities/recorded-examples.ts';
 import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
 import { USAGE_ITEM, USAGE_PAGE_MAX } from '../billing/usage.ts';
 import { USAGE_CURSOR_PATTERN } from '../billing/usage-pages.ts';

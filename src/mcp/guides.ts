@@ -55,7 +55,7 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
     deps.payments.paymentRequired('How to pay').body.instructions as string,
     '',
     'Send the key as the x-api-key (or Authorization: Bearer) header on every MCP request. A paid tool without a usable key answers an error result with these instructions; invalid arguments are refused before any charge.',
-    ...(x402Note(deps.ctx.config) ? ['', x402Note(deps.ctx.config), 'The error result of a paid tool carries the offer in _meta["x402/payment-required"]; a paid result carries the settlement in _meta["x402/payment-response"].'] : []),
+    ...(x402Note(deps.ctx.config) ? ['', x402Note(deps.ctx.config), 'The error result of a paid tool carries the offer (x402 version 2 PaymentRequired) in its text; a paid result carries the settlement in _meta["x402/payment-response"].'] : []),
   ].join('\n');
   const docs: Document[] = [
     { uri: PRICING_URI, name: 'pricing', title: 'Price and payment', description: 'What the paid tools cost and how to buy an API key with a SOL deposit.', mimeType: 'text/markdown', text: pricing },

@@ -13,7 +13,7 @@
 // on that very request.
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Elysia } from 'elysia';
-import { httpCaller, type Caller } from '../calls/caller.ts';
+import { httpCaller, type Caller, type McpEndpoint } from '../calls/caller.ts';
 import { admitCaller, bucketOf } from '../calls/pipeline.ts';
 import { jsonResponse as json } from '../json.ts';
 import type { McpDeps } from './deps.ts';
@@ -30,6 +30,10 @@ import type { DirectRoute } from '../direct-route.ts';
 import { x402Note } from '../calls/ways-to-pay.ts';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
+
+/** Where each transport is reached, as an x402 offer names it. */
+const STREAMABLE_HTTP = { path: MCP_HTTP_PATH, transport: 'streamable-http' } as const;
+const LEGACY_SSE = { path: MCP_SSE_PATH, transport: 'sse' } as const;
 
 const isToolCall = (m: unknown) => typeof m === 'object' && m !== null && 'id' in m && (m as { method?: unknown }).method === 'tools/call';
 const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } => 'method' in m && 'id' in m;
@@ -107,7 +111,7 @@ export function mcpRoutes(s: McpDeps) {
   };
 
   /** Who sends this very request: its own key and address, never the session's. The address is looked up when first read. */
-  const callerOf = (request: Request, server: unknown): Caller => httpCaller(request, server, 'mcp', s.config.trustedProxies);
+  const callerOf = (request: Request, server: unknown, endpoint: McpEndpoint = STREAMABLE_HTTP): Caller => httpCaller(request, server, 'mcp', s.config.trustedProxies, endpoint);
 
   const ownerOf = async (caller: Caller): Promise<SessionOwner> => ({ key: caller.apiKey, address: caller.address, bucket: await bucketOf(caller, s) });
 
@@ -280,7 +284,7 @@ export function mcpRoutes(s: McpDeps) {
       }
       const session = sessions.get(id);
       if (!session || session.kind !== 'sse' || session.stream.isClosed) return json(404, { error: 'MCP SSE Session not found' });
-      const caller = callerOf(request, server);
+      const caller = callerOf(request, server, LEGACY_SSE);
       if (!sameOwner(session.owner, caller)) return notYours();
       if (Array.isArray(body) && body.length > maxBatch) return batchTooLarge(body.length);
       let messages: JSONRPCMessage[];

@@ -2,7 +2,8 @@
 // Schema as its input schema and its success body's schema (the one OpenAPI documents) as the
 // output schema, served as is, no second schema. Every call goes through the call pipeline, like REST, so the
 // paid guard (402), refunds and rate limits (429) are the REST ones, and a tool's result text is
-// exactly the JSON body the REST call would have answered.
+// exactly the JSON body the REST call would have answered (a 402 with an x402 offer carries it as
+// x402's MCP transport says: see x402Refusal).
 //
 // Errors as the MCP spec puts them: an unknown tool or invalid arguments (extra ones included) is
 // a JSON-RPC -32602 with one clear message and the REST 400 body as data; what the call itself
@@ -12,6 +13,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolR
 import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
 import { x402Note } from '../calls/ways-to-pay.ts';
 import type { Outcome } from '../calls/outcome.ts';
@@ -36,8 +38,7 @@ export const META_PAYMENT = `${META_PREFIX}/payment`;
 /** x402's MCP transport: the payment a call carries, and the settlement its result carries. */
 export const META_X402_PAYMENT = 'x402/payment';
 export const META_X402_RESPONSE = 'x402/payment-response';
-/** A refusal's x402 offer (version 2's PaymentRequired) and why: in `_meta`, since an error result carries no structuredContent. */
-export const META_X402_REQUIRED = 'x402/payment-required';
+/** Why a payment was refused (the offer's `error`), beside the offer in the text. */
 export const META_X402_ERROR = 'x402/error';
 
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
@@ -72,7 +73,7 @@ export type OnCharged = (requestId: string | number, refund: () => Promise<void>
 /** The caller of one MCP message (and the transport's OnCharged) travel to the tool handler as the SDK's AuthInfo. */
 export function authInfoFor(caller: Caller, onCharged?: OnCharged): AuthInfo {
   // A plain copy: the SDK may hold what it is given longer than the request, and a lazy caller holds the Request.
-  const plain: Caller = { apiKey: caller.apiKey, address: caller.address, face: caller.face };
+  const plain: Caller = { apiKey: caller.apiKey, address: caller.address, face: caller.face, origin: caller.origin, mcp: caller.mcp };
   return { token: plain.apiKey ?? '', clientId: plain.address, scopes: [], extra: { caller: plain, onCharged } };
 }
 
@@ -122,20 +123,33 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
   const headers: Record<string, string> = {};
   for (const k in outcome.headers) if (META_HEADERS.test(k)) headers[k] = outcome.headers[k]!;
   const meta: Record<string, unknown> = { [META_HTTP]: { status: outcome.status, headers } };
+  let body = outcome.body;
   if (outcome.status === 402) {
-    const { priceLamports, payTo, reason } = outcome.body as { priceLamports?: number; payTo?: string | null; reason?: string };
+    const { priceLamports, payTo, reason } = body as { priceLamports?: number; payTo?: string | null; reason?: string };
     meta[META_PAYMENT] = { priceLamports, payTo, reason, challenge: '/api/keys/challenge?wallet=<your wallet>', claim: 'POST /api/keys/claim', keyHeader: 'x-api-key' };
     const offer = outcome.headers['payment-required'];
     if (offer) {
       const required = decodePaymentRequiredHeader(offer);
-      meta[META_X402_REQUIRED] = required;
+      body = x402Refusal(body, required);
       meta[META_X402_ERROR] = required.error;
     }
   }
   const settled = outcome.headers['payment-response'];
   if (settled) meta[META_X402_RESPONSE] = decodePaymentResponseHeader(settled);
-  const plain = bigintFreeJson(outcome.body);
-  return { tool: cap.tool, body: outcome.body, text: plain ?? toJson(outcome.body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
+  const plain = bigintFreeJson(body);
+  return { tool: cap.tool, body, text: plain ?? toJson(body), plain: plain !== undefined, isError: outcome.status >= 400, meta };
+}
+
+/**
+ * A 402 with an x402 offer as x402's MCP transport puts it: one JSON object that is at once the
+ * REST 402 body (`error`, `code`, `priceLamports`, `payTo`, `instructions`: the account way) and
+ * version 2's PaymentRequired (`x402Version: 2`, `resource`, `accepts`, `extensions`), which
+ * x402 MCP clients read from the text. REST's version 1 fields give way to version 2's; the
+ * offer's own `error` (why a payment was refused) stays as `x402Error`.
+ */
+function x402Refusal(body: Record<string, unknown>, required: PaymentRequired): Record<string, unknown> {
+  const { x402Version: _v, accepts: _a, ...account } = body;
+  return { ...account, x402Version: 2, resource: required.resource, accepts: required.accepts, ...(required.extensions ? { extensions: required.extensions } : {}), x402Error: required.error };
 }
 
 /**

@@ -23,7 +23,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
 import { EXAMPLE_WALLET } from '../../src/capabilities/examples.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
-import { EXAMPLES } from '../../src/http/openapi-examples.ts';
+import { EXAMPLES } from '../../src/capabilities/recorded-examples.ts';
 import { resultSchemaName } from '../../src/http/openapi.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';

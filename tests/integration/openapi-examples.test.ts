@@ -3,7 +3,7 @@
 // committed, so a change to a capability's output shows up as a stale example to re-record.
 import { expect, test } from 'bun:test';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
-import { EXAMPLES } from '../../src/http/openapi-examples.ts';
+import { EXAMPLES } from '../../src/capabilities/recorded-examples.ts';
 import { MAINNET_REQUESTS, recordExamples } from '../support/record-examples.ts';
 import { startGateway } from '../support/gateway.ts';
 

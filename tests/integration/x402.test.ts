@@ -4,12 +4,13 @@ import { describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { createSolanaRpc, lamports, type Signature } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { craftPayment, keypairFile, payer, payingFetch, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { craftPayment, expectBazaar, keypairFile, payer, payingFetch, paymentRequiredOf, solOf, startFacilitator, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { connectMcp } from '../support/mcp.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestGateway } from '../support/gateway.ts';
-import examples from '../../src/http/openapi-examples.json';
+import examples from '../../src/capabilities/recorded-examples.json';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { restPath } from '../../src/capabilities/capability.ts';
@@ -36,7 +37,7 @@ describe('x402 over REST', () => {
     expect(res.body.instructions).toContain('x-api-key');
     expect(res.body.instructions).toContain('PAYMENT-SIGNATURE');
     expect(res.body.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', network: 'solana', maxAmountRequired: String(PRICE), asset: USDC_MINT, payTo: world.payTo, resource: '/api/chain/find-ata', extra: { feePayer: world.feePayer.address } }),
+      expect.objectContaining({ scheme: 'exact', network: 'solana', maxAmountRequired: String(PRICE), asset: USDC_MINT, payTo: world.payTo, resource: `${gw.url}/api/chain/find-ata`, extra: { feePayer: world.feePayer.address } }),
     ]);
     const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
     expect(offer.x402Version).toBe(2);
@@ -45,7 +46,7 @@ describe('x402 over REST', () => {
     ]);
   });
 
-  test('every paid route offers x402, over REST, both prefixes; free routes do not', async () => {
+  test('every paid route offers x402 at its absolute URL with a bazaar extension that @x402/extensions accepts, over REST, both prefixes; free routes do not', async () => {
     for (const cap of CAPABILITIES) {
       const request = (examples as Record<string, { request: Record<string, string> }>)[cap.name]!.request;
       for (const prefix of ['/api/chain', '/api/solana']) {
@@ -53,7 +54,10 @@ describe('x402 over REST', () => {
         const res = cap.method === 'POST' ? await gw.post(path, request) : await gw.get(`${path}?${new URLSearchParams(request)}`);
         expect([cap.name, res.status]).toEqual([cap.name, cap.paid ? 402 : 200]);
         expect(res.headers.has('payment-required')).toBe(cap.paid);
-        if (cap.paid) expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe(restPath(cap));
+        if (!cap.paid) continue;
+        const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+        expect(offer.resource.url).toBe(`${gw.url}${restPath(cap)}`);
+        expectBazaar(offer, { type: 'http', method: cap.method });
       }
     }
   });
@@ -62,7 +66,9 @@ describe('x402 over REST', () => {
     const request = { transaction: examples.simulate.request.transaction };
     const res = await gw.post('/api/chain/simulate', request);
     expect(res.status).toBe(402);
-    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe('/api/chain/simulate');
+    const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    expect(offer.resource.url).toBe(`${gw.url}/api/chain/simulate`);
+    expect((offer.extensions!.bazaar as { info: { input: unknown } }).info.input).toEqual({ type: 'http', method: 'POST', bodyType: 'json', body: examples.simulate.request });
     const pay = payingFetch(await payer(sandbox.chain, BigInt(PRICE)), sandbox.chain);
     const paid = await pay(gw.url + '/api/chain/simulate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
     expect(paid.status).toBe(200);
@@ -96,8 +102,9 @@ describe('x402 over REST', () => {
 
   test('the operator sees it: /metrics counts payments, /readyz shows the fee payer\'s SOL, gateway stats shows x402 revenue and the calls', async () => {
     const metrics = await (await fetch(gw.url + '/metrics')).text();
-    expect(metrics).toMatch(/gateway_x402_payments_total\{outcome="settled",reason=""\} [3-9]/);
-    expect(metrics).toMatch(/gateway_x402_payments_total\{outcome="verified",reason=""\} [3-9]/);
+    // At least this file's three: the metrics are the process's, which other test files share.
+    expect(metrics).toMatch(/gateway_x402_payments_total\{outcome="settled",reason=""\} ([3-9]|[1-9]\d+)\n/);
+    expect(metrics).toMatch(/gateway_x402_payments_total\{outcome="verified",reason=""\} ([3-9]|[1-9]\d+)\n/);
     gw.services.readiness.start();
     let ready: any;
     for (let i = 0; i < 50 && typeof ready?.x402FeePayerLamports !== 'number'; i++) {
@@ -136,6 +143,39 @@ describe('x402 over REST', () => {
     const manifest = (await gw.get('/.well-known/mcp.json')).body;
     expect(manifest.capabilities.tools.description).toContain('x402');
     expect(manifest.tools.find((t: { name: string }) => t.name === 'find_ata').description).toContain('params._meta["x402/payment"]');
+  });
+});
+
+describe('x402 offers name their resources by absolute URLs', () => {
+  const mcpOffer = async (url: string, kind: 'sse' | 'streamable-http', headers?: Record<string, string>) => {
+    const mcp = await connectMcp(url, kind, { headers });
+    try {
+      await mcp.client.listTools();
+      return paymentRequiredOf(await mcp.client.callTool({ name: 'find_ata', arguments: { wallet: WALLET, mint: USDC_MINT } }))!;
+    } finally {
+      await mcp.close();
+    }
+  };
+
+  test('PUBLIC_URL set: every offer is under it, REST (both versions) and MCP (both transports)', async () => {
+    const pub = await sandbox.gateway({ ...world.settings, publicUrl: 'https://gateway.example.com/solana' });
+    const res = await pub.get(findAta(), { 'x-forwarded-host': 'other.example' });
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required')!).resource.url).toBe('https://gateway.example.com/solana/api/chain/find-ata');
+    expect(res.body.accepts[0].resource).toBe('https://gateway.example.com/solana/api/chain/find-ata');
+    expect((await mcpOffer(pub.url, 'streamable-http')).resource.url).toBe('https://gateway.example.com/solana/mcp');
+    expect((await mcpOffer(pub.url, 'sse')).resource.url).toBe('https://gateway.example.com/solana/mcp/sse');
+  });
+
+  test("without it: the request's Host; behind a trusted proxy the host and scheme it forwards, from anyone else nothing", async () => {
+    const offered = async (g: TestGateway, headers: Record<string, string>) => decodePaymentRequiredHeader((await g.get(findAta(), headers)).headers.get('payment-required')!).resource.url;
+    const forwarded = { 'x-forwarded-host': 'gateway.example.com', 'x-forwarded-proto': 'https' };
+    expect(await offered(gw, { host: 'gw.example:8080' })).toBe('http://gw.example:8080/api/chain/find-ata');
+    expect(await offered(gw, forwarded)).toBe(`${gw.url}/api/chain/find-ata`);
+    const proxied = await sandbox.gateway({ ...world.settings, trustedProxies: ['127.0.0.1'] });
+    expect(await offered(proxied, forwarded)).toBe('https://gateway.example.com/api/chain/find-ata');
+    expect(await offered(proxied, { forwarded: 'for=198.51.100.7;host=gateway.example.com;proto=https' })).toBe('https://gateway.example.com/api/chain/find-ata');
+    expect((await mcpOffer(proxied.url, 'streamable-http', forwarded)).resource.url).toBe('https://gateway.example.com/mcp');
+    expect((await mcpOffer(proxied.url, 'sse', forwarded)).resource.url).toBe('https://gateway.example.com/mcp/sse');
   });
 });
 

@@ -1,7 +1,7 @@
 // Smoke test of the built executable, run by .ci/run after `bun run build`: dist/gateway copied
 // alone into an empty folder starts, creates its database, and serves real data from the sandbox.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { EXAMPLES } from '../../src/http/openapi-examples.ts';
+import { EXAMPLES } from '../../src/capabilities/recorded-examples.ts';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -64,6 +64,43 @@ export async function connectMcp(baseUrl: string, kind: McpClientKind, opts: Con
   };
 }
 
+/** The JSON-RPC messages of a Streamable HTTP answer, whether it came as JSON or as an event stream. */
+export async function rpcAnswers(res: Response): Promise<any[]> {
+  const text = await res.text();
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return [JSON.parse(text)];
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).trim())
+    .filter(Boolean)
+    .map((d) => JSON.parse(d));
+}
+
+/**
+ * A Streamable HTTP session opened by hand at one protocol revision, as an older client would
+ * (the official clients speak only their latest): initialize, the initialized notification, then
+ * requests whose one answer is returned.
+ */
+export async function rawMcpSession(baseUrl: string, protocolVersion: string) {
+  const url = `${baseUrl}/mcp`;
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const hello = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const init = await fetch(url, { method: 'POST', headers: base, body: JSON.stringify(hello) });
+  const [welcome] = await rpcAnswers(init);
+  const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': protocolVersion };
+  await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  let id = 0;
+  return {
+    /** The revision the gateway agreed to. */
+    protocolVersion: welcome.result.protocolVersion as string,
+    async request(method: string, params: Record<string, unknown>): Promise<any> {
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
+      return (await rpcAnswers(res))[0];
+    },
+    close: () => fetch(url, { method: 'DELETE', headers }),
+  };
+}
+
 /** A fetch that adds x-api-key to POSTs only: the key travels per message, never on the SSE GET. */
 export function keyOnPosts(key: () => string | undefined): FetchLike {
   return (url, init) => {

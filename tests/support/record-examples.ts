@@ -2,7 +2,7 @@
 // - on mainnet-beta, the node is a replay of recorded mainnet replies (tests/fixtures/mainnet), for
 //   the capabilities whose every RPC call has a recorded reply matching the example input;
 // - on devnet, the node is the sandbox chain (real programs on LiteSVM), for the rest.
-// `bun run openapi:examples` writes src/http/openapi-examples.json; tests/integration/openapi-examples.test.ts
+// `bun run openapi:examples` writes src/capabilities/recorded-examples.json; tests/integration/openapi-examples.test.ts
 // re-records the mainnet ones and expects the committed file to match.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,7 +20,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit';
 import { EXAMPLE_MINT, EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from '../../src/capabilities/examples.ts';
-import type { RecordedExample } from '../../src/http/openapi-examples.ts';
+import type { RecordedExample } from '../../src/capabilities/recorded-examples.ts';
 import { parseJson, toJson } from '../../src/json.ts';
 import { fundedKey } from './agent.ts';
 import { startGateway } from './gateway.ts';
@@ -114,6 +114,6 @@ export async function recordExamples(opts: { sandbox: boolean }): Promise<Record
 
 if (import.meta.main) {
   const examples = await recordExamples({ sandbox: true });
-  writeFileSync(resolve(import.meta.dir, '../../src/http/openapi-examples.json'), JSON.stringify(examples, null, 2) + '\n');
+  writeFileSync(resolve(import.meta.dir, '../../src/capabilities/recorded-examples.json'), JSON.stringify(examples, null, 2) + '\n');
   console.log(`recorded ${Object.keys(examples).length} examples`);
 }

@@ -23,7 +23,10 @@ import {
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { PaymentRequirements } from '@x402/core/types';
+import { expect } from 'bun:test';
+import { isPaymentRequired } from '@x402/core/schemas';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from '@x402/extensions/bazaar';
 import { x402Client } from '@x402/core/client';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorSvmSigner } from '@x402/svm';
@@ -100,10 +103,43 @@ export async function payer(chain: Sandbox, usdc: bigint): Promise<KeyPairSigner
   return wallet;
 }
 
-/** The official x402 client: both versions' exact schemes, reading the sandbox for blockhash and mint. */
-export function x402ClientOf(wallet: KeyPairSigner, chain: Sandbox): x402Client {
+/**
+ * The official x402 client: both versions' exact schemes, reading the sandbox for blockhash and
+ * mint. `v2Only`: version 2's alone, as @x402/mcp's client registers by default.
+ */
+export function x402ClientOf(wallet: KeyPairSigner, chain: Sandbox, opts: { v2Only?: boolean } = {}): x402Client {
   const rpcUrl = chain.url;
-  return new x402Client().register('solana:*', new ExactSvmScheme(wallet, { rpcUrl })).registerV1('solana', new ExactSvmSchemeV1(wallet, { rpcUrl })).registerV1('solana-devnet', new ExactSvmSchemeV1(wallet, { rpcUrl }));
+  const v2 = new x402Client().register('solana:*', new ExactSvmScheme(wallet, { rpcUrl }));
+  return opts.v2Only ? v2 : v2.registerV1('solana', new ExactSvmSchemeV1(wallet, { rpcUrl })).registerV1('solana-devnet', new ExactSvmSchemeV1(wallet, { rpcUrl }));
+}
+
+/**
+ * The PaymentRequired of a tool's error result, read as @x402/mcp's client reads it: from
+ * structuredContent when that passes @x402/core's schema, else from JSON.parse(content[0].text);
+ * null when neither holds one.
+ */
+export function paymentRequiredOf(answer: unknown): PaymentRequired | null {
+  const result = answer as { isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] };
+  if (!result.isError) return null;
+  if (result.structuredContent && isPaymentRequired(result.structuredContent)) return result.structuredContent as PaymentRequired;
+  const first = result.content?.[0];
+  if (first?.type !== 'text' || first.text === undefined) return null;
+  try {
+    const parsed: unknown = JSON.parse(first.text);
+    return isPaymentRequired(parsed) ? (parsed as PaymentRequired) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An offer's bazaar extension passes @x402/extensions' own checks (schema and spec) and declares `input` (a subset) and an output example. */
+export function expectBazaar(offer: PaymentRequired, input: Record<string, unknown>): void {
+  const bazaar = offer.extensions?.bazaar as DiscoveryExtension | undefined;
+  expect(bazaar).toBeDefined();
+  expect(validateDiscoveryExtension(bazaar!)).toEqual({ valid: true });
+  expect(validateDiscoveryExtensionSpec(bazaar as unknown as Record<string, unknown>)).toEqual({ valid: true });
+  expect(bazaar!.info.input).toMatchObject(input);
+  expect(bazaar!.info.output).toMatchObject({ type: 'json', example: expect.any(Object) });
 }
 
 /**

@@ -1,6 +1,6 @@
 // clientAddress on hostile forwarding headers: the socket peer is given as Bun's server reports it.
 import { describe, expect, test } from 'bun:test';
-import { clientAddress } from '../../src/calls/caller.ts';
+import { clientAddress, requestOrigin } from '../../src/calls/caller.ts';
 
 const server = (peer: string) => ({ requestIP: () => ({ address: peer }) });
 const from = (peer: string, headers: Record<string, string>, trusted: string[]) =>
@@ -34,5 +34,29 @@ describe('clientAddress', () => {
     const started = performance.now();
     expect(from('127.0.0.1', { 'x-forwarded-for': forged }, proxies)).toMatch(/^10\./);
     expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('requestOrigin: where the client reached the gateway, for x402 offers', () => {
+  const proxies = ['127.0.0.1', '10.0.0.0/8'];
+  const origin = (peer: string, headers: Record<string, string>, trusted = proxies) => requestOrigin(new Request('http://gw.internal:3000/api/chain/find-ata?x=1', { headers }), server(peer), trusted);
+
+  test("the request's own Host without trusted proxies, or from a peer that is not one, whatever it forwards", () => {
+    expect(origin('127.0.0.1', { 'x-forwarded-host': 'evil.example' }, [])).toBe('http://gw.internal:3000');
+    expect(origin('203.0.113.1', { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' })).toBe('http://gw.internal:3000');
+    expect(origin('203.0.113.1', { forwarded: 'host=evil.example;proto=https' })).toBe('http://gw.internal:3000');
+  });
+
+  test('from a trusted proxy: the forwarded host and scheme, the last value (the one that proxy wrote)', () => {
+    expect(origin('10.1.2.3', { 'x-forwarded-host': 'Gateway.Example.com', 'x-forwarded-proto': 'https' })).toBe('https://gateway.example.com');
+    expect(origin('127.0.0.1', { 'x-forwarded-host': 'forged.example, gateway.example.com:8443', 'x-forwarded-proto': 'http, https' })).toBe('https://gateway.example.com:8443');
+    expect(origin('127.0.0.1', { forwarded: 'for=1.2.3.4;host=forged.example, for=5.6.7.8;host="gateway.example.com";proto=https' })).toBe('https://gateway.example.com');
+    expect(origin('127.0.0.1', { 'x-forwarded-host': '[2001:db8::1]:443', 'x-forwarded-proto': 'https' })).toBe('https://[2001:db8::1]:443');
+  });
+
+  test('a forwarded host that is no host, or a scheme that is not http(s), gives way to the request\'s own', () => {
+    expect(origin('127.0.0.1', { 'x-forwarded-host': 'evil.example/path?x', 'x-forwarded-proto': 'javascript' })).toBe('http://gw.internal:3000');
+    expect(origin('127.0.0.1', { 'x-forwarded-host': 'user@evil.example' })).toBe('http://gw.internal:3000');
+    expect(origin('127.0.0.1', { 'x-forwarded-host': 'gateway.example.com', 'x-forwarded-proto': 'gopher' })).toBe('http://gateway.example.com');
   });
 });

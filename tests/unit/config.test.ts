@@ -90,3 +90,14 @@ describe('TRUSTED_PROXIES', () => {
     }
   });
 });
+
+describe('PUBLIC_URL', () => {
+  test('takes an http(s) origin with an optional path prefix, kept without a trailing slash; refuses anything else with the setting named', () => {
+    expect(loadConfig([], {}).publicUrl).toBeUndefined();
+    expect(loadConfig([], { PUBLIC_URL: 'https://Gateway.Example.com/' }).publicUrl).toBe('https://gateway.example.com');
+    expect(loadConfig(['--public-url', 'http://gw.example:8080/solana//'], {}).publicUrl).toBe('http://gw.example:8080/solana');
+    for (const bad of ['gateway.example.com', 'ftp://gw.example', 'https://user:pw@gw.example', 'https://gw.example/?a=1', 'https://gw.example/#x']) {
+      expect(() => loadConfig([], { PUBLIC_URL: bad })).toThrow(/PUBLIC_URL/);
+    }
+  });
+});

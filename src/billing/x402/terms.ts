@@ -27,10 +27,11 @@ export interface Terms {
   maxTimeoutSeconds: number;
 }
 
-/** The thing paid for: one capability, named by its REST path. */
+/** The thing paid for: one capability, at an absolute URL, with how a catalogue may describe it (the `bazaar` extension). */
 export interface Resource {
   url: string;
   description: string;
+  extensions?: Record<string, unknown>;
 }
 
 export function requirementsV2(t: Terms): PaymentRequirements {
@@ -54,7 +55,7 @@ export function requirementsV1(t: Terms, r: Resource): PaymentRequirementsV1 {
 }
 
 export function paymentRequired(t: Terms, r: Resource, error: string): PaymentRequired {
-  return { x402Version: 2, error, resource: { url: r.url, description: r.description, mimeType: 'application/json' }, accepts: [requirementsV2(t)] };
+  return { x402Version: 2, error, resource: { url: r.url, description: r.description, mimeType: 'application/json' }, accepts: [requirementsV2(t)], ...(r.extensions ? { extensions: r.extensions } : {}) };
 }
 
 /** How to pay per call, for the `instructions` of a 402 (beside the account way). */
