@@ -11,6 +11,7 @@ import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { type TransactionErrorInfo, describeTransactionError, formatTransactionError } from './errors';
 import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from './normalize';
 import type { IdlDirectory } from './idl';
+import { type Side, counterpartiesOf, feePayerSide, walletSide } from './point-of-view';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
@@ -19,6 +20,8 @@ export interface DescribeOptions {
   readonly network: Network;
   /** Anchor IDLs found on chain for programs the tables do not know (the capability fetches them). */
   readonly idls?: IdlDirectory;
+  /** Tell the summary from this wallet's side (point-of-view.ts); the fee payer's when absent. */
+  readonly wallet?: string;
 }
 
 export interface BalanceChangeView {
@@ -104,6 +107,10 @@ export interface DecodeTxBody {
   /** What each instruction did, in order. */
   readonly actions: readonly ActionView[];
   readonly error: DecodeTxError | null;
+  /** Only when told for a wallet: its entry of the per-owner view (computed when it is in none). */
+  readonly walletChanges?: OwnerChangesView;
+  /** Only when told for a wallet: the wallets on the other side of its changes (point-of-view.ts counterpartiesOf). */
+  readonly counterparties?: readonly string[];
 }
 
 // ---- summary pieces -----------------------------------------------------------------------------
@@ -151,8 +158,10 @@ function rentNote(rent: bigint): string {
   return '';
 }
 
-function noChangeText(tx: NormalizedTransaction, owner: OwnerChanges): string {
-  return `no balance change for ${shortenAddress(owner.owner)} apart from the ${solText(tx.fee)} fee`;
+// `tx` stays for the callers' symmetry with the other pieces; only the owner's own fee is named.
+function noChangeText(_tx: NormalizedTransaction, owner: OwnerChanges): string {
+  const fee = owner.feeLamports > 0n ? ` apart from the ${solText(owner.feeLamports)} fee` : '';
+  return `no balance change for ${shortenAddress(owner.owner)}${fee}`;
 }
 
 function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
@@ -161,7 +170,8 @@ function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: Owne
   const ins = owner.changes.filter((c) => c.raw > 0n).map(amountText);
   const rent = rentNote(owner.tokenAccountRentLamports);
   if (outs.length > 0 && ins.length > 0) return `Swapped ${joinList(outs)} for ${joinList(ins)} via ${via}${rent}`;
-  if (outs.length > 0) return `Spent ${joinList(outs)} via ${via}; the fee payer received nothing back${rent}`;
+  const spender = owner.owner === tx.feePayer ? 'the fee payer' : shortenAddress(owner.owner);
+  if (outs.length > 0) return `Spent ${joinList(outs)} via ${via}; ${spender} received nothing back${rent}`;
   if (ins.length > 0) return `Received ${joinList(ins)} via ${via}${rent}`;
   return `Invoked ${via} with ${noChangeText(tx, owner)}${rent}`;
 }
@@ -365,7 +375,7 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
   const raisedBy =
     err.failedProgramId && err.failedProgramId !== err.programId ? ` in ${programLabel(err.failedProgramId)}` : '';
   const cost =
-    owner.changes.length === 0 ? `only the ${solText(tx.fee)} fee was charged` : movementSummary(tx, owner, true);
+    owner.changes.length > 0 ? movementSummary(tx, owner, true) : owner.feeLamports > 0n ? `only the ${solText(owner.feeLamports)} fee was charged` : noChangeText(tx, owner);
   if (err.instructionIndex === null) {
     return `Failed: transaction rejected with ${err.message}; ${cost}`;
   }
@@ -390,10 +400,10 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
   }
 }
 
-/** Other signers' changes, appended so the summary speaks for every signer. */
-function coSignerText(tx: NormalizedTransaction, owners: readonly OwnerChanges[], speaker: OwnerChanges): string {
-  const others = owners.filter((o) => o !== speaker && o.changes.length > 0);
-  return others.map((o) => `; co-signer ${shortenAddress(o.owner)} ${movementSummary(tx, o)}`).join('');
+/** The other parties' changes after the speaker's (point-of-view.ts chooses them), and who paid the fee when the speaker did not. */
+function othersText(tx: NormalizedTransaction, side: Side): string {
+  const others = side.others.map((o) => `; ${o.role} ${shortenAddress(o.changes.owner)} ${movementSummary(tx, o.changes)}`).join('');
+  return side.paidBy ? `${others}; the ${solText(tx.fee)} fee paid by ${shortenAddress(side.paidBy)}` : others;
 }
 
 function llmContext(network: Network, signature: string, cls: Classification, status: TxStatus, summary: string): string {
@@ -433,18 +443,24 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
   const nameOf = (id: string) => programName(id) ?? idls.get(id)?.name ?? null;
   const signerSet = new Set(tx.signers);
   const owners = ownerChangesOf(tx);
-  const signerChanges = owners.filter((o) => signerSet.has(o.owner));
   const owner = owners.find((o) => o.owner === tx.feePayer) ?? balanceChangesFor(tx, tx.feePayer);
-  // The summary speaks for the fee payer, or for the first signer that moved anything when the fee payer
-  // only paid the fee (a relayer); other signers' movements follow.
-  const speaker = owner.changes.length > 0 ? owner : (signerChanges.find((o) => o.changes.length > 0) ?? owner);
+  const side = options.wallet === undefined ? feePayerSide(tx, owners) : walletSide(tx, owners, options.wallet);
+  const speaker = side.speaker;
   const errInfo = describeTransactionError(tx.err, {
     programIdOf: (i) => tx.instructions[i]?.programId,
     logs: tx.logs,
   });
   const status: TxStatus = errInfo ? 'FAILED' : 'SUCCESS';
   const summary =
-    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) + coSignerText(tx, signerChanges, speaker);
+    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) + othersText(tx, side);
+  const ownerView = (o: OwnerChanges): OwnerChangesView => ({
+    owner: o.owner,
+    signer: signerSet.has(o.owner),
+    feePayer: o.owner === tx.feePayer,
+    feeLamports: o.feeLamports.toString(),
+    changes: o.changes.map(changeView),
+    tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
+  });
 
   return {
     signature: options.signature,
@@ -467,17 +483,11 @@ export function describeNormalized(tx: NormalizedTransaction, options: DescribeO
     tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
     invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: nameOf(id) })),
     signers: [...tx.signers],
-    ownerChanges: owners.map((o) => ({
-      owner: o.owner,
-      signer: signerSet.has(o.owner),
-      feePayer: o.owner === tx.feePayer,
-      feeLamports: o.feeLamports.toString(),
-      changes: o.changes.map(changeView),
-      tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
-    })),
+    ownerChanges: owners.map(ownerView),
     accountChanges: accountChangesOf(tx),
     actions: cls.actions.map((a) => ({ ...a, program: nameOf(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
+    ...(options.wallet === undefined ? {} : { walletChanges: ownerView(speaker), counterparties: counterpartiesOf(tx, speaker) }),
   };
 }
 
