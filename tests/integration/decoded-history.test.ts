@@ -1,0 +1,254 @@
+// A wallet's decoded history (transactions?decode=true, the MCP tool's `decode`) and decode-tx's `wallet`
+// (issue 35), end to end on the sandbox chain: real transactions, some another wallet paid for, one failed,
+// one that names only the wallet's token account; each item told from the wallet's side, exactly.
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { fundedKey } from '../support/agent.ts';
+import { connectMcp } from '../support/mcp.ts';
+import { signedTransaction } from '../support/sandbox/testing.ts';
+
+const sandbox = sandboxGateways({ mint: true });
+let gw: TestGateway;
+let H: Record<string, string>;
+let wallet: KeyPairSigner;
+let sender: KeyPairSigner;
+let relayer: KeyPairSigner;
+let friend: Address;
+const sigs: Record<string, string> = {};
+
+const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
+const history = (query: string) => gw.get(`/api/chain/transactions?wallet=${wallet.address}&${query}`, H);
+
+/** transferChecked of `amount` (6 decimals) from `from`'s ATA to `to`'s existing ATA, fee paid by `feePayer`: names neither wallet `to`. */
+async function sendTokens(from: KeyPairSigner, to: Address, amount: bigint, feePayer: KeyPairSigner): Promise<string> {
+  const mint = sandbox.mint;
+  const [source] = await findAssociatedTokenPda({ owner: from.address, mint, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address });
+  const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address });
+  const ix = getTransferCheckedInstruction({ source, mint, destination, authority: from, amount, decimals: 6 });
+  const { signature, err } = await sandbox.chain.send(await signedTransaction(sandbox.chain.url, feePayer, [ix]));
+  expect(err).toBeNull();
+  return signature;
+}
+
+beforeAll(async () => {
+  const chain = sandbox.chain;
+  gw = await sandbox.gateway({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_history', freeCalls: 0, rpcRetries: 0 });
+  H = { 'x-api-key': (await fundedKey(gw, chain, 100_000_000)).key };
+  wallet = await chain.newWallet(2_000_000_000n);
+  sender = await chain.newWallet(3_000_000_000n);
+  relayer = await chain.newWallet(1_000_000_000n);
+  friend = (await generateKeyPairSigner()).address;
+  await chain.mintTo(sandbox.mint, chain.payer, sender.address, 500_000_000n); // sender's history, not the wallet's
+  await chain.createAta(friend, sandbox.mint);
+  sigs.minted = await chain.mintTo(sandbox.mint, chain.payer, wallet.address, 1_000_000_000n); // paid by the sandbox payer
+  sigs.sent = await chain.transferSol(wallet, friend, 100_000_000n);
+  sigs.received = await chain.transferSol(sender, wallet.address, 250_000_000n);
+  sigs.relayed = await sendTokens(wallet, friend, 100_000_000n, relayer); // the wallet signs, the relayer pays
+  sigs.failed = await chain.failingTransaction(wallet);
+  sigs.tokenOnly = await sendTokens(sender, wallet.address, 50_000_000n, sender); // names the wallet's token account only
+});
+
+const SPEC_FIELDS = ['signature', 'slot', 'blockTime', 'err', 'error', 'memo', 'confirmationStatus'];
+const change = (asset: string, raw: bigint, decimals: number, counterparty: string | null) => ({
+  asset,
+  symbol: asset === 'SOL' ? 'SOL' : null,
+  decimals,
+  raw: raw.toString(),
+  amount: (Number(raw) / 10 ** decimals).toString(),
+  counterparty,
+});
+const own = (o: { signer: boolean; feePayer: boolean; fee?: number; changes: ReturnType<typeof change>[]; rent?: number }) => ({
+  owner: wallet.address,
+  signer: o.signer,
+  feePayer: o.feePayer,
+  feeLamports: String(o.fee ?? 0),
+  changes: o.changes,
+  tokenAccountRentLamports: String(o.rent ?? 0),
+});
+
+/** What each of the wallet's transactions says from its side, newest first. */
+function expected() {
+  const mint = sandbox.mint;
+  const payer = sandbox.chain.payer.address;
+  return [
+    {
+      signature: sigs.tokenOnly, foundVia: 'token_account', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: sender.address,
+      summary: `Received 50 ${short(mint)} from ${short(sender.address)}`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change(mint, 50_000_000n, 6, sender.address)] }),
+      counterparties: [sender.address],
+    },
+    {
+      signature: sigs.failed, foundVia: 'wallet', kind: 'transfer', status: 'FAILED', fee: 5000, feePayer: wallet.address,
+      summary: 'Failed: transfer (instruction 0, System Program) reverted with custom program error 0x1 (1, ResultWithNegativeLamports); only the 0.000005 SOL fee was charged',
+      walletChanges: own({ signer: true, feePayer: true, fee: 5000, changes: [] }),
+      counterparties: [],
+    },
+    {
+      signature: sigs.relayed, foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 10000, feePayer: relayer.address,
+      summary: `Sent 100 ${short(mint)} to ${short(friend)}; the 0.00001 SOL fee paid by ${short(relayer.address)}`,
+      walletChanges: own({ signer: true, feePayer: false, changes: [change(mint, -100_000_000n, 6, friend)] }),
+      counterparties: [friend],
+    },
+    {
+      signature: sigs.received, foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: sender.address,
+      summary: `Received 0.25 SOL from ${short(sender.address)}`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 250_000_000n, 9, sender.address)] }),
+      counterparties: [sender.address],
+    },
+    {
+      signature: sigs.sent, foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: wallet.address,
+      summary: `Sent 0.1 SOL to ${short(friend)}`,
+      walletChanges: own({ signer: true, feePayer: true, fee: 5000, changes: [change('SOL', -100_000_000n, 9, friend)] }),
+      counterparties: [friend],
+    },
+    {
+      signature: sigs.minted, foundVia: 'wallet', kind: 'mint', status: 'SUCCESS', fee: 5000, feePayer: payer,
+      summary: `Not a swap or transfer: invoked Associated Token Account, SPL Token and System Program; token mint by its authority (SPL Token mint_to_checked); for ${short(wallet.address)}: received 0.00203928 SOL from ${short(payer)} and received 1000 ${short(mint)} (plus 0.00203928 SOL rent for new token accounts)`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 2_039_280n, 9, payer), change(mint, 1_000_000_000n, 6, null)], rent: 2_039_280 }),
+      counterparties: [payer],
+    },
+    {
+      foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: payer,
+      summary: `Received 2 SOL from ${short(payer)}`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 2_000_000_000n, 9, payer)] }),
+      counterparties: [payer],
+    },
+  ];
+}
+
+describe('transactions?decode=true', () => {
+  test("each item keeps its signature fields and says, from the wallet's side, what it did and exactly what moved for the wallet", async () => {
+    const res = await history('decode=true&limit=25');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wallet: wallet.address, count: 7, nextBefore: null, tokenAccountsHeld: 1, tokenAccountsSearched: 1, live_status: 'SUCCESS' });
+    const items = res.body.transactions;
+    expect(items.map((i: any) => ({ ...i, ...Object.fromEntries(SPEC_FIELDS.map((k) => [k, undefined])) }))).toEqual(
+      expected().map((e) => ({ ...e, signature: undefined, category: 'Transfer', categoryMatched: e.kind === 'transfer' })),
+    );
+    expect(items.slice(0, 6).map((i: any) => i.signature)).toEqual(expected().slice(0, 6).map((e) => e.signature));
+    // the signature fields are the node's, as without decode
+    const plain = await history('limit=25');
+    const listed = new Map(plain.body.transactions.map((i: any) => [i.signature, i]));
+    for (const item of items.slice(1)) expect(Object.fromEntries(SPEC_FIELDS.map((k) => [k, item[k]]))).toEqual(listed.get(item.signature) as object);
+    expect(items[0]).toMatchObject({ err: null, error: null, memo: null, confirmationStatus: 'finalized' });
+  });
+
+  test('without decode the answer is what it was: the wallet\'s own signatures only, the same fields, the same bytes with decode=false', async () => {
+    const plain = await history('limit=25');
+    expect(plain.status).toBe(200);
+    expect(Object.keys(plain.body).sort()).toEqual(['count', 'live_status', 'network', 'nextBefore', 'transactions', 'wallet']);
+    for (const item of plain.body.transactions) expect(Object.keys(item)).toEqual(SPEC_FIELDS);
+    expect(plain.body.transactions.map((i: any) => i.signature)).not.toContain(sigs.tokenOnly);
+    expect(plain.body.count).toBe(6);
+    const [a, b] = await Promise.all([
+      fetch(`${gw.url}/api/chain/transactions?wallet=${wallet.address}&limit=25`, { headers: H }).then((r) => r.text()),
+      fetch(`${gw.url}/api/chain/transactions?wallet=${wallet.address}&limit=25&decode=false`, { headers: H }).then((r) => r.text()),
+    ]);
+    expect(b).toBe(a);
+  });
+
+  test('tokenAccounts=false leaves out what named only a token account', async () => {
+    const res = await history('decode=true&tokenAccounts=false');
+    expect(res.body).toMatchObject({ count: 6, tokenAccountsHeld: 0, tokenAccountsSearched: 0 });
+    expect(res.body.transactions.map((i: any) => i.signature)).not.toContain(sigs.tokenOnly);
+  });
+
+  test('pages newest first across both lists: a cursor from a token account pages the wallet\'s own signatures on', async () => {
+    const first = await history('decode=true&limit=1');
+    expect(first.body.transactions.map((i: any) => i.signature)).toEqual([sigs.tokenOnly]);
+    expect(first.body.nextBefore).toBe(sigs.tokenOnly);
+    const second = await history(`decode=true&limit=3&before=${first.body.nextBefore}`);
+    expect(second.body.transactions.map((i: any) => i.summary)).toEqual(expected().slice(1, 4).map((e) => e.summary));
+    const third = await history(`decode=true&limit=3&before=${second.body.nextBefore}`);
+    expect(third.body.transactions.map((i: any) => i.summary)).toEqual(expected().slice(4).map((e) => e.summary));
+    expect(third.body.nextBefore).toBe(third.body.transactions[2].signature);
+    const last = await history(`decode=true&limit=3&before=${third.body.nextBefore}`);
+    expect(last.body).toMatchObject({ count: 0, transactions: [], nextBefore: null });
+  });
+
+  test('a page fetches its transactions once: asked again, every decode comes from the cache', async () => {
+    const chain = sandbox.chain;
+    await history('decode=true&limit=25');
+    chain.resetCalls();
+    const again = await history('decode=true&limit=25');
+    expect(again.body.count).toBe(7);
+    expect(chain.calls('getTransaction')).toBe(0);
+    expect(chain.calls('getSignaturesForAddress')).toBe(2); // the wallet's and its one token account's
+    expect(chain.calls('getTokenAccountsByOwner')).toBe(0); // listed a moment ago
+  });
+
+  test('a transaction the node cannot return is listed with decodeError; the page stands and is charged once', async () => {
+    const chain = sandbox.chain;
+    const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
+    const fresh = await chain.newWallet(1_000_000_000n); // its transactions are not in the cache yet
+    await chain.transferSol(fresh, friend, 1_000n);
+    chain.fault({ mode: 'http500' }, { methods: ['getTransaction'], times: 1 });
+    const res = await gw.get(`/api/chain/transactions?wallet=${fresh.address}&decode=true`, H);
+    chain.fault(null);
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(2);
+    const broken = res.body.transactions.filter((i: any) => i.decodeError);
+    expect(broken).toHaveLength(1);
+    expect(broken[0].decodeError).toEqual({ code: 'upstream_unavailable', message: 'mainnet-beta upstream #1 answered HTTP 500' });
+    expect(Object.keys(broken[0])).toEqual([...SPEC_FIELDS, 'foundVia', 'decodeError']);
+    expect(res.body.transactions.filter((i: any) => i.summary)).toHaveLength(1);
+    expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before - gw.config.priceLamports);
+  });
+
+  test('limit above 25 with decode is a 400 with a hint and costs nothing; without decode 100 stands; a decode that is not a boolean is a 400', async () => {
+    const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
+    const over = await history('decode=true&limit=26');
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ error: 'Invalid limit', field: 'limit', live_status: 'FAILED' });
+    expect(over.body.hint).toStartWith('with decode, limit must be a whole number from 1 to 25. Example: /api/chain/transactions?wallet=');
+    for (const bad of ['decode=yes', 'decode=true&tokenAccounts=2', 'decode=1&limit=0']) expect((await history(bad)).status).toBe(400);
+    expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before);
+    expect((await history('limit=100')).status).toBe(200);
+  });
+});
+
+describe("decode-tx's wallet", () => {
+  const decode = (query: string) => gw.get(`/api/chain/decode-tx?signature=${sigs.relayed}&network=devnet${query}`, H);
+
+  test("tells the summary and llm_context from the wallet's side; without it, the fee payer's as before", async () => {
+    const [plain, signer, receiver, payer] = await Promise.all([decode(''), decode(`&wallet=${wallet.address}`), decode(`&wallet=${friend}`), decode(`&wallet=${relayer.address}`)]);
+    expect(plain.body.summary).toBe(`Sent 100 ${short(sandbox.mint)} to ${short(friend)}`);
+    expect('walletChanges' in plain.body).toBe(false);
+    expect(signer.body.summary).toBe(expected()[2]!.summary);
+    expect(signer.body.llm_context).toEndWith(`is categorized as Transfer: ${expected()[2]!.summary}.`);
+    expect(signer.body.walletChanges).toEqual(expected()[2]!.walletChanges);
+    expect(receiver.body.summary).toBe(`Received 100 ${short(sandbox.mint)} from ${short(wallet.address)}`);
+    expect(receiver.body.counterparties).toEqual([wallet.address]);
+    expect(payer.body.summary).toBe(`No balance change for ${short(relayer.address)} apart from the 0.00001 SOL fee; co-signer ${short(wallet.address)} sent 100 ${short(sandbox.mint)} to ${short(friend)}`);
+    for (const other of [signer, receiver, payer]) expect({ ...other.body, summary: 0, llm_context: 0, walletChanges: undefined, counterparties: undefined }).toEqual({ ...plain.body, summary: 0, llm_context: 0 });
+  });
+
+  test('a wallet that is not a base58 address is a 400 with a hint, and costs nothing', async () => {
+    const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
+    const res = await decode('&wallet=not-a-wallet');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Invalid wallet', field: 'wallet' });
+    expect(res.body.hint).toContain('wallet must be a base58 Solana address');
+    expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before);
+  });
+});
+
+test('over MCP, get_recent_transactions takes decode and decode_tx takes wallet, answering as REST does', async () => {
+  const mcp = await connectMcp(gw.url, 'streamable-http', { headers: H });
+  try {
+    const listed = await mcp.call('get_recent_transactions', { wallet: wallet.address, decode: true, limit: 2, network: 'devnet' });
+    expect(listed.isError).toBe(false);
+    expect(listed.body.transactions.map((i: any) => i.summary)).toEqual(expected().slice(0, 2).map((e) => e.summary));
+    expect(listed.body).toEqual((await history('decode=true&limit=2&network=devnet')).body);
+    const told = await mcp.call('decode_tx', { signature: sigs.tokenOnly, wallet: wallet.address, network: 'devnet' });
+    expect(told.body.summary).toBe(expected()[0]!.summary);
+    const refused = (await mcp.call('get_recent_transactions', { wallet: wallet.address, decode: true, limit: 26 }).catch((e: unknown) => e)) as { code: number; message: string };
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toContain('with decode, limit must be a whole number from 1 to 25');
+  } finally {
+    await mcp.close();
+  }
+});
