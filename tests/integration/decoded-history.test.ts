@@ -1,7 +1,7 @@
 // A wallet's decoded history (transactions?decode=true, the MCP tool's `decode`) and decode-tx's `wallet`
 // (issue 35), end to end on the sandbox chain: real transactions, some another wallet paid for, one failed,
 // one that names only the wallet's token account; each item told from the wallet's side, exactly.
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
@@ -9,6 +9,7 @@ import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { connectMcp } from '../support/mcp.ts';
 import { signedTransaction } from '../support/sandbox/testing.ts';
+import { startRecordedChain, type RecordedChain } from '../support/recorded-chain.ts';
 
 const sandbox = sandboxGateways({ mint: true });
 let gw: TestGateway;
@@ -251,4 +252,42 @@ test('over MCP, get_recent_transactions takes decode and decode_tx takes wallet,
   } finally {
     await mcp.close();
   }
+});
+
+describe('on recorded mainnet transactions served for one wallet', () => {
+  // An Audius user bank: its token account opened for it by another fee payer (names the wallet), then two
+  // AUDIO transfers into its token accounts that name only those accounts (2022); none paid by the wallet.
+  const WALLET = '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx';
+  const AUDIO = '9LzCMqDgTKYz9Drzqnpgee3SGa89up3a247ypMj2xrqM';
+  const FILES = ['audius-userbank-create-token-account-audius.json', 'spl-audio-transferchecked-2022-audius.json', 'spl-audio-transferchecked-with-memo-audius-2.json', 'stake-withdraw-gem.json'];
+  let replay: RecordedChain;
+  let mainnet: TestGateway;
+
+  beforeAll(async () => {
+    replay = await startRecordedChain(FILES.map((f) => `getTransaction/${f}`));
+    mainnet = await sandbox.gateway({ mainnetRpcUrls: [replay.url], paymentNetwork: 'devnet', gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_recorded', freeCalls: 0, rpcRetries: 0 });
+  });
+  afterAll(() => replay.stop());
+
+  test("each item is told for the wallet, with its exact changes, including those found only through its token accounts", async () => {
+    const key = (await fundedKey(mainnet, sandbox.chain, 10_000_000)).key;
+    const res = await mainnet.get(`/api/chain/transactions?wallet=${WALLET}&decode=true`, { 'x-api-key': key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ count: 3, nextBefore: null, tokenAccountsHeld: 3, tokenAccountsSearched: 3 });
+    const view = (i: any) => [i.signature.slice(0, 8), i.foundVia, i.summary, i.feePayer, i.walletChanges.signer, i.walletChanges.changes.map((c: any) => `${c.raw} ${c.asset} ${c.counterparty}`)];
+    expect(res.body.transactions.map(view)).toEqual([
+      ['564oju8D', 'wallet', 'Received 0.00203928 SOL from JsP7iv…AmT9 through program Ewkv3J…rezQ (plus 0.00203928 SOL rent for new token accounts)', 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9', false, ['2039280 SOL JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9']],
+      ['iBTtH8W1', 'token_account', 'Received 10.25896376 9LzCMq…xrqM from AEty8w…AR6u', 'AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u', false, [`1025896376 ${AUDIO} AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u`]],
+      ['2qAJ4Rmf', 'token_account', 'Received 3 9LzCMq…xrqM from iVsXfN…zfJ4', 'iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4', false, [`300000000 ${AUDIO} iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4`]],
+    ]);
+    expect(res.body.transactions.map((i: any) => [i.slot, i.blockTime, i.kind, i.status, i.fee])).toEqual([
+      [207254272, 1690212068, 'account_management', 'SUCCESS', 5000],
+      [158882288, 1667410823, 'transfer', 'SUCCESS', 5000],
+      [123063718, 1646174617, 'transfer', 'SUCCESS', 5000],
+    ]);
+    // without decode, only what names the wallet itself
+    const plain = await mainnet.get(`/api/chain/transactions?wallet=${WALLET}`, { 'x-api-key': key });
+    expect(plain.body.transactions.map((i: any) => i.signature.slice(0, 8))).toEqual(['564oju8D']);
+    expect(replay.calls('getTokenAccountsByOwner')).toBe(2);
+  });
 });
