@@ -119,8 +119,9 @@ export interface HistoryInput {
 export async function decodedHistory(rpc: Rpc, input: HistoryInput) {
   const { wallet, limit, before, network } = input;
   const page = (address: string) => rpc.call<SignatureInfo[]>('getSignaturesForAddress', [address, { limit, ...CONFIRMED, ...(before ? { before } : {}) }]);
-  const [own, accounts] = await Promise.all([page(wallet), input.tokenAccounts ? tokenAccountsOf(rpc, wallet) : { held: 0, searched: [] }]);
-  const viaAccounts = await Promise.all(accounts.searched.map(page));
+  // The token accounts' lists start as soon as the accounts are known, without waiting for the wallet's own.
+  const searching = input.tokenAccounts ? tokenAccountsOf(rpc, wallet) : Promise.resolve({ held: 0, searched: [] });
+  const [own, accounts, viaAccounts] = await Promise.all([page(wallet), searching, searching.then((a) => Promise.all(a.searched.map(page)))]);
   const found = new Map<string, { info: SignatureInfo; foundVia: NonNullable<Decoded['foundVia']> }>();
   for (const info of own) found.set(info.signature, { info, foundVia: 'wallet' });
   for (const info of viaAccounts.flat()) if (!found.has(info.signature)) found.set(info.signature, { info, foundVia: 'token_account' });

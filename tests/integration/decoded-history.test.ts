@@ -2,13 +2,11 @@
 // (issue 35), end to end on the sandbox chain: real transactions, some another wallet paid for, one failed,
 // one that names only the wallet's token account; each item told from the wallet's side, exactly.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { connectMcp } from '../support/mcp.ts';
-import { signedTransaction } from '../support/sandbox/testing.ts';
 import { startRecordedChain, type RecordedChain } from '../support/recorded-chain.ts';
 
 const sandbox = sandboxGateways({ mint: true });
@@ -23,17 +21,6 @@ const sigs: Record<string, string> = {};
 const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
 const history = (query: string) => gw.get(`/api/chain/transactions?wallet=${wallet.address}&${query}`, H);
 
-/** transferChecked of `amount` (6 decimals) from `from`'s ATA to `to`'s existing ATA, fee paid by `feePayer`: names neither wallet `to`. */
-async function sendTokens(from: KeyPairSigner, to: Address, amount: bigint, feePayer: KeyPairSigner): Promise<string> {
-  const mint = sandbox.mint;
-  const [source] = await findAssociatedTokenPda({ owner: from.address, mint, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address });
-  const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address });
-  const ix = getTransferCheckedInstruction({ source, mint, destination, authority: from, amount, decimals: 6 });
-  const { signature, err } = await sandbox.chain.send(await signedTransaction(sandbox.chain.url, feePayer, [ix]));
-  expect(err).toBeNull();
-  return signature;
-}
-
 beforeAll(async () => {
   const chain = sandbox.chain;
   gw = await sandbox.gateway({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_history', freeCalls: 0, rpcRetries: 0 });
@@ -47,9 +34,9 @@ beforeAll(async () => {
   sigs.minted = await chain.mintTo(sandbox.mint, chain.payer, wallet.address, 1_000_000_000n); // paid by the sandbox payer
   sigs.sent = await chain.transferSol(wallet, friend, 100_000_000n);
   sigs.received = await chain.transferSol(sender, wallet.address, 250_000_000n);
-  sigs.relayed = await sendTokens(wallet, friend, 100_000_000n, relayer); // the wallet signs, the relayer pays
+  sigs.relayed = await chain.transferToken(sandbox.mint, wallet, friend, 100_000_000n, { feePayer: relayer, createDestination: false }); // the wallet signs, the relayer pays
   sigs.failed = await chain.failingTransaction(wallet);
-  sigs.tokenOnly = await sendTokens(sender, wallet.address, 50_000_000n, sender); // names the wallet's token account only
+  sigs.tokenOnly = await chain.transferToken(sandbox.mint, sender, wallet.address, 50_000_000n, { createDestination: false }); // names the wallet's token account only
 });
 
 const SPEC_FIELDS = ['signature', 'slot', 'blockTime', 'err', 'error', 'memo', 'confirmationStatus'];
