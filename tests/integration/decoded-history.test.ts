@@ -278,3 +278,24 @@ describe('on recorded mainnet transactions served for one wallet', () => {
     expect(replay.calls('getTokenAccountsByOwner')).toBe(2);
   });
 });
+
+test('the OpenAPI document, llms.txt and the MCP tool list describe decode, tokenAccounts and wallet', async () => {
+  const doc = (await gw.get('/openapi.json')).body;
+  const params = (path: string) => doc.paths[path].get.parameters.map((p: any) => p.name);
+  expect(params('/api/chain/transactions')).toEqual(expect.arrayContaining(['decode', 'tokenAccounts']));
+  expect(params('/api/chain/decode-tx')).toContain('wallet');
+  const ref = doc.paths['/api/chain/transactions'].get.responses['200'].content['application/json'].schema.$ref as string;
+  const item = doc.components.schemas[ref.split('/').pop()!].properties.transactions.items.properties;
+  for (const field of ['summary', 'kind', 'status', 'walletChanges', 'counterparties', 'fee', 'feePayer', 'foundVia', 'decodeError']) expect(item[field]).toBeDefined();
+  const llms = await (await fetch(`${gw.url}/llms.txt`)).text();
+  expect(llms).toContain("`decode`: Decode each transaction from the wallet's side");
+  expect(llms).toContain("`wallet`: Tell the summary and llm_context from this wallet's side");
+  const mcp = await connectMcp(gw.url, 'streamable-http', { headers: H });
+  try {
+    const { tools } = (await mcp.client.listTools()) as { tools: { name: string; inputSchema: any }[] };
+    expect(tools.find((t) => t.name === 'get_recent_transactions')!.inputSchema.properties.decode.type).toBe('boolean');
+    expect(tools.find((t) => t.name === 'decode_tx')!.inputSchema.properties.wallet.type).toBe('string');
+  } finally {
+    await mcp.close();
+  }
+});
