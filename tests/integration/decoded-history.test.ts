@@ -157,6 +157,27 @@ describe('transactions?decode=true', () => {
     expect(last.body).toMatchObject({ count: 0, transactions: [], nextBefore: null });
   });
 
+  test('token accounts are searched 8 at most, those holding tokens first', async () => {
+    const chain = sandbox.chain;
+    const holder = await chain.newWallet(1_000_000_000n);
+    for (let i = 0; i < 6; i++) await chain.createAta(holder.address, await chain.createMint({ authority: chain.payer, decimals: 0 })); // empty
+    const received: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const mint = await chain.createMint({ authority: chain.payer, decimals: 0 });
+      await chain.mintTo(mint, chain.payer, sender.address, 10n);
+      await chain.createAta(holder.address, mint);
+      received.push(await chain.transferToken(mint, sender, holder.address, 1n + BigInt(i), { createDestination: false }));
+    }
+    const res = await gw.get(`/api/chain/transactions?wallet=${holder.address}&decode=true&limit=25`, H);
+    expect(res.body).toMatchObject({ tokenAccountsHeld: 15, tokenAccountsSearched: 8 });
+    const viaAccounts = res.body.transactions.filter((i: any) => i.foundVia === 'token_account');
+    expect(viaAccounts).toHaveLength(8);
+    for (const item of viaAccounts) {
+      expect(received).toContain(item.signature);
+      expect(item.summary).toMatch(new RegExp(`^Received [1-9] \\S+ from ${short(sender.address)}$`));
+    }
+  });
+
   test('a page fetches its transactions once: asked again, every decode comes from the cache', async () => {
     const chain = sandbox.chain;
     await history('decode=true&limit=25');
