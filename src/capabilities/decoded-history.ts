@@ -9,6 +9,7 @@ import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import type { Network } from '../config.ts';
 import { ACTION_KIND, CATEGORY, CATEGORY_MATCHED, COUNTERPARTIES, OWNER_CHANGE, STATUS, SUMMARY, decodeSignature } from './decode-tx.ts';
 import { base58Address, u64 } from './output.ts';
+import type { MaybePromise } from '../maybe.ts';
 
 /** Most transactions one decoded page holds: each is a getTransaction and a decode. */
 export const DECODED_LIMIT = 25;
@@ -29,6 +30,24 @@ export interface SignatureInfo {
   confirmationStatus: string | null;
 }
 
+/** Why something the page needed could not be read from the node. */
+function fetchError(description: string) {
+  return t.Object(
+    {
+      code: t.Union([t.Literal('not_found'), t.Literal('upstream_unavailable'), t.Literal('upstream_timeout'), t.Literal('upstream_bad_answer'), t.Literal('upstream_rpc_error')], {
+        description: 'not_found: the node has no confirmed transaction for it; else why the node could not answer (as the 500 codes of docs/api.md)',
+      }),
+      message: t.String({ description: 'What went wrong, in words' }),
+    },
+    { description },
+  );
+}
+
+/** With decode, when the wallet's token accounts or one of their signature lists could not be read. */
+export const TOKEN_ACCOUNTS_ERROR = fetchError(
+  "With decode, when the wallet's token accounts (or one of their signature lists) could not be read: the page holds what could be, and tokenAccountsSearched counts only the lists read",
+);
+
 /** What a decoded history item adds to the signature entry (all optional in the schema: absent without decode). */
 export const DECODED_ITEM = {
   foundVia: t.Optional(
@@ -46,15 +65,7 @@ export const DECODED_ITEM = {
   fee: t.Optional(u64('With decode: the fee in lamports')),
   feePayer: t.Optional(base58Address('With decode: who paid the fee')),
   decodeError: t.Optional(
-    t.Object(
-      {
-        code: t.Union([t.Literal('not_found'), t.Literal('upstream_unavailable'), t.Literal('upstream_timeout'), t.Literal('upstream_bad_answer'), t.Literal('upstream_rpc_error')], {
-          description: 'not_found: the node has no confirmed transaction for it; else why the node could not answer',
-        }),
-        message: t.String({ description: 'What went wrong, in words' }),
-      },
-      { description: 'With decode, when this transaction could not be fetched: the other fields of the decode are absent, the rest of the page stands' },
-    ),
+    fetchError('With decode, when this transaction could not be fetched: the other fields of the decode are absent, the rest of the page stands'),
   ),
 };
 
@@ -67,7 +78,7 @@ const DECODED = t.Object(DECODED_ITEM);
 
 const CONFIRMED = { commitment: 'confirmed' } as const;
 
-/** The token accounts `wallet` holds under both token programs, those holding tokens first, at most `max`. */
+/** The token accounts `wallet` holds under both token programs, those holding tokens first, the first HISTORY_TOKEN_ACCOUNTS of them to search. */
 async function tokenAccountsOf(rpc: Rpc, wallet: string): Promise<{ held: number; searched: string[] }> {
   // Only the amount (bytes 64..72 of both programs' accounts) is read: the list is all that is needed.
   const list = (programId: string) =>
@@ -83,8 +94,10 @@ async function tokenAccountsOf(rpc: Rpc, wallet: string): Promise<{ held: number
   return { held: accounts.length, searched: ordered.slice(0, HISTORY_TOKEN_ACCOUNTS).map((a) => a.pubkey) };
 }
 
-/** Why a transaction could not be decoded, as decodeError says it. */
-function decodeError(e: unknown): NonNullable<Decoded['decodeError']> {
+/** Why the node could not answer, as decodeError and tokenAccountsError say it; anything else is a bug and is thrown. */
+type FetchError = NonNullable<Decoded['decodeError']>;
+
+function fetchErrorOf(e: unknown): FetchError {
   if (!(e instanceof UpstreamError)) throw e;
   return { code: upstreamCode(e), message: e instanceof RpcError ? `The node answered JSON-RPC error ${e.code}` : e.message };
 }
@@ -101,6 +114,37 @@ async function mapBounded<T, R>(items: readonly T[], width: number, fn: (item: T
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
   return out;
+}
+
+interface TokenAccountHistories {
+  /** How many token accounts the wallet holds; null when they could not be listed. */
+  held: number | null;
+  /** The signature lists read, one per token account searched. */
+  lists: SignatureInfo[][];
+  error: FetchError | null;
+}
+
+const NO_TOKEN_ACCOUNTS: TokenAccountHistories = { held: 0, lists: [], error: null };
+
+/**
+ * The signature lists of up to HISTORY_TOKEN_ACCOUNTS of the wallet's token accounts, each started as soon
+ * as the accounts are listed. A node that cannot list them, or one of their lists, costs those lists, not
+ * the page: what was read is kept and the error is said.
+ */
+async function tokenAccountHistories(rpc: Rpc, wallet: string, page: (address: string) => MaybePromise<SignatureInfo[]>): Promise<TokenAccountHistories> {
+  let accounts: { held: number; searched: string[] };
+  try {
+    accounts = await tokenAccountsOf(rpc, wallet);
+  } catch (e) {
+    return { held: null, lists: [], error: fetchErrorOf(e) };
+  }
+  const read = await Promise.allSettled(accounts.searched.map(async (address) => page(address)));
+  const failed = read.find((r) => r.status === 'rejected');
+  return {
+    held: accounts.held,
+    lists: read.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])),
+    error: failed ? fetchErrorOf((failed as PromiseRejectedResult).reason) : null,
+  };
 }
 
 export interface HistoryInput {
@@ -120,11 +164,10 @@ export async function decodedHistory(rpc: Rpc, input: HistoryInput) {
   const { wallet, limit, before, network } = input;
   const page = (address: string) => rpc.call<SignatureInfo[]>('getSignaturesForAddress', [address, { limit, ...CONFIRMED, ...(before ? { before } : {}) }]);
   // The token accounts' lists start as soon as the accounts are known, without waiting for the wallet's own.
-  const searching = input.tokenAccounts ? tokenAccountsOf(rpc, wallet) : Promise.resolve({ held: 0, searched: [] });
-  const [own, accounts, viaAccounts] = await Promise.all([page(wallet), searching, searching.then((a) => Promise.all(a.searched.map(page)))]);
+  const [own, viaAccounts] = await Promise.all([page(wallet), input.tokenAccounts ? tokenAccountHistories(rpc, wallet, page) : NO_TOKEN_ACCOUNTS]);
   const found = new Map<string, { info: SignatureInfo; foundVia: NonNullable<Decoded['foundVia']> }>();
   for (const info of own) found.set(info.signature, { info, foundVia: 'wallet' });
-  for (const info of viaAccounts.flat()) if (!found.has(info.signature)) found.set(info.signature, { info, foundVia: 'token_account' });
+  for (const info of viaAccounts.lists.flat()) if (!found.has(info.signature)) found.set(info.signature, { info, foundVia: 'token_account' });
   // Newest first by slot; the sort is stable, so within a slot the wallet's own order stands.
   const merged = [...found.values()].sort((a, b) => b.info.slot - a.info.slot).slice(0, limit);
   const items = await mapBounded(merged, FETCHES_AT_ONCE, async ({ info, foundVia }): Promise<Decoded & { info: SignatureInfo; foundVia: NonNullable<Decoded['foundVia']> }> => {
@@ -145,8 +188,8 @@ export async function decodedHistory(rpc: Rpc, input: HistoryInput) {
         feePayer: body.feePayer,
       };
     } catch (e) {
-      return { info, foundVia, decodeError: decodeError(e) };
+      return { info, foundVia, decodeError: fetchErrorOf(e) };
     }
   });
-  return { items, tokenAccountsHeld: accounts.held, tokenAccountsSearched: accounts.searched.length };
+  return { items, tokenAccountsHeld: viaAccounts.held, tokenAccountsSearched: viaAccounts.lists.length, ...(viaAccounts.error ? { tokenAccountsError: viaAccounts.error } : {}) };
 }

@@ -1,7 +1,7 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
-import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, decodedHistory, type SignatureInfo } from './decoded-history.ts';
+import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, TOKEN_ACCOUNTS_ERROR, decodedHistory, type SignatureInfo } from './decoded-history.ts';
 import { anyJson, base58Address, base58Signature, nullable, u64 } from './output.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { InvalidField, address, flag, integer, network, optionalSignature } from './params.ts';
@@ -59,10 +59,13 @@ export const transactions = defineCapability({
       { description: 'Newest first' },
     ),
     nextBefore: nullable(base58Signature('Pass as `before` for the next page; null on the last page')),
-    tokenAccountsHeld: t.Optional(t.Integer({ minimum: 0, description: 'With decode: how many token accounts the wallet holds under both token programs' })),
+    tokenAccountsHeld: t.Optional(
+      nullable(t.Integer({ minimum: 0, description: 'With decode: how many token accounts the wallet holds under both token programs; null when the node could not list them' })),
+    ),
     tokenAccountsSearched: t.Optional(
       t.Integer({ minimum: 0, maximum: HISTORY_TOKEN_ACCOUNTS, description: 'With decode: how many of them had their own signatures merged into this page (0 with tokenAccounts false)' }),
     ),
+    tokenAccountsError: t.Optional(TOKEN_ACCOUNTS_ERROR),
   }),
   async run(ctx, { wallet, limit, before, decode, tokenAccounts, network }) {
     const rpc = ctx.rpc(network);
@@ -76,6 +79,7 @@ export const transactions = defineCapability({
         nextBefore: txs.length === limit ? txs[txs.length - 1]!.signature : null,
         tokenAccountsHeld: history.tokenAccountsHeld,
         tokenAccountsSearched: history.tokenAccountsSearched,
+        ...(history.tokenAccountsError ? { tokenAccountsError: history.tokenAccountsError } : {}),
       };
     }
     const list = await rpc.call<SignatureInfo[]>('getSignaturesForAddress', [wallet, { limit, commitment: 'confirmed', ...(before ? { before } : {}) }]);

@@ -207,6 +207,20 @@ describe('transactions?decode=true', () => {
     expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before - gw.config.priceLamports);
   });
 
+  test("a node that cannot list the wallet's token accounts costs those, not the page, and the answer says so", async () => {
+    const chain = sandbox.chain;
+    chain.fault({ mode: 'http500' }, { methods: ['getTokenAccountsByOwner'] });
+    const fresh = await chain.newWallet(1_000_000_000n); // its token accounts are not in the cache
+    const res = await gw.get(`/api/chain/transactions?wallet=${fresh.address}&decode=true`, H);
+    chain.fault(null);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ count: 1, tokenAccountsHeld: null, tokenAccountsSearched: 0 });
+    expect(res.body.tokenAccountsError).toEqual({ code: 'upstream_unavailable', message: 'mainnet-beta upstream #1 answered HTTP 500' });
+    expect(res.body.transactions[0].summary).toBe(`Received 1 SOL from ${short(chain.payer.address)}`);
+    const healthy = await history('decode=true');
+    expect('tokenAccountsError' in healthy.body).toBe(false);
+  });
+
   test('limit above 25 with decode is a 400 with a hint and costs nothing; without decode 100 stands; a decode that is not a boolean is a 400', async () => {
     const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
     const over = await history('decode=true&limit=26');
