@@ -1,6 +1,6 @@
 // One outcome type for every call, whatever face asked: a status (HTTP's numbers, which MCP maps
 // to tool results and JSON-RPC codes), a JSON body and the headers worth sending.
-import { RpcError, UpstreamError } from '../chain/upstream.ts';
+import { RpcError, UpstreamError, upstreamCode } from '../chain/upstream.ts';
 import { GatewayError, type ErrorBody } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -43,21 +43,6 @@ export function quoted(text: string): string {
     .replace(/ {2,}/g, ' ')
     .trim();
   return plain.length > MAX_QUOTED ? `${plain.slice(0, MAX_QUOTED)}...` : plain || 'no message';
-}
-
-/**
- * Machine-readable cause of a failed upstream call: unavailable (unreachable, HTTP 429/5xx, node
- * unhealthy), timeout, bad answer (not JSON-RPC, or over the size limit), or the node's own JSON-RPC error (`rpcCode`).
- */
-export type UpstreamCode = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_bad_answer' | 'upstream_rpc_error';
-
-const NODE_UNHEALTHY = new Set([-32005, -32603]);
-
-function upstreamCode(e: UpstreamError): UpstreamCode {
-  if (e instanceof RpcError) return NODE_UNHEALTHY.has(e.code) ? 'upstream_unavailable' : 'upstream_rpc_error';
-  if (e.kind === 'timeout') return 'upstream_timeout';
-  if (e.kind === 'malformed' || e.kind === 'too_large') return 'upstream_bad_answer';
-  return 'upstream_unavailable';
 }
 
 function failed(error: string): Outcome {

@@ -27,6 +27,8 @@ export interface Capability<P extends ParamMap = ParamMap, O extends TObject = T
   readonly params: P;
   /** JSON Schema of what `run` returns (the success body without `network` and `live_status`). */
   readonly output: O;
+  /** A rule across fields (throws InvalidField), checked with the fields, before any charge. */
+  refine?(input: Input<P>): void;
   /** The answer, at once when nothing needs waiting for (a cached upstream answer): see maybe.ts. */
   run(ctx: CapabilityContext, input: Input<P>): MaybePromise<Frozen<Static<O>>>;
 }
@@ -91,13 +93,12 @@ export function parseInput<P extends ParamMap>(cap: Capability<P>, raw: Record<s
     throw badRequest('Missing parameters', `${list} required. Example: ${exampleUrl(cap)}`, { missing });
   }
   const out: Record<string, unknown> = {};
-  for (const [k, p] of entries) {
-    try {
-      out[k] = p.parse(raw[k], k);
-    } catch (e) {
-      if (!(e instanceof InvalidField)) throw e;
-      throw badRequest(`Invalid ${e.field}`, `${e.reason}. Example: ${exampleUrl(cap)}`, { field: e.field });
-    }
+  try {
+    for (const [k, p] of entries) out[k] = p.parse(raw[k], k);
+    cap.refine?.(out as Input<P>);
+  } catch (e) {
+    if (!(e instanceof InvalidField)) throw e;
+    throw badRequest(`Invalid ${e.field}`, `${e.reason}. Example: ${exampleUrl(cap)}`, { field: e.field });
   }
   return out as Input<P>;
 }

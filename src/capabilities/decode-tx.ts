@@ -1,4 +1,4 @@
-import { describeNormalized } from '../chain/tx/describe.ts';
+import { type DecodeTxBody, describeNormalized } from '../chain/tx/describe.ts';
 import { programsWithoutTable } from '../chain/tx/classify.ts';
 import {
   type IdlDirectory,
@@ -18,19 +18,20 @@ import type { Rpc } from '../chain/upstream.ts';
 import { LRUCache } from 'lru-cache';
 import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
-import { NETWORKS } from '../config.ts';
+import { NETWORKS, type Network } from '../config.ts';
 import { defineCapability } from './capability.ts';
 import { anyJson, base58Address, base58Signature, nullable, rawAmount, u64, uiAmount } from './output.ts';
 import { ACTION_KINDS } from '../chain/tx/instructions.ts';
-import { EXAMPLE_SIGNATURE } from './examples.ts';
-import { network, signature } from './params.ts';
+import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
+import { network, optionalAddress, signature } from './params.ts';
 
 const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 
 // The finalized transaction comes from the upstream cache as the same object every time, and its
-// description cannot change either: describe it once per instance. Weakly keyed, so it goes when
-// the cache lets the transaction go; a confirmed one is a new object per fetch and never matches.
-const described = new WeakMap<object, ReturnType<typeof describeNormalized>>();
+// description cannot change either: describe it once per instance (and per wallet it is told for, the
+// fee payer's as ''). Weakly keyed, so it goes when the cache lets the transaction go; a confirmed one
+// is a new object per fetch and never matches.
+const described = new WeakMap<object, Map<string, DecodeTxBody>>();
 
 /** One asset's change for one owner (decode-tx and simulate). */
 export const BALANCE_CHANGE = t.Object({
@@ -42,18 +43,26 @@ export const BALANCE_CHANGE = t.Object({
   counterparty: nullable(base58Address('Wallet on the other side, when one can be singled out')),
 });
 
+/** One owner's changes (decode-tx, simulate and decoded history). */
+export const OWNER_CHANGE = t.Object({
+  owner: base58Address('Wallet (or program-derived owner of token accounts)'),
+  signer: t.Boolean({ description: 'Whether it signed the transaction' }),
+  feePayer: t.Boolean({ description: 'Whether it paid the fee' }),
+  feeLamports: rawAmount('Fee this owner paid, lamports (only the fee payer pays)'),
+  changes: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes net of the fee; SOL first' }),
+  tokenAccountRentLamports: rawAmount("Rent put into (+) or recovered from (-) this owner's own token accounts, not in the SOL change", true),
+});
+
 /** Per-owner changes: every signer, then every other owner whose balances moved (decode-tx and simulate). */
-export const OWNER_CHANGES = t.Array(
-  t.Object({
-    owner: base58Address('Wallet (or program-derived owner of token accounts)'),
-    signer: t.Boolean({ description: 'Whether it signed the transaction' }),
-    feePayer: t.Boolean(),
-    feeLamports: rawAmount('Fee this owner paid, lamports (only the fee payer pays)'),
-    changes: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes net of the fee; SOL first' }),
-    tokenAccountRentLamports: rawAmount("Rent put into (+) or recovered from (-) this owner's own token accounts, not in the SOL change", true),
-  }),
-  { description: 'Exact SOL and token changes for every signer (fee payer first) and every other owner whose balances moved' },
-);
+export const OWNER_CHANGES = t.Array(OWNER_CHANGE, {
+  description: 'Exact SOL and token changes for every signer (fee payer first) and every other owner whose balances moved',
+});
+
+/** The wallets on the other side of the asked wallet's changes (decode-tx with `wallet`, and decoded history). */
+export const COUNTERPARTIES = t.Array(base58Address('Wallet'), {
+  description:
+    "The wallets on the other side of the wallet's changes: each change's counterparty when one can be singled out, in order; when none can, the signers other than the wallet",
+});
 
 /** One address's change, as the balance arrays record it (decode-tx and simulate). */
 export const ACCOUNT_CHANGE = t.Object({
@@ -73,7 +82,15 @@ export const ACCOUNT_CHANGE = t.Object({
   ),
 });
 
-const ACTION_KIND = t.Union(
+export const SUMMARY = t.String({
+  description:
+    'One line: what it did and what moved for the signer(s), via which venues, or which instruction failed and why; with `wallet`, told from that wallet\'s side (what it sent and received, an incoming transfer as received, a fee another wallet paid named as such)',
+});
+export const CATEGORY = t.Union([t.Literal('Swap'), t.Literal('MemeCoin'), t.Literal('Transfer')], { description: 'Swap, MemeCoin or Transfer, by the programs invoked' });
+export const CATEGORY_MATCHED = t.Boolean({ description: 'false when the transaction is none of the three and category is only the fallback' });
+export const STATUS = t.Union([t.Literal('SUCCESS'), t.Literal('FAILED')], { description: 'Whether the transaction succeeded' });
+
+export const ACTION_KIND = t.Union(
   ACTION_KINDS.map((k) => t.Literal(k)),
   { description: 'What an instruction (or the transaction: the first kind, in this order, its instructions reach) does' },
 );
@@ -81,15 +98,15 @@ const ACTION_KIND = t.Union(
 const OUTPUT = t.Object({
   signature: base58Signature('Echo of the signature asked about'),
   network: t.Union(NETWORKS.map((n) => t.Literal(n))),
-  summary: t.String({ description: 'One line: what it did and what moved for the signer(s), via which venues, or which instruction failed and why' }),
-  category: t.Union([t.Literal('Swap'), t.Literal('MemeCoin'), t.Literal('Transfer')]),
-  categoryMatched: t.Boolean({ description: 'false when the transaction is none of the three and category is only the fallback' }),
+  summary: SUMMARY,
+  category: CATEGORY,
+  categoryMatched: CATEGORY_MATCHED,
   kind: ACTION_KIND,
   details: t.Object({
     slot: u64('Slot of the transaction'),
     fee: u64('Fee in lamports'),
     timestamp: nullable(t.Integer({ description: 'Block time, Unix seconds; null when the node has none' })),
-    status: t.Union([t.Literal('SUCCESS'), t.Literal('FAILED')]),
+    status: STATUS,
   }),
   raw_logs: t.Array(t.String(), { description: 'Program log lines' }),
   llm_context: t.String({ description: 'Category, summary and status in one sentence, for prompts' }),
@@ -133,6 +150,8 @@ const OUTPUT = t.Object({
       raw: anyJson('meta.err as the node returned it'),
     }),
   ),
+  walletChanges: t.Optional({ ...OWNER_CHANGE, description: "Only with `wallet`: the wallet's entry of the per-owner view (all zero when nothing of it moved)" }),
+  counterparties: t.Optional(COUNTERPARTIES),
 });
 
 export const decodeTx = defineCapability({
@@ -141,37 +160,57 @@ export const decodeTx = defineCapability({
   method: 'GET',
   title: 'Decode a transaction',
   description:
-    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; an order placed and settled at once on an order book is a swap; one of ' + ACTION_KINDS.join(', ') + ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges.' +
-    ' Token balances an old node sent without an owner get it from the transaction, else from the account as it is now; one still unknown is said so. Use it to understand what a signature did.',
+    'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; an order placed and settled at once on an order book is a swap; one of ' + ACTION_KINDS.join(', ') + ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges. With `wallet`, the summary and llm_context are told from that wallet\'s side (what it sent and received; an incoming transfer reads as received, a transaction another wallet paid the fee for as the wallet\'s own, naming who paid) and the answer adds walletChanges (its exact changes) and counterparties. Token balances an old node sent without an owner get it from the transaction, else from the account as it is now; one still unknown is said so. Use it to understand what a signature did.',
   paid: true,
-  params: { signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE), network: network() },
+  params: {
+    signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE),
+    wallet: optionalAddress("Tell the summary and llm_context from this wallet's side, and add its walletChanges and counterparties (default: the fee payer's side)", EXAMPLE_WALLET),
+    network: network(),
+  },
   output: OUTPUT,
-  async run(ctx, { signature, network }) {
-    const rpc = ctx.rpc(network);
-    // A finalized transaction never changes: cache it for good (bounded LRU). A merely confirmed
-    // one is fetched fresh, and an absent one is never cached: it may land a moment later.
-    const tx =
-      (await rpc.call('getTransaction', [signature, { ...FETCH, commitment: 'finalized' }], { cacheMs: Infinity, cacheWhen: (v) => v !== null })) ??
-      (await rpc.call('getTransaction', [signature, { ...FETCH, commitment: 'confirmed' }]));
-    if (tx === null) throw notFound('Transaction not found or not yet confirmed', { signature });
-    const known = described.get(tx as object);
-    if (known) return known;
-    const normalized = normalizeTransaction(tx);
-    const unnamed = programsWithoutTable(normalized, IDL_PROGRAMS_PER_TRANSACTION);
-    const ownerless = ownersToLookUp(normalized);
-    if (unnamed.length > 0 || ownerless.length > 0) {
-      const [idls, tokenOwners] = await Promise.all([
-        unnamed.length > 0 ? publishedIdls(rpc, unnamed) : undefined,
-        ownerless.length > 0 ? currentTokenOwners(rpc, ownerless) : undefined,
-      ]);
-      return describeNormalized(normalized, { signature, network, idls, tokenOwners });
-    }
-    // Only the tables named it: the description is the transaction's for good.
-    const description = Object.freeze(describeNormalized(normalized, { signature, network }));
-    described.set(tx as object, description);
+  async run(ctx, { signature, wallet, network }) {
+    const description = await decodeSignature(ctx.rpc(network), signature, network, wallet);
+    if (description === null) throw notFound('Transaction not found or not yet confirmed', { signature });
     return description;
   },
 });
+
+/** How many wallets' views of one transaction are kept beside its own (a history page asks for one). */
+const VIEWS_PER_TRANSACTION = 4;
+
+/**
+ * The decode of `signature`, told for `wallet` when given; null when the node has no such confirmed transaction.
+ * Shared by decode-tx and the decoded history.
+ */
+export async function decodeSignature(rpc: Rpc, signature: string, network: Network, wallet?: string): Promise<DecodeTxBody | null> {
+  // A finalized transaction never changes: cache it for good (bounded LRU). A merely confirmed
+  // one is fetched fresh, and an absent one is never cached: it may land a moment later.
+  const tx =
+    (await rpc.call('getTransaction', [signature, { ...FETCH, commitment: 'finalized' }], { cacheMs: Infinity, cacheWhen: (v) => v !== null })) ??
+    (await rpc.call('getTransaction', [signature, { ...FETCH, commitment: 'confirmed' }]));
+  if (tx === null) return null;
+  const view = wallet ?? '';
+  const views = described.get(tx as object);
+  const known = views?.get(view);
+  if (known) return known;
+  const normalized = normalizeTransaction(tx);
+  const unnamed = programsWithoutTable(normalized, IDL_PROGRAMS_PER_TRANSACTION);
+  const ownerless = ownersToLookUp(normalized);
+  if (unnamed.length > 0 || ownerless.length > 0) {
+    const [idls, tokenOwners] = await Promise.all([
+      unnamed.length > 0 ? publishedIdls(rpc, unnamed) : undefined,
+      ownerless.length > 0 ? currentTokenOwners(rpc, ownerless) : undefined,
+    ]);
+    return describeNormalized(normalized, { signature, network, wallet, idls, tokenOwners });
+  }
+  // Only the tables named it: the description is the transaction's for good.
+  const description = Object.freeze(describeNormalized(normalized, { signature, network, wallet }));
+  const kept = views ?? new Map<string, DecodeTxBody>();
+  if (kept.size >= VIEWS_PER_TRANSACTION) kept.delete(kept.keys().next().value!);
+  kept.set(view, description);
+  if (!views) described.set(tx as object, kept);
+  return description;
+}
 
 // ---- owners of token balances old nodes reported without one ----------------------------------------
 

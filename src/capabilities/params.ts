@@ -58,6 +58,33 @@ export function address(description: string, example: string): Param<string> {
   };
 }
 
+/** An address that may be left out (then undefined); when given, checked like every address. */
+export function optionalAddress(description: string, example: string): Param<string | undefined> {
+  const checked = address(description, example);
+  return {
+    schema: t.Optional(checked.schema),
+    required: false,
+    example,
+    parse: (raw, field) => (text(raw) === undefined ? undefined : checked.parse(raw, field)),
+  };
+}
+
+/** true or false (query strings: "true"/"false", "1"/"0"); absent gives `fallback`. */
+export function flag(description: string, fallback: boolean): Param<boolean> {
+  return {
+    schema: t.Optional(Type.Boolean({ description, default: fallback })),
+    required: false,
+    parse(raw, field) {
+      if (typeof raw === 'boolean') return raw;
+      const v = text(raw);
+      if (v === undefined) return fallback;
+      if (v === 'true' || v === '1') return true;
+      if (v === 'false' || v === '0') return false;
+      throw new InvalidField(field, `${field} must be true or false`);
+    },
+  };
+}
+
 export function signature(description: string, example: string, required = true): Param<string> {
   return {
     schema: required ? t.String({ description, examples: [example], minLength: 64, maxLength: 88 }) : t.Optional(t.String({ description, examples: [example], minLength: 64, maxLength: 88 })),

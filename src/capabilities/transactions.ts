@@ -1,18 +1,12 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
+import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, TOKEN_ACCOUNTS_ERROR, decodedHistory, type SignatureInfo } from './decoded-history.ts';
 import { anyJson, base58Address, base58Signature, nullable, u64 } from './output.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
-import { address, integer, network, optionalSignature } from './params.ts';
+import { InvalidField, address, flag, integer, network, optionalSignature } from './params.ts';
 
-export interface SignatureInfo {
-  signature: string;
-  slot: number;
-  blockTime: number | null;
-  err: unknown;
-  memo: string | null;
-  confirmationStatus: string | null;
-}
+export type { SignatureInfo };
 
 /** One getSignaturesForAddress entry as the gateway answers it: the node's fields plus a readable error. */
 export function signatureEntry(s: SignatureInfo) {
@@ -33,13 +27,20 @@ export const transactions = defineCapability({
   method: 'GET',
   title: 'Recent transactions',
   description:
-    'Recent transaction signatures involving a wallet, newest first, with slot, block time (Unix seconds), error (null on success), memo and confirmation status. `limit` is 1-100 (default 10); pass `before` (a signature from a previous page) to page further back. Decode any of them with decode_tx.',
+    'Recent transaction signatures involving a wallet, newest first, with slot, block time (Unix seconds), error (null on success), memo and confirmation status. `limit` is 1-100 (default 10); pass `before` (a signature from a previous page) to page further back. Decode any of them with decode_tx. ' +
+    `With \`decode\` true (limit 1-${DECODED_LIMIT}), each item also says what it did from the wallet's own side, as decode_tx with \`wallet\` would: summary, kind, category, status, walletChanges (the wallet's exact SOL and token changes), counterparties, fee and feePayer; a transaction the node could not return carries decodeError instead and the rest of the page stands. ` +
+    `The decoded history also holds the transactions that named only one of the wallet's token accounts (a token sent to an existing account), from up to ${HISTORY_TOKEN_ACCOUNTS} of its token accounts (those holding tokens first; tokenAccountsSearched says how many), merged newest first; \`tokenAccounts\` false leaves them out.`,
   paid: true,
   params: {
     wallet: address('Wallet address (base58)', EXAMPLE_WALLET),
-    limit: integer('How many signatures (1-100)', { min: 1, max: 100, default: 10 }),
+    limit: integer(`How many signatures (1-100; 1-${DECODED_LIMIT} with decode)`, { min: 1, max: 100, default: 10 }),
     before: optionalSignature('Page from this signature backwards (exclusive)', EXAMPLE_SIGNATURE),
+    decode: flag("Decode each transaction from the wallet's side (summary, kind, its changes, counterparties, fee)", false),
+    tokenAccounts: flag(`With decode: also list the transactions that named only one of the wallet's token accounts (up to ${HISTORY_TOKEN_ACCOUNTS} of them)`, true),
     network: network(),
+  },
+  refine({ decode, limit }) {
+    if (decode && limit > DECODED_LIMIT) throw new InvalidField('limit', `with decode, limit must be a whole number from 1 to ${DECODED_LIMIT}`);
   },
   output: t.Object({
     wallet: base58Address('The wallet asked about'),
@@ -53,15 +54,35 @@ export const transactions = defineCapability({
         error: nullable(t.String({ description: 'The error in words; null on success' })),
         memo: nullable(t.String()),
         confirmationStatus: nullable(t.String({ description: 'processed, confirmed or finalized' })),
+        ...DECODED_ITEM,
       }),
       { description: 'Newest first' },
     ),
     nextBefore: nullable(base58Signature('Pass as `before` for the next page; null on the last page')),
+    tokenAccountsHeld: t.Optional(
+      nullable(t.Integer({ minimum: 0, description: 'With decode: how many token accounts the wallet holds under both token programs; null when the node could not list them' })),
+    ),
+    tokenAccountsSearched: t.Optional(
+      t.Integer({ minimum: 0, maximum: HISTORY_TOKEN_ACCOUNTS, description: 'With decode: how many of them had their own signatures merged into this page (0 with tokenAccounts false)' }),
+    ),
+    tokenAccountsError: t.Optional(TOKEN_ACCOUNTS_ERROR),
   }),
-  async run(ctx, { wallet, limit, before, network }) {
-    const list = await ctx
-      .rpc(network)
-      .call<SignatureInfo[]>('getSignaturesForAddress', [wallet, { limit, commitment: 'confirmed', ...(before ? { before } : {}) }]);
+  async run(ctx, { wallet, limit, before, decode, tokenAccounts, network }) {
+    const rpc = ctx.rpc(network);
+    if (decode) {
+      const history = await decodedHistory(rpc, { wallet, limit, before, network, tokenAccounts });
+      const txs = history.items.map(({ info, ...decoded }) => ({ ...signatureEntry(info), ...decoded }));
+      return {
+        wallet,
+        count: txs.length,
+        transactions: txs,
+        nextBefore: txs.length === limit ? txs[txs.length - 1]!.signature : null,
+        tokenAccountsHeld: history.tokenAccountsHeld,
+        tokenAccountsSearched: history.tokenAccountsSearched,
+        ...(history.tokenAccountsError ? { tokenAccountsError: history.tokenAccountsError } : {}),
+      };
+    }
+    const list = await rpc.call<SignatureInfo[]>('getSignaturesForAddress', [wallet, { limit, commitment: 'confirmed', ...(before ? { before } : {}) }]);
     const txs = list.map(signatureEntry);
     return { wallet, count: txs.length, transactions: txs, nextBefore: txs.length === limit ? txs[txs.length - 1]!.signature : null };
   },

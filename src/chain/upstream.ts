@@ -31,6 +31,19 @@ export class RpcError extends UpstreamError {
   }
 }
 
+/**
+ * Machine-readable cause of a failed upstream call: unavailable (unreachable, HTTP 429/5xx, node
+ * unhealthy), timeout, bad answer (not JSON-RPC, or over the size limit), or the node's own JSON-RPC error (`rpcCode`).
+ */
+export type UpstreamCode = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_bad_answer' | 'upstream_rpc_error';
+
+export function upstreamCode(e: UpstreamError): UpstreamCode {
+  if (e instanceof RpcError) return RETRYABLE_RPC_CODES.has(e.code) ? 'upstream_unavailable' : 'upstream_rpc_error';
+  if (e.kind === 'timeout') return 'upstream_timeout';
+  if (e.kind === 'malformed' || e.kind === 'too_large') return 'upstream_bad_answer';
+  return 'upstream_unavailable';
+}
+
 export interface CallOptions {
   /** Serve the same call from memory for this long (ms). Infinity: until evicted. */
   cacheMs?: number;

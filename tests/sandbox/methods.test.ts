@@ -1,9 +1,10 @@
 // Every JSON-RPC method's success shape against the recorded mainnet fixtures, plus JSON-RPC protocol behaviour.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { address, createSolanaRpc, devnet, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import { address, createSolanaRpc, devnet, getSignatureFromTransaction, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
 import { API_VERSION, GENESIS_HASH, startSandbox, type Sandbox } from '../support/sandbox/index.ts';
-import { fixture, jsonType, keys, plain, rawResult, rawRpc } from '../support/sandbox/testing.ts';
+import { fixture, jsonType, keys, plain, rawResult, rawRpc, signedTransaction } from '../support/sandbox/testing.ts';
 
 let sb: Sandbox;
 let rpc: ReturnType<typeof createSolanaRpc>;
@@ -197,6 +198,18 @@ describe('history', () => {
     for (const k of ['signature', 'slot', 'blockTime', 'confirmationStatus']) expect(jsonType(raw[0][k])).toBe(jsonType(ref[0][k]));
     const bad = await rawRpc(sb.url, 'getSignaturesForAddress', [w.address, { limit: 1001 }]);
     expect(bad.body?.error).toEqual({ code: -32602, message: 'Invalid limit; max 1000' });
+  });
+
+  test('getSignaturesForAddress `before` may be any landed signature, standing for its slot (as Agave does); an unknown one gives []', async () => {
+    const w = await sb.newWallet(1_000_000_000n);
+    const other = await sb.newWallet(1_000_000_000n);
+    const older = await sb.transferSol(w, alice.address, 2_000n);
+    const elsewhere = await sb.transferSol(other, alice.address, 2_001n);
+    await sb.transferSol(w, alice.address, 2_002n);
+    const page = await rpc.getSignaturesForAddress(w.address, { limit: 1, before: elsewhere }).send();
+    expect(page.map((e) => e.signature)).toEqual([older]);
+    const unknown = getSignatureFromTransaction(await signedTransaction(sb.url, w, [getTransferSolInstruction({ source: w, destination: alice.address, amount: 1n })]));
+    expect(await rpc.getSignaturesForAddress(w.address, { before: unknown }).send()).toEqual([]);
   });
 
   test('requestAirdrop lands a real faucet transfer', async () => {

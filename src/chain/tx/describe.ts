@@ -12,6 +12,7 @@ import { type TransactionErrorInfo, describeTransactionError, formatTransactionE
 import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from './normalize';
 import type { IdlDirectory } from './idl';
 import { type TokenOwners, resolveTokenOwners } from './token-owners';
+import { type Side, counterpartiesOf, feePayerSide, walletSide } from './point-of-view';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
@@ -25,6 +26,8 @@ export interface DescribeOptions {
    * not name (the capability reads them from the chain as they are now); the transaction's own word wins.
    */
   readonly tokenOwners?: TokenOwners;
+  /** Tell the summary from this wallet's side (point-of-view.ts); the fee payer's when absent. */
+  readonly wallet?: string;
 }
 
 export interface BalanceChangeView {
@@ -110,6 +113,10 @@ export interface DecodeTxBody {
   /** What each instruction did, in order. */
   readonly actions: readonly ActionView[];
   readonly error: DecodeTxError | null;
+  /** Only when told for a wallet: its entry of the per-owner view (computed when it is in none). */
+  readonly walletChanges?: OwnerChangesView;
+  /** Only when told for a wallet: the wallets on the other side of its changes (point-of-view.ts counterpartiesOf). */
+  readonly counterparties?: readonly string[];
 }
 
 // ---- summary pieces -----------------------------------------------------------------------------
@@ -177,10 +184,12 @@ function unownedText(tx: NormalizedTransaction): string {
     .join('');
 }
 
+/** Only the owner's own fee is named: told for a wallet that did not pay it, there is none. */
 function noChangeText(tx: NormalizedTransaction, owner: OwnerChanges): string {
   // accounts of unknown owner moved: they may be this wallet's, so claim no more than is known
   const known = unownedMoves(tx).length > 0 ? ' known' : '';
-  return `no balance change${known} for ${shortenAddress(owner.owner)} apart from the ${solText(tx.fee)} fee`;
+  const fee = owner.feeLamports > 0n ? ` apart from the ${solText(owner.feeLamports)} fee` : '';
+  return `no balance change${known} for ${shortenAddress(owner.owner)}${fee}`;
 }
 
 /** `accountRent`: a note on the rent of accounts the trade opened or closed, kept apart from the amounts. */
@@ -191,7 +200,8 @@ function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: Owne
   const tokenRent = rentNote(owner.tokenAccountRentLamports);
   const rent = accountRent === '' ? tokenRent : tokenRent === '' ? ` (plus ${accountRent})` : `${tokenRent.slice(0, -1)}; ${accountRent})`;
   if (outs.length > 0 && ins.length > 0) return `Swapped ${joinList(outs)} for ${joinList(ins)} via ${via}${rent}`;
-  if (outs.length > 0) return `Spent ${joinList(outs)} via ${via}; the fee payer received nothing back${rent}`;
+  const spender = owner.owner === tx.feePayer ? 'the fee payer' : shortenAddress(owner.owner);
+  if (outs.length > 0) return `Spent ${joinList(outs)} via ${via}; ${spender} received nothing back${rent}`;
   if (ins.length > 0) return `Received ${joinList(ins)} via ${via}${rent}`;
   return `Invoked ${via} with ${noChangeText(tx, owner)}${rent}`;
 }
@@ -402,7 +412,7 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
   const raisedBy =
     err.failedProgramId && err.failedProgramId !== err.programId ? ` in ${programLabel(err.failedProgramId)}` : '';
   const cost =
-    owner.changes.length === 0 ? `only the ${solText(tx.fee)} fee was charged` : movementSummary(tx, owner, true);
+    owner.changes.length > 0 ? movementSummary(tx, owner, true) : owner.feeLamports > 0n ? `only the ${solText(owner.feeLamports)} fee was charged` : noChangeText(tx, owner);
   if (err.instructionIndex === null) {
     return `Failed: transaction rejected with ${err.message}; ${cost}`;
   }
@@ -427,10 +437,10 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
   }
 }
 
-/** Other signers' changes, appended so the summary speaks for every signer. */
-function coSignerText(tx: NormalizedTransaction, owners: readonly OwnerChanges[], speaker: OwnerChanges): string {
-  const others = owners.filter((o) => o !== speaker && o.changes.length > 0);
-  return others.map((o) => `; co-signer ${shortenAddress(o.owner)} ${movementSummary(tx, o)}`).join('');
+/** The other parties' changes after the speaker's (point-of-view.ts chooses them), and who paid the fee when the speaker did not. */
+function othersText(tx: NormalizedTransaction, side: Side): string {
+  const others = side.others.map((o) => `; ${o.role} ${shortenAddress(o.changes.owner)} ${movementSummary(tx, o.changes)}`).join('');
+  return side.paidBy ? `${others}; the ${solText(tx.fee)} fee paid by ${shortenAddress(side.paidBy)}` : others;
 }
 
 function llmContext(network: Network, signature: string, cls: Classification, status: TxStatus, summary: string): string {
@@ -471,20 +481,24 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
   const nameOf = (id: string) => programName(id) ?? idls.get(id)?.name ?? null;
   const signerSet = new Set(tx.signers);
   const owners = ownerChangesOf(tx);
-  const signerChanges = owners.filter((o) => signerSet.has(o.owner));
   const owner = owners.find((o) => o.owner === tx.feePayer) ?? balanceChangesFor(tx, tx.feePayer);
-  // The summary speaks for the fee payer, or for the first signer that moved anything when the fee payer
-  // only paid the fee (a relayer); other signers' movements follow.
-  const speaker = owner.changes.length > 0 ? owner : (signerChanges.find((o) => o.changes.length > 0) ?? owner);
+  const side = options.wallet === undefined ? feePayerSide(tx, owners) : walletSide(tx, owners, options.wallet);
+  const speaker = side.speaker;
   const errInfo = describeTransactionError(tx.err, {
     programIdOf: (i) => tx.instructions[i]?.programId,
     logs: tx.logs,
   });
   const status: TxStatus = errInfo ? 'FAILED' : 'SUCCESS';
   const summary =
-    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) +
-    coSignerText(tx, signerChanges, speaker) +
-    unownedText(tx);
+    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) + othersText(tx, side) + unownedText(tx);
+  const ownerView = (o: OwnerChanges): OwnerChangesView => ({
+    owner: o.owner,
+    signer: signerSet.has(o.owner),
+    feePayer: o.owner === tx.feePayer,
+    feeLamports: o.feeLamports.toString(),
+    changes: o.changes.map(changeView),
+    tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
+  });
 
   return {
     signature: options.signature,
@@ -507,17 +521,11 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
     tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
     invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: nameOf(id) })),
     signers: [...tx.signers],
-    ownerChanges: owners.map((o) => ({
-      owner: o.owner,
-      signer: signerSet.has(o.owner),
-      feePayer: o.owner === tx.feePayer,
-      feeLamports: o.feeLamports.toString(),
-      changes: o.changes.map(changeView),
-      tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
-    })),
+    ownerChanges: owners.map(ownerView),
     accountChanges: accountChangesOf(tx),
     actions: cls.actions.map((a) => ({ ...a, program: nameOf(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
+    ...(options.wallet === undefined ? {} : { walletChanges: ownerView(speaker), counterparties: counterpartiesOf(tx, speaker) }),
   };
 }
 

@@ -79,6 +79,16 @@ export interface CreateMintOptions {
 /** Fee payers need at least this much to be used instead of the sandbox payer. */
 const SELF_PAY_MINIMUM = 10_000_000n;
 
+export interface TransferTokenOptions {
+  /** Who pays the fee (a relayer); by default the sender when it can, else the sandbox payer. */
+  feePayer?: KeyPairSigner;
+  /**
+   * false: the destination ATA exists and no create-idempotent instruction is sent, so the transaction names
+   * the receiver's token account but not the receiver (as most wallets send to an existing account).
+   */
+  createDestination?: boolean;
+}
+
 export class Builders {
   /** The wallet funding under way (see newWallet). */
   private funding: Promise<unknown> = Promise.resolve();
@@ -262,8 +272,8 @@ export class Builders {
     return (await this.run(payer, [ix, mintIx])).signature;
   }
 
-  async transferToken(mint: Address, from: KeyPairSigner, to: Address, amount: bigint): Promise<Signature> {
-    const payer = this.feePayerFor(from, 2_039_280n);
+  async transferToken(mint: Address, from: KeyPairSigner, to: Address, amount: bigint, opts: TransferTokenOptions = {}): Promise<Signature> {
+    const payer = opts.feePayer ?? this.feePayerFor(from, 2_039_280n);
     const program = this.tokenProgramOf(mint);
     const source = await this.ata(from.address, mint);
     const { ata: destination, ix } = await this.ataInstruction(payer, to, mint);
@@ -271,7 +281,7 @@ export class Builders {
       { source, mint, destination, authority: from, amount, decimals: this.decimalsOf(mint) },
       { programAddress: program },
     );
-    return (await this.run(payer, [ix, transfer])).signature;
+    return (await this.run(payer, opts.createDestination === false ? [transfer] : [ix, transfer])).signature;
   }
 
   async setMintAuthority(mint: Address, authority: KeyPairSigner, newAuthority: Address | null): Promise<Signature> {

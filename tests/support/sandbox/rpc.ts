@@ -343,8 +343,12 @@ export class RpcMethods {
     const hist = this.ledger.history(addr);
     let end = hist.length;
     if (before !== undefined) {
-      end = hist.findIndex((r) => r.signature === before);
-      if (end < 0) return [];
+      // Like Agave's blockstore: `before` is found among all transactions (not only this address's) and
+      // stands for its slot, so a signature from another address's history pages this one too; an unknown one gives [].
+      const at = this.ledger.transaction(before);
+      if (!at) return [];
+      end = hist.findIndex((r) => r.slot >= at.slot);
+      if (end < 0) end = hist.length;
     }
     const out: unknown[] = [];
     for (let i = end - 1; i >= 0 && out.length < limit; i--) {

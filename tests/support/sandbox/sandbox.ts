@@ -2,7 +2,7 @@
 
 import { LiteSVM } from 'litesvm';
 import { address, generateKeyPairSigner, type Address, type KeyPairSigner, type Lamports, type Signature, type Transaction } from '@solana/kit';
-import { Builders, LAMPORTS_PER_SOL, type CreateMintOptions } from './builders.ts';
+import { Builders, LAMPORTS_PER_SOL, type CreateMintOptions, type TransferTokenOptions } from './builders.ts';
 import { Ledger } from './ledger.ts';
 import { RpcMethods } from './rpc.ts';
 import { RpcServer, type Fault, type FaultOptions } from './server.ts';
@@ -28,8 +28,8 @@ export interface Sandbox {
   createAta(owner: Address, mint: Address): Promise<Address>;
   /** mintToChecked into the owner's ATA, creating it if needed (USDC_MINT: minted by `payer`, its authority) */
   mintTo(mint: Address, authority: KeyPairSigner, owner: Address, amount: bigint): Promise<Signature>;
-  /** transferChecked between the owners' ATAs, creating the destination ATA */
-  transferToken(mint: Address, from: KeyPairSigner, to: Address, amount: bigint): Promise<Signature>;
+  /** transferChecked between the owners' ATAs, creating the destination ATA unless told it exists */
+  transferToken(mint: Address, from: KeyPairSigner, to: Address, amount: bigint, opts?: TransferTokenOptions): Promise<Signature>;
   /** a real SetAuthority(MintTokens) */
   setMintAuthority(mint: Address, authority: KeyPairSigner, newAuthority: Address | null): Promise<Signature>;
   /**
@@ -87,7 +87,7 @@ export async function startSandbox(opts: { port?: number; host?: string } = {}):
     createMint: (o) => b.createMint(o),
     createAta: (owner, mint) => b.createAta(owner, mint),
     mintTo: (mint, authority, owner, amount) => b.mintTo(mint, authority, owner, amount),
-    transferToken: (mint, from, to, amount) => b.transferToken(mint, from, to, amount),
+    transferToken: (mint, from, to, amount, opts) => b.transferToken(mint, from, to, amount, opts),
     setMintAuthority: (mint, authority, newAuthority) => b.setMintAuthority(mint, authority, newAuthority),
     send: (tx, o) => b.send(tx, o),
     failingTransaction: (from) => b.failingTransaction(from),

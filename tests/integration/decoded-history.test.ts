@@ -1,0 +1,336 @@
+// A wallet's decoded history (transactions?decode=true, the MCP tool's `decode`) and decode-tx's `wallet`
+// (issue 35), end to end on the sandbox chain: real transactions, some another wallet paid for, one failed,
+// one that names only the wallet's token account; each item told from the wallet's side, exactly.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { fundedKey } from '../support/agent.ts';
+import { connectMcp } from '../support/mcp.ts';
+import { startRecordedChain, type RecordedChain } from '../support/recorded-chain.ts';
+
+const sandbox = sandboxGateways({ mint: true });
+let gw: TestGateway;
+let H: Record<string, string>;
+let wallet: KeyPairSigner;
+let sender: KeyPairSigner;
+let relayer: KeyPairSigner;
+let friend: Address;
+const sigs: Record<string, string> = {};
+
+const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
+const history = (query: string) => gw.get(`/api/chain/transactions?wallet=${wallet.address}&${query}`, H);
+
+beforeAll(async () => {
+  const chain = sandbox.chain;
+  gw = await sandbox.gateway({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_history', freeCalls: 0, rpcRetries: 0 });
+  H = { 'x-api-key': (await fundedKey(gw, chain, 100_000_000)).key };
+  wallet = await chain.newWallet(2_000_000_000n);
+  sender = await chain.newWallet(3_000_000_000n);
+  relayer = await chain.newWallet(1_000_000_000n);
+  friend = (await generateKeyPairSigner()).address;
+  await chain.mintTo(sandbox.mint, chain.payer, sender.address, 500_000_000n); // sender's history, not the wallet's
+  await chain.createAta(friend, sandbox.mint);
+  sigs.minted = await chain.mintTo(sandbox.mint, chain.payer, wallet.address, 1_000_000_000n); // paid by the sandbox payer
+  sigs.sent = await chain.transferSol(wallet, friend, 100_000_000n);
+  sigs.received = await chain.transferSol(sender, wallet.address, 250_000_000n);
+  sigs.relayed = await chain.transferToken(sandbox.mint, wallet, friend, 100_000_000n, { feePayer: relayer, createDestination: false }); // the wallet signs, the relayer pays
+  sigs.failed = await chain.failingTransaction(wallet);
+  sigs.tokenOnly = await chain.transferToken(sandbox.mint, sender, wallet.address, 50_000_000n, { createDestination: false }); // names the wallet's token account only
+});
+
+const SPEC_FIELDS = ['signature', 'slot', 'blockTime', 'err', 'error', 'memo', 'confirmationStatus'];
+const change = (asset: string, raw: bigint, decimals: number, counterparty: string | null) => ({
+  asset,
+  symbol: asset === 'SOL' ? 'SOL' : null,
+  decimals,
+  raw: raw.toString(),
+  amount: (Number(raw) / 10 ** decimals).toString(),
+  counterparty,
+});
+const own = (o: { signer: boolean; feePayer: boolean; fee?: number; changes: ReturnType<typeof change>[]; rent?: number }) => ({
+  owner: wallet.address,
+  signer: o.signer,
+  feePayer: o.feePayer,
+  feeLamports: String(o.fee ?? 0),
+  changes: o.changes,
+  tokenAccountRentLamports: String(o.rent ?? 0),
+});
+
+/** What each of the wallet's transactions says from its side, newest first. */
+function expected() {
+  const mint = sandbox.mint;
+  const payer = sandbox.chain.payer.address;
+  return [
+    {
+      signature: sigs.tokenOnly, foundVia: 'token_account', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: sender.address,
+      summary: `Received 50 ${short(mint)} from ${short(sender.address)}`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change(mint, 50_000_000n, 6, sender.address)] }),
+      counterparties: [sender.address],
+    },
+    {
+      signature: sigs.failed, foundVia: 'wallet', kind: 'transfer', status: 'FAILED', fee: 5000, feePayer: wallet.address,
+      summary: 'Failed: transfer (instruction 0, System Program) reverted with custom program error 0x1 (1, ResultWithNegativeLamports); only the 0.000005 SOL fee was charged',
+      walletChanges: own({ signer: true, feePayer: true, fee: 5000, changes: [] }),
+      counterparties: [],
+    },
+    {
+      signature: sigs.relayed, foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 10000, feePayer: relayer.address,
+      summary: `Sent 100 ${short(mint)} to ${short(friend)}; the 0.00001 SOL fee paid by ${short(relayer.address)}`,
+      walletChanges: own({ signer: true, feePayer: false, changes: [change(mint, -100_000_000n, 6, friend)] }),
+      counterparties: [friend],
+    },
+    {
+      signature: sigs.received, foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: sender.address,
+      summary: `Received 0.25 SOL from ${short(sender.address)}`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 250_000_000n, 9, sender.address)] }),
+      counterparties: [sender.address],
+    },
+    {
+      signature: sigs.sent, foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: wallet.address,
+      summary: `Sent 0.1 SOL to ${short(friend)}`,
+      walletChanges: own({ signer: true, feePayer: true, fee: 5000, changes: [change('SOL', -100_000_000n, 9, friend)] }),
+      counterparties: [friend],
+    },
+    {
+      signature: sigs.minted, foundVia: 'wallet', kind: 'mint', status: 'SUCCESS', fee: 5000, feePayer: payer,
+      summary: `Not a swap or transfer: invoked Associated Token Account, SPL Token and System Program; token mint by its authority (SPL Token mint_to_checked); for ${short(wallet.address)}: received 0.00203928 SOL from ${short(payer)} and received 1000 ${short(mint)} (plus 0.00203928 SOL rent for new token accounts)`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 2_039_280n, 9, payer), change(mint, 1_000_000_000n, 6, null)], rent: 2_039_280 }),
+      counterparties: [payer],
+    },
+    {
+      foundVia: 'wallet', kind: 'transfer', status: 'SUCCESS', fee: 5000, feePayer: payer,
+      summary: `Received 2 SOL from ${short(payer)}`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 2_000_000_000n, 9, payer)] }),
+      counterparties: [payer],
+    },
+  ];
+}
+
+describe('transactions?decode=true', () => {
+  test("each item keeps its signature fields and says, from the wallet's side, what it did and exactly what moved for the wallet", async () => {
+    const res = await history('decode=true&limit=25');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ wallet: wallet.address, count: 7, nextBefore: null, tokenAccountsHeld: 1, tokenAccountsSearched: 1, live_status: 'SUCCESS' });
+    const items = res.body.transactions;
+    expect(items.map((i: any) => ({ ...i, ...Object.fromEntries(SPEC_FIELDS.map((k) => [k, undefined])) }))).toEqual(
+      expected().map((e) => ({ ...e, signature: undefined, category: 'Transfer', categoryMatched: e.kind === 'transfer' })),
+    );
+    expect(items.slice(0, 6).map((i: any) => i.signature)).toEqual(expected().slice(0, 6).map((e) => e.signature));
+    // the signature fields are the node's, as without decode
+    const plain = await history('limit=25');
+    const listed = new Map(plain.body.transactions.map((i: any) => [i.signature, i]));
+    for (const item of items.slice(1)) expect(Object.fromEntries(SPEC_FIELDS.map((k) => [k, item[k]]))).toEqual(listed.get(item.signature) as object);
+    expect(items[0]).toMatchObject({ err: null, error: null, memo: null, confirmationStatus: 'finalized' });
+  });
+
+  test('without decode the answer is what it was: the wallet\'s own signatures only, the same fields, the same bytes with decode=false', async () => {
+    const plain = await history('limit=25');
+    expect(plain.status).toBe(200);
+    expect(Object.keys(plain.body).sort()).toEqual(['count', 'live_status', 'network', 'nextBefore', 'transactions', 'wallet']);
+    for (const item of plain.body.transactions) expect(Object.keys(item)).toEqual(SPEC_FIELDS);
+    expect(plain.body.transactions.map((i: any) => i.signature)).not.toContain(sigs.tokenOnly);
+    expect(plain.body.count).toBe(6);
+    const [a, b] = await Promise.all([
+      fetch(`${gw.url}/api/chain/transactions?wallet=${wallet.address}&limit=25`, { headers: H }).then((r) => r.text()),
+      fetch(`${gw.url}/api/chain/transactions?wallet=${wallet.address}&limit=25&decode=false`, { headers: H }).then((r) => r.text()),
+    ]);
+    expect(b).toBe(a);
+  });
+
+  test('tokenAccounts=false leaves out what named only a token account', async () => {
+    const res = await history('decode=true&tokenAccounts=false');
+    expect(res.body).toMatchObject({ count: 6, tokenAccountsHeld: 0, tokenAccountsSearched: 0 });
+    expect(res.body.transactions.map((i: any) => i.signature)).not.toContain(sigs.tokenOnly);
+  });
+
+  test('pages newest first across both lists: a cursor from a token account pages the wallet\'s own signatures on', async () => {
+    const first = await history('decode=true&limit=1');
+    expect(first.body.transactions.map((i: any) => i.signature)).toEqual([sigs.tokenOnly]);
+    expect(first.body.nextBefore).toBe(sigs.tokenOnly);
+    const second = await history(`decode=true&limit=3&before=${first.body.nextBefore}`);
+    expect(second.body.transactions.map((i: any) => i.summary)).toEqual(expected().slice(1, 4).map((e) => e.summary));
+    const third = await history(`decode=true&limit=3&before=${second.body.nextBefore}`);
+    expect(third.body.transactions.map((i: any) => i.summary)).toEqual(expected().slice(4).map((e) => e.summary));
+    expect(third.body.nextBefore).toBe(third.body.transactions[2].signature);
+    const last = await history(`decode=true&limit=3&before=${third.body.nextBefore}`);
+    expect(last.body).toMatchObject({ count: 0, transactions: [], nextBefore: null });
+  });
+
+  test('token accounts are searched 8 at most, those holding tokens first', async () => {
+    const chain = sandbox.chain;
+    const holder = await chain.newWallet(1_000_000_000n);
+    for (let i = 0; i < 6; i++) await chain.createAta(holder.address, await chain.createMint({ authority: chain.payer, decimals: 0 })); // empty
+    const received: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const mint = await chain.createMint({ authority: chain.payer, decimals: 0 });
+      await chain.mintTo(mint, chain.payer, sender.address, 10n);
+      await chain.createAta(holder.address, mint);
+      received.push(await chain.transferToken(mint, sender, holder.address, 1n + BigInt(i), { createDestination: false }));
+    }
+    const res = await gw.get(`/api/chain/transactions?wallet=${holder.address}&decode=true&limit=25`, H);
+    expect(res.body).toMatchObject({ tokenAccountsHeld: 15, tokenAccountsSearched: 8 });
+    const viaAccounts = res.body.transactions.filter((i: any) => i.foundVia === 'token_account');
+    expect(viaAccounts).toHaveLength(8);
+    for (const item of viaAccounts) {
+      expect(received).toContain(item.signature);
+      expect(item.summary).toMatch(new RegExp(`^Received [1-9] \\S+ from ${short(sender.address)}$`));
+    }
+  });
+
+  test('a page fetches its transactions once: asked again, every decode comes from the cache', async () => {
+    const chain = sandbox.chain;
+    await history('decode=true&limit=25');
+    chain.resetCalls();
+    const again = await history('decode=true&limit=25');
+    expect(again.body.count).toBe(7);
+    expect(chain.calls('getTransaction')).toBe(0);
+    expect(chain.calls('getSignaturesForAddress')).toBe(2); // the wallet's and its one token account's
+    expect(chain.calls('getTokenAccountsByOwner')).toBe(0); // listed a moment ago
+  });
+
+  test('a transaction the node cannot return is listed with decodeError; the page stands and is charged once', async () => {
+    const chain = sandbox.chain;
+    const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
+    const fresh = await chain.newWallet(1_000_000_000n); // its transactions are not in the cache yet
+    await chain.transferSol(fresh, friend, 1_000n);
+    chain.fault({ mode: 'http500' }, { methods: ['getTransaction'], times: 1 });
+    const res = await gw.get(`/api/chain/transactions?wallet=${fresh.address}&decode=true`, H);
+    chain.fault(null);
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(2);
+    const broken = res.body.transactions.filter((i: any) => i.decodeError);
+    expect(broken).toHaveLength(1);
+    expect(broken[0].decodeError).toEqual({ code: 'upstream_unavailable', message: 'mainnet-beta upstream #1 answered HTTP 500' });
+    expect(Object.keys(broken[0])).toEqual([...SPEC_FIELDS, 'foundVia', 'decodeError']);
+    expect(res.body.transactions.filter((i: any) => i.summary)).toHaveLength(1);
+    expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before - gw.config.priceLamports);
+  });
+
+  test("a node that cannot list the wallet's token accounts costs those, not the page, and the answer says so", async () => {
+    const chain = sandbox.chain;
+    chain.fault({ mode: 'http500' }, { methods: ['getTokenAccountsByOwner'] });
+    const fresh = await chain.newWallet(1_000_000_000n); // its token accounts are not in the cache
+    const res = await gw.get(`/api/chain/transactions?wallet=${fresh.address}&decode=true`, H);
+    chain.fault(null);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ count: 1, tokenAccountsHeld: null, tokenAccountsSearched: 0 });
+    expect(res.body.tokenAccountsError).toEqual({ code: 'upstream_unavailable', message: 'mainnet-beta upstream #1 answered HTTP 500' });
+    expect(res.body.transactions[0].summary).toBe(`Received 1 SOL from ${short(chain.payer.address)}`);
+    const healthy = await history('decode=true');
+    expect('tokenAccountsError' in healthy.body).toBe(false);
+  });
+
+  test('limit above 25 with decode is a 400 with a hint and costs nothing; without decode 100 stands; a decode that is not a boolean is a 400', async () => {
+    const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
+    const over = await history('decode=true&limit=26');
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ error: 'Invalid limit', field: 'limit', live_status: 'FAILED' });
+    expect(over.body.hint).toStartWith('with decode, limit must be a whole number from 1 to 25. Example: /api/chain/transactions?wallet=');
+    for (const bad of ['decode=yes', 'decode=true&tokenAccounts=2', 'decode=1&limit=0']) expect((await history(bad)).status).toBe(400);
+    expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before);
+    expect((await history('limit=100')).status).toBe(200);
+  });
+});
+
+describe("decode-tx's wallet", () => {
+  const decode = (query: string) => gw.get(`/api/chain/decode-tx?signature=${sigs.relayed}&network=devnet${query}`, H);
+
+  test("tells the summary and llm_context from the wallet's side; without it, the fee payer's as before", async () => {
+    const [plain, signer, receiver, payer] = await Promise.all([decode(''), decode(`&wallet=${wallet.address}`), decode(`&wallet=${friend}`), decode(`&wallet=${relayer.address}`)]);
+    expect(plain.body.summary).toBe(`Sent 100 ${short(sandbox.mint)} to ${short(friend)}`);
+    expect('walletChanges' in plain.body).toBe(false);
+    expect(signer.body.summary).toBe(expected()[2]!.summary);
+    expect(signer.body.llm_context).toEndWith(`is categorized as Transfer: ${expected()[2]!.summary}.`);
+    expect(signer.body.walletChanges).toEqual(expected()[2]!.walletChanges);
+    expect(receiver.body.summary).toBe(`Received 100 ${short(sandbox.mint)} from ${short(wallet.address)}`);
+    expect(receiver.body.counterparties).toEqual([wallet.address]);
+    expect(payer.body.summary).toBe(`No balance change for ${short(relayer.address)} apart from the 0.00001 SOL fee; co-signer ${short(wallet.address)} sent 100 ${short(sandbox.mint)} to ${short(friend)}`);
+    for (const other of [signer, receiver, payer]) expect({ ...other.body, summary: 0, llm_context: 0, walletChanges: undefined, counterparties: undefined }).toEqual({ ...plain.body, summary: 0, llm_context: 0 });
+  });
+
+  test('a wallet that is not a base58 address is a 400 with a hint, and costs nothing', async () => {
+    const before = (await gw.get('/api/keys/me', H)).body.creditLamports as number;
+    const res = await decode('&wallet=not-a-wallet');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Invalid wallet', field: 'wallet' });
+    expect(res.body.hint).toContain('wallet must be a base58 Solana address');
+    expect((await gw.get('/api/keys/me', H)).body.creditLamports).toBe(before);
+  });
+});
+
+test('over MCP, get_recent_transactions takes decode and decode_tx takes wallet, answering as REST does', async () => {
+  const mcp = await connectMcp(gw.url, 'streamable-http', { headers: H });
+  try {
+    const listed = await mcp.call('get_recent_transactions', { wallet: wallet.address, decode: true, limit: 2, network: 'devnet' });
+    expect(listed.isError).toBe(false);
+    expect(listed.body.transactions.map((i: any) => i.summary)).toEqual(expected().slice(0, 2).map((e) => e.summary));
+    expect(listed.body).toEqual((await history('decode=true&limit=2&network=devnet')).body);
+    const told = await mcp.call('decode_tx', { signature: sigs.tokenOnly, wallet: wallet.address, network: 'devnet' });
+    expect(told.body.summary).toBe(expected()[0]!.summary);
+    const refused = (await mcp.call('get_recent_transactions', { wallet: wallet.address, decode: true, limit: 26 }).catch((e: unknown) => e)) as { code: number; message: string };
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toContain('with decode, limit must be a whole number from 1 to 25');
+  } finally {
+    await mcp.close();
+  }
+});
+
+describe('on recorded mainnet transactions served for one wallet', () => {
+  // An Audius user bank: its token account opened for it by another fee payer (names the wallet), then two
+  // AUDIO transfers into its token accounts that name only those accounts (2022); none paid by the wallet.
+  const WALLET = '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx';
+  const AUDIO = '9LzCMqDgTKYz9Drzqnpgee3SGa89up3a247ypMj2xrqM';
+  const FILES = ['audius-userbank-create-token-account-audius.json', 'spl-audio-transferchecked-2022-audius.json', 'spl-audio-transferchecked-with-memo-audius-2.json', 'stake-withdraw-gem.json'];
+  let replay: RecordedChain;
+  let mainnet: TestGateway;
+
+  beforeAll(async () => {
+    replay = await startRecordedChain(FILES.map((f) => `getTransaction/${f}`));
+    mainnet = await sandbox.gateway({ mainnetRpcUrls: [replay.url], paymentNetwork: 'devnet', gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_recorded', freeCalls: 0, rpcRetries: 0 });
+  });
+  afterAll(() => replay.stop());
+
+  test("each item is told for the wallet, with its exact changes, including those found only through its token accounts", async () => {
+    const key = (await fundedKey(mainnet, sandbox.chain, 10_000_000)).key;
+    const res = await mainnet.get(`/api/chain/transactions?wallet=${WALLET}&decode=true`, { 'x-api-key': key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ count: 3, nextBefore: null, tokenAccountsHeld: 3, tokenAccountsSearched: 3 });
+    const view = (i: any) => [i.signature.slice(0, 8), i.foundVia, i.summary, i.feePayer, i.walletChanges.signer, i.walletChanges.changes.map((c: any) => `${c.raw} ${c.asset} ${c.counterparty}`)];
+    expect(res.body.transactions.map(view)).toEqual([
+      ['564oju8D', 'wallet', 'Received 0.00203928 SOL from JsP7iv…AmT9 through program Ewkv3J…rezQ (create_token_account) (plus 0.00203928 SOL rent for new token accounts)', 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9', false, ['2039280 SOL JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9']],
+      ['iBTtH8W1', 'token_account', 'Received 10.25896376 9LzCMq…xrqM from AEty8w…AR6u', 'AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u', false, [`1025896376 ${AUDIO} AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u`]],
+      ['2qAJ4Rmf', 'token_account', 'Received 3 9LzCMq…xrqM from iVsXfN…zfJ4', 'iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4', false, [`300000000 ${AUDIO} iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4`]],
+    ]);
+    expect(res.body.transactions.map((i: any) => [i.slot, i.blockTime, i.kind, i.status, i.fee])).toEqual([
+      [207254272, 1690212068, 'account_management', 'SUCCESS', 5000],
+      [158882288, 1667410823, 'transfer', 'SUCCESS', 5000],
+      [123063718, 1646174617, 'transfer', 'SUCCESS', 5000],
+    ]);
+    // without decode, only what names the wallet itself
+    const plain = await mainnet.get(`/api/chain/transactions?wallet=${WALLET}`, { 'x-api-key': key });
+    expect(plain.body.transactions.map((i: any) => i.signature.slice(0, 8))).toEqual(['564oju8D']);
+    expect(replay.calls('getTokenAccountsByOwner')).toBe(2);
+  });
+});
+
+test('the OpenAPI document, llms.txt and the MCP tool list describe decode, tokenAccounts and wallet', async () => {
+  const doc = (await gw.get('/openapi.json')).body;
+  const params = (path: string) => doc.paths[path].get.parameters.map((p: any) => p.name);
+  expect(params('/api/chain/transactions')).toEqual(expect.arrayContaining(['decode', 'tokenAccounts']));
+  expect(params('/api/chain/decode-tx')).toContain('wallet');
+  const ref = doc.paths['/api/chain/transactions'].get.responses['200'].content['application/json'].schema.$ref as string;
+  const item = doc.components.schemas[ref.split('/').pop()!].properties.transactions.items.properties;
+  for (const field of ['summary', 'kind', 'status', 'walletChanges', 'counterparties', 'fee', 'feePayer', 'foundVia', 'decodeError']) expect(item[field]).toBeDefined();
+  const llms = await (await fetch(`${gw.url}/llms.txt`)).text();
+  expect(llms).toContain("`decode`: Decode each transaction from the wallet's side");
+  expect(llms).toContain("`wallet`: Tell the summary and llm_context from this wallet's side");
+  const mcp = await connectMcp(gw.url, 'streamable-http', { headers: H });
+  try {
+    const { tools } = (await mcp.client.listTools()) as { tools: { name: string; inputSchema: any }[] };
+    expect(tools.find((t) => t.name === 'get_recent_transactions')!.inputSchema.properties.decode.type).toBe('boolean');
+    expect(tools.find((t) => t.name === 'decode_tx')!.inputSchema.properties.wallet.type).toBe('string');
+  } finally {
+    await mcp.close();
+  }
+});
