@@ -2,7 +2,8 @@
 // the deposit watcher. main.ts and the tests build the gateway the same way. DATABASE_URL puts
 // billing state and rate limits in PostgreSQL (shared by replicas); otherwise the SQLite file.
 import { Upstream } from './chain/upstream.ts';
-import { NETWORKS, type Config, type Network } from './config.ts';
+import { checkPrices, NETWORKS, type Config, type Network } from './config.ts';
+import { CAPABILITIES } from './capabilities/registry.ts';
 import { openDatabase, type Db } from './db/client.ts';
 import type { Logger } from './log.ts';
 import { Ledger } from './billing/ledger.ts';
@@ -53,8 +54,9 @@ async function x402Of(config: Config, store: BillingStore, upstreams: Record<Net
   return createX402(config, store, facilitator, log);
 }
 
-/** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: an x402 key file that cannot serve). */
+/** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: a price for no paid capability, an x402 key file that cannot serve). */
 export async function createServices(config: Config, log: Logger): Promise<Services> {
+  checkPrices(config, CAPABILITIES);
   // Postgres code loads only when asked for: the embedded default starts as it always did.
   const pgModules = config.databaseUrl
     ? await Promise.all([import('./billing/pg-store.ts'), import('./billing/pg-rate-limit.ts'), import('./billing/pg-usage.ts')])

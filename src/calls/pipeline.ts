@@ -7,6 +7,7 @@ import type { Payments } from '../billing/payments.ts';
 import type { Resource, X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
+import { lamportsFor, x402UnitsFor, type PriceSettings } from '../billing/prices.ts';
 import { parseInput, restPath, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
@@ -107,7 +108,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   const at = Date.now();
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
-    receipt = counted(await deps.payments.charge(owner, caller.apiKey));
+    receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name)));
     const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
     countCharge(cap.name, charged, 'success');
@@ -126,7 +127,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
       deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
-    if (failure.status === 402 && deps.x402) await offered(failure, cap, deps.x402, deps.log);
+    if (failure.status === 402 && deps.x402) await offered(failure, cap, deps.x402, deps.ctx.config, deps.log);
     let balance: Record<string, string> | undefined;
     if (receipt) {
       balance = deps.payments.headers(await deps.payments.refund(receipt));
@@ -141,9 +142,9 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
 const resourceOf = (cap: Capability): Resource => ({ url: restPath(cap), description: cap.title });
 
 /** Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands. */
-async function offered(outcome: Outcome, cap: Capability, x402: X402, log: Logger, error?: string): Promise<Outcome> {
+async function offered(outcome: Outcome, cap: Capability, x402: X402, config: PriceSettings, log: Logger, error?: string): Promise<Outcome> {
   try {
-    const offer = await x402.offer(outcome.body, outcome.headers, resourceOf(cap), error);
+    const offer = await x402.offer(outcome.body, outcome.headers, resourceOf(cap), x402UnitsFor(config, cap.name)!, error);
     outcome.body = offer.body;
     outcome.headers = offer.headers;
   } catch (e) {
@@ -161,14 +162,14 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   const failed = (e: unknown) => failedCall(e, cap, deps, headers);
   const refused = (reason: string): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
-    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused');
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, x402, deps.log, reason);
+    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, x402, deps.ctx.config, deps.log, reason);
   };
   let input: Record<string, unknown>;
   let held: Awaited<ReturnType<X402['hold']>>;
   try {
     input = parseInput(cap, raw) as Record<string, unknown>;
-    held = await x402.hold(caller.payment!, resourceOf(cap), { capability: cap.name, face: caller.face });
+    held = await x402.hold(caller.payment!, resourceOf(cap), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)! });
   } catch (e) {
     return failed(e);
   }

@@ -32,10 +32,13 @@ export interface VerifiedPayment {
 
 export interface X402 {
   readonly facilitator: Facilitator;
-  /** A 402's body and headers with the x402 offer (`error` says why a payment was refused, if one was). */
-  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
-  /** Verifies and records the payment, or says why it buys nothing. */
-  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp' }): Promise<VerifiedPayment | { refused: string }>;
+  /**
+   * A 402's body and headers with the x402 offer of `price` atomic units (the capability's, chosen by
+   * the pipeline); `error` says why a payment was refused, if one was.
+   */
+  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, price: number, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
+  /** Verifies and records a payment of exactly `call.price` atomic units, or says why it buys nothing. */
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number }): Promise<VerifiedPayment | { refused: string }>;
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
@@ -70,8 +73,8 @@ function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
 const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64) || 'unknown';
 
 export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger): X402 {
-  const terms = async (): Promise<Terms> => ({
-    price: config.x402Price!,
+  const terms = async (price: number): Promise<Terms> => ({
+    price,
     asset: config.x402Asset,
     payTo: (config.x402PayTo ?? config.gatewayAddress)!,
     feePayer: await facilitator.feePayer(),
@@ -87,8 +90,8 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
 
   return {
     facilitator,
-    async offer(body, headers, resource, error = DEFAULT_ERROR) {
-      return withOffer(body, headers, await terms(), resource, error);
+    async offer(body, headers, resource, price, error = DEFAULT_ERROR) {
+      return withOffer(body, headers, await terms(price), resource, error);
     },
 
     async hold(attempt, resource, call) {
@@ -99,7 +102,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       let requirements: ReturnType<typeof requirementsV1> | ReturnType<typeof requirementsV2>;
       let verified: Awaited<ReturnType<Facilitator['verify']>>;
       try {
-        t = await terms();
+        t = await terms(call.price);
         requirements = version === 1 ? requirementsV1(t, resource) : requirementsV2(t);
         verified = await facilitator.verify(payload, requirements);
       } catch (e) {
