@@ -164,7 +164,7 @@ const host = (raw: string) => {
 const priceList = (min: number) => (raw: string) => {
   const prices: Record<string, number> = {};
   for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = entry.match(/^([a-z0-9-]+)=(.*)$/);
+    const m = entry.match(/^([^=\s]+)\s*=\s*(.*)$/);
     if (!m) fail(`expected comma-separated capability=price pairs such as decode-tx=4400000, got ${shown(entry)}`);
     const [, name, price] = m as unknown as [string, string, string];
     if (name in prices) fail(`${name} is priced twice`);
