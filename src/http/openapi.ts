@@ -144,6 +144,25 @@ const READINESS = t.Object({
     description: 'For each network with no upstream answer within READY_WINDOW_SECONDS, why (the URLs are never shown): e.g. "unreachable: connection refused", "no answer within 8 s", "HTTP 503"',
   }),
   x402FeePayerLamports: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "With x402's built-in facilitator: its fee payer's SOL in lamports (it pays every settlement's fee); null: not read yet" })),
+  x402: t.Optional(
+    t.Union(
+      [
+        t.Object({
+          asset: t.String({ description: 'The mint paid in (X402_ASSET)' }),
+          tokenProgram: t.Union([t.String(), t.Null()], { description: "The mint's token program; null: no such mint" }),
+          payTo: t.String({ description: 'The owner paid into' }),
+          payToTokenAccount: t.Union([t.String(), t.Null()], { description: "The owner's associated token account of the asset, which receives every payment" }),
+          payToTokenAccountExists: t.Boolean(),
+          feePayer: t.Optional(t.String({ description: "The built-in facilitator's fee payer" })),
+          feePayerLamports: t.Optional(t.Integer({ minimum: 0 })),
+          problems: t.Array(t.String(), { description: 'Why x402 payments fail now, each naming the account at fault; they do not make the gateway unready (keys and free calls still work)' }),
+          warnings: t.Array(t.String(), { description: 'What will stop them soon: a fee payer below X402_FEE_PAYER_MIN_LAMPORTS' }),
+        }),
+        t.Null(),
+      ],
+      { description: "With x402 on: the accounts its payments depend on, as the readiness probe last read them (null: not yet)" },
+    ),
+  ),
 });
 
 const MANIFEST = t.Object({
