@@ -6,7 +6,7 @@ import type { OperatorDb } from './database.ts';
 export interface Stats {
   /** The file's absolute path, or the PostgreSQL URL with its password masked. */
   database: string;
-  /** No key, deposit, small transfer, pending claim or account at all. */
+  /** No key, deposit, small transfer, pending claim, account or x402 payment at all. */
   empty: boolean;
   keys: { active: number; revoked: number; wallets: number };
   deposits: { credited: { count: number; lamports: string } };
@@ -136,7 +136,7 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
      FROM credit_accounts a ORDER BY a.calls_made DESC, a.wallet LIMIT 10`,
   );
 
-  const counts = [keys.active, keys.revoked, depositRows.length, dust.n, pending.n, credit.n];
+  const counts = [keys.active, keys.revoked, depositRows.length, dust.n, pending.n, credit.n, x402 ? x402.settled.length + x402.failed : 0];
   return {
     database: db.name,
     empty: counts.every((n) => num(n) === 0),
@@ -177,7 +177,7 @@ const listed = (lines: string[] | undefined) => (lines === undefined ? ['  (this
 
 export function statsText(s: Stats): string {
   const lines = [
-    `database        ${s.database}${s.empty ? ' (empty: no keys, deposits or accounts yet)' : ''}`,
+    `database        ${s.database}${s.empty ? ' (empty: no keys, deposits, accounts or x402 payments yet)' : ''}`,
     `keys            ${s.keys.active} active, ${s.keys.revoked} revoked, ${s.keys.wallets} wallets`,
     `deposits        ${s.deposits.credited.count} credited (${s.deposits.credited.lamports} lamports, ${sol(s.deposits.credited.lamports)})`,
     `dust            ${s.dust.transfers} transfers below the minimum from ${s.dust.wallets} wallets, ${s.dust.lamports} lamports not yet credited`,
