@@ -83,10 +83,14 @@ export class Walkthrough {
     return chain;
   }
 
-  /** The gateway's block, once it answers /healthz. */
+  /** The gateway's block, once it answers /healthz; a gateway that refuses to start fails at once, with what it said. */
   async startGateway(block: string): Promise<Running> {
     const gw = this.start(block);
-    await until('the gateway start', () => fetch(this.gatewayUrl + '/healthz').then((r) => r.ok, () => false), 30_000, gw.text);
+    const up = () => {
+      if (gw.proc.exitCode !== null) throw new Error(`the gateway exited (${gw.proc.exitCode}):\n${gw.text()}`);
+      return fetch(this.gatewayUrl + '/healthz').then((r) => r.ok, () => false);
+    };
+    await until('the gateway start', up, 30_000, gw.text);
     return gw;
   }
 
