@@ -10,6 +10,7 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
+import { connectMcp } from '../support/mcp.ts';
 import { craftPayment, payer, payingFetch, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
@@ -134,7 +135,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(stats.revenueByDay).toEqual([{ day: today, lamports: String(FIND_ATA + FLAT), calls: 2, x402: [{ asset: USDC_MINT, calls: 2, amount: String(X402_FIND_ATA + X402_FLAT) }] }]);
     });
 
-    test.skipIf(backend === 'postgres')('OpenAPI, llms.txt, the MCP manifest and tools/list state each capability\'s price', async () => {
+    test.skipIf(backend === 'postgres')('OpenAPI, llms.txt, the MCP manifest, tools/list and the claim page state each capability\'s price', async () => {
       const doc = (await gw.get('/openapi.json')).body;
       expect(doc.paths['/api/chain/find-ata'].get.description).toContain(`${FIND_ATA} lamports`);
       expect(doc.paths['/api/chain/find-ata'].get.description).toContain(`${X402_FIND_ATA} atomic units`);
@@ -149,6 +150,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(tool('find_ata')).toContain(`${X402_FIND_ATA} atomic units`);
       expect(tool('get_token_accounts')).toContain(`Paid: ${FLAT} lamports`);
       expect(manifest.capabilities.tools.description).toContain(`find_ata: ${FIND_ATA}`);
+      // MCP's own listing, and the claim page's facts (its script shows them beside the flat price).
+      const mcp = await connectMcp(gw.url, 'streamable-http');
+      const { tools } = await mcp.client.listTools();
+      await mcp.close();
+      const described = (name: string) => tools.find((t) => t.name === name)!.description;
+      expect(described('find_ata')).toContain(`Paid: ${FIND_ATA} lamports`);
+      expect(described('find_ata')).toContain(`${X402_FIND_ATA} atomic units`);
+      expect(described('decode_tx')).toContain(`Paid: ${DECODE} lamports`);
+      expect((await gw.get('/claim')).body).toContain(`"pricesLamports":{"find-ata":${FIND_ATA},"decode-tx":${DECODE}}`);
     });
   });
 }
