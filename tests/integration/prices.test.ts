@@ -153,7 +153,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       // MCP's own listing, and the claim page's facts (its script shows them beside the flat price).
       const mcp = await connectMcp(gw.url, 'streamable-http');
       const { tools } = await mcp.client.listTools();
+      const pricing = (await mcp.client.readResource({ uri: 'gateway://pricing' })).contents[0] as { text: string };
+      const toolDoc = (await mcp.client.readResource({ uri: 'gateway://tools/find_ata' })).contents[0] as { text: string };
       await mcp.close();
+      expect(pricing.text).toContain(`Priced apart: find_ata costs ${FIND_ATA} lamports; decode_tx costs ${DECODE} lamports.`);
+      expect(toolDoc.text).toContain(`Paid: ${FIND_ATA} lamports`);
       const described = (name: string) => tools.find((t) => t.name === name)!.description;
       expect(described('find_ata')).toContain(`Paid: ${FIND_ATA} lamports`);
       expect(described('find_ata')).toContain(`${X402_FIND_ATA} atomic units`);
