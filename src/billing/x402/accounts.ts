@@ -77,9 +77,15 @@ export function assess(ids: X402AccountIds, atas: Record<string, string>, read: 
   return report;
 }
 
+/** A refusal's explanation reuses a read this recent: a burst of bad payments costs the chain one read, not one each. */
+const EXPLAIN_FRESH_MS = 5_000;
+
 /** Reads the accounts (one RPC call) and keeps the last report for /readyz. */
 export class X402Accounts {
   private last: X402AccountsReport | null = null;
+  private lastAt = 0;
+  /** The read under way: callers at the same moment share it. */
+  private reading: Promise<X402AccountsReport> | undefined;
   private readonly atas: Promise<Record<string, Address>>;
 
   constructor(
@@ -94,7 +100,11 @@ export class X402Accounts {
     return this.last;
   }
 
-  async read(): Promise<X402AccountsReport> {
+  read(): Promise<X402AccountsReport> {
+    return (this.reading ??= this.readNow().finally(() => (this.reading = undefined)));
+  }
+
+  private async readNow(): Promise<X402AccountsReport> {
     const atas = await this.atas;
     const keys = [this.ids.asset, ...Object.values(atas), ...(this.ids.feePayer ? [this.ids.feePayer] : [])];
     const answer = await this.rpc.call<{ value: ({ owner: string; lamports: number | bigint } | null)[] }>('getMultipleAccounts', [keys, { encoding: 'base64', commitment: 'confirmed', dataSlice: { offset: 0, length: 0 } }], {
@@ -102,6 +112,7 @@ export class X402Accounts {
     });
     const read: AccountsRead = Object.fromEntries(keys.map((k, i) => [k, answer.value[i] ? { owner: answer.value[i]!.owner, lamports: BigInt(answer.value[i]!.lamports) } : null]));
     this.last = assess(this.ids, atas, read);
+    this.lastAt = Date.now();
     if (this.last.feePayerLamports !== undefined) x402FeePayerRead(BigInt(this.last.feePayerLamports));
     return this.last;
   }
@@ -113,7 +124,7 @@ export class X402Accounts {
    */
   async explain(reason: string): Promise<string> {
     try {
-      const { problems } = await this.read();
+      const { problems } = this.last && Date.now() - this.lastAt < EXPLAIN_FRESH_MS ? this.last : await this.read();
       return problems.length ? `${reason} [the gateway's fault, not the payment's: ${problems.join('; ')}]` : reason;
     } catch {
       return reason;
