@@ -6,7 +6,6 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
 import clientSource from './claim/client.bundle.js' with { type: 'text' };
 import { toJson } from '../json.ts';
-import { lamportsApart } from '../billing/prices.ts';
 import { htmlPage, scriptAsset } from './static.ts';
 
 export const CLAIM_PATH = '/claim';
@@ -21,7 +20,7 @@ export function claimRoutes(config: Config) {
     network: config.paymentNetwork,
     minDepositLamports: config.minDepositLamports,
     priceLamports: config.priceLamports,
-    pricesLamports: lamportsApart(config),
+    pricesLamports: config.prices,
     freeCalls: config.freeCalls,
   };
   const page = htmlPage(claimHtml(scriptJson(facts)), []);
