@@ -354,7 +354,7 @@ const SETTINGS = {
   },
   x402FeePayerMinLamports: {
     env: 'X402_FEE_PAYER_MIN_LAMPORTS',
-    help: "x402: the built-in facilitator's fee payer below this many lamports is warned of at start, in the log and in /readyz (each settlement costs it about 10001)",
+    help: "x402: the built-in facilitator's fee payer below this many lamports is warned of in the log and in /readyz (one settlement costs it 10001)",
     default: 1000 * X402_SETTLEMENT_FEE_LAMPORTS,
     shownDefault: `${1000 * X402_SETTLEMENT_FEE_LAMPORTS} (1000 settlements)`,
     parse: integer(0, 1e15),
