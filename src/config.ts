@@ -170,6 +170,26 @@ const host = (raw: string) => {
   return h;
 };
 
+/**
+ * Prices per capability: `decode-tx=4400000,simulate=4400000`. Each name once, each price a whole
+ * number within bounds; whether a name is a paid capability is checked by checkPrices, which knows them.
+ */
+const priceList = (min: number) => (raw: string) => {
+  const prices: Record<string, number> = {};
+  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = entry.match(/^([^=\s]+)\s*=\s*(.*)$/);
+    if (!m) fail(`expected comma-separated capability=price pairs such as decode-tx=4400000, got ${shown(entry)}`);
+    const [, name, price] = m as unknown as [string, string, string];
+    if (name in prices) fail(`${name} is priced twice`);
+    try {
+      prices[name] = integer(min, 1e15)(price);
+    } catch (e) {
+      fail(`${name}: ${(e as Error).message}`);
+    }
+  }
+  return prices;
+};
+
 const optional =
   <T>(parse: (raw: string) => T) =>
   (raw: string): T | undefined =>
@@ -178,6 +198,12 @@ const optional =
 export const DEFAULT_DATABASE_PATH = './data/gateway.sqlite';
 /** USDC's mint on mainnet-beta: what x402 is paid in unless X402_ASSET says otherwise. */
 export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+/**
+ * What the built-in facilitator's fee payer pays for one settlement, as measured on the sandbox
+ * chain: two signatures at 5,000 lamports (the payer's and its own) and the compute-unit price
+ * @x402/svm's client sets (1 micro-lamport x 20,000 units, rounded up to 1 lamport).
+ */
+export const X402_SETTLEMENT_FEE_LAMPORTS = 10_001;
 
 const SETTINGS = {
   port: { env: 'PORT', help: 'TCP port to listen on (0 picks a free one)', default: 3000, parse: integer(0, 65535) },
@@ -276,6 +302,13 @@ const SETTINGS = {
     parse: positiveNumber,
   },
   priceLamports: { env: 'PRICE_LAMPORTS', help: 'flat price of one paid call', default: 2_200_000, parse: integer(0, 1e15) },
+  prices: {
+    env: 'PRICES',
+    help: 'paid capabilities priced apart from PRICE_LAMPORTS, in lamports: decode-tx=4400000,simulate=4400000',
+    default: {} as Record<string, number>,
+    shownDefault: 'none (every paid call costs PRICE_LAMPORTS)',
+    parse: priceList(0),
+  },
   freeCalls: { env: 'FREE_CALLS', help: "free paid-calls granted on a wallet's first claim", default: 10, parse: integer(0, 1e9) },
   minDepositLamports: {
     env: 'MIN_DEPOSIT_LAMPORTS',
@@ -289,6 +322,13 @@ const SETTINGS = {
     default: undefined as number | undefined,
     shownDefault: 'unset (x402 off)',
     parse: optional(integer(1, 1e15)),
+  },
+  x402Prices: {
+    env: 'X402_PRICES',
+    help: 'x402: paid capabilities priced apart from X402_PRICE, in atomic units of X402_ASSET: decode-tx=20000',
+    default: {} as Record<string, number>,
+    shownDefault: 'none (every paid call costs X402_PRICE)',
+    parse: priceList(1),
   },
   x402Asset: {
     env: 'X402_ASSET',
@@ -324,6 +364,13 @@ const SETTINGS = {
     help: 'x402: longest wait for a payment to reach confirmed; past it the answer is withheld',
     default: 30,
     parse: integer(1, 120),
+  },
+  x402FeePayerMinLamports: {
+    env: 'X402_FEE_PAYER_MIN_LAMPORTS',
+    help: "x402: the built-in facilitator's fee payer below this many lamports is warned of in the log and in /readyz (one settlement costs it 10001)",
+    default: 1000 * X402_SETTLEMENT_FEE_LAMPORTS,
+    shownDefault: `${1000 * X402_SETTLEMENT_FEE_LAMPORTS} (1000 settlements)`,
+    parse: integer(0, 1e15),
   },
   x402MaxComputeUnitPrice: {
     env: 'X402_MAX_COMPUTE_UNIT_PRICE',
@@ -516,6 +563,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
 function checkX402(c: Config): void {
   const problem = (key: ConfigKey, why: string) => new ConfigError(`${SETTINGS[key].env} / ${flagName(key)}: ${why}`);
   if (c.x402Price === undefined) {
+    if (Object.keys(c.x402Prices).length > 0) throw problem('x402Price', 'not set, but X402_PRICES is: set X402_PRICE to turn x402 on, or unset X402_PRICES');
     for (const key of ['x402PayTo', 'x402FeePayerKeypair', 'x402FacilitatorUrl'] as const) {
       if (c[key] !== undefined) throw problem('x402Price', `not set, but ${SETTINGS[key].env} is: set X402_PRICE to turn x402 on, or unset ${SETTINGS[key].env}`);
     }
@@ -524,6 +572,22 @@ function checkX402(c: Config): void {
   if (c.x402FeePayerKeypair && c.x402FacilitatorUrl) throw problem('x402FacilitatorUrl', 'set together with X402_FEE_PAYER_KEYPAIR: choose the built-in facilitator (keypair) or an external one (URL), not both');
   if (!c.x402FeePayerKeypair && !c.x402FacilitatorUrl) throw problem('x402FeePayerKeypair', 'needed when X402_PRICE is set (a fee-payer keypair file for the built-in facilitator), or set X402_FACILITATOR_URL');
   if (!c.x402PayTo && !c.gatewayAddress) throw problem('x402PayTo', 'needed when X402_PRICE is set and GATEWAY_ADDRESS is not: the owner whose token account is paid into');
+}
+
+/**
+ * PRICES and X402_PRICES name paid capabilities only: a typo, or a free capability (which no key
+ * and no payment is asked for), stops the start with one line naming the setting and the name.
+ * The capabilities are handed in: settings know no other part.
+ */
+export function checkPrices(c: Config, capabilities: readonly { name: string; paid: boolean }[]): void {
+  const paid = capabilities.filter((cap) => cap.paid).map((cap) => cap.name);
+  for (const key of ['prices', 'x402Prices'] as const) {
+    for (const name of Object.keys(c[key])) {
+      if (paid.includes(name)) continue;
+      const why = capabilities.some((cap) => cap.name === name) ? `${name} is free: only paid capabilities have a price` : `${shown(name)} is not a capability`;
+      throw new ConfigError(`${SETTINGS[key].env} / ${flagName(key)}: ${why} (paid ones: ${paid.join(', ')})`);
+    }
+  }
 }
 
 /**

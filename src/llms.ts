@@ -2,6 +2,7 @@
 // from the capability registry and the settings, like the OpenAPI document and the MCP manifest.
 // It lives beside both faces (it names REST routes and MCP endpoints) and imports neither's routes.
 import { x402Note } from './calls/ways-to-pay.ts';
+import { lamportsApart, lamportsFor, x402UnitsFor } from './billing/prices.ts';
 import { restPath, type Capability } from './capabilities/capability.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
 import { formatSol } from './chain/format.ts';
@@ -23,12 +24,19 @@ function usage(cap: Capability): string {
   return `GET ${restPath(cap)}${query}`;
 }
 
-function capabilityEntry(cap: Capability, priceLamports: number): string {
-  const price = cap.paid ? `Paid (${priceLamports} lamports)` : 'Free';
+function capabilityEntry(cap: Capability, config: Config): string {
+  const x402 = x402UnitsFor(config, cap.name);
+  const price = cap.paid ? `Paid (${lamportsFor(config, cap.name)} lamports${x402 === undefined ? '' : `, or ${x402} atomic units by x402`})` : 'Free';
   const params = Object.entries(cap.params)
     .map(([k, p]) => `\`${k}\`${p.required ? ' (required)' : ''}: ${(p.schema as { description?: string }).description ?? ''}`)
     .join('; ');
   return `- \`${usage(cap)}\` · MCP tool \`${cap.tool}\` · ${price}. ${cap.description}${params ? ` Parameters: ${params}.` : ''}`;
+}
+
+/** The capabilities priced apart from the flat price, as a clause ("" when none). */
+function apart(config: Config): string {
+  const entries = Object.entries(lamportsApart(config));
+  return entries.length ? ` (except ${entries.map(([name, price]) => `${name}: ${price} lamports`).join(', ')}; each capability below says its price)` : '';
 }
 
 /** The second way to pay, when this gateway offers it: x402 per call, no account. */
@@ -62,13 +70,13 @@ export function llmsTxt(config: Config): string {
     '> Processed Solana data for AI agents over REST (JSON) and MCP: balances, blockhash, token holdings, transaction history, associated token accounts, token security profiles, priority-fee tiers, transaction decoding and simulation.',
     '',
     `Every capability takes an optional \`network\`: ${NETWORKS.map((n) => `\`${n}\``).join(' or ')} (default \`mainnet-beta\`). ` +
-      `${free.map((c) => c.name).join(' and ')} are free; the other ${paid.length} cost ${config.priceLamports} lamports (${sol(config.priceLamports)}) per call, ` +
+      `${free.map((c) => c.name).join(' and ')} are free; the other ${paid.length} cost ${config.priceLamports} lamports (${sol(config.priceLamports)}) per call${apart(config)}, ` +
       `after ${config.freeCalls} free calls granted on a wallet's first claim. A rejected request (400) costs nothing, and a call that fails is refunded. ` +
       'Success bodies carry `network` and `live_status: "SUCCESS"`; error bodies carry `error` (and often `hint`). Raw token amounts are decimal strings beside `decimals`; lamports are JSON integers.',
     '',
     '## Capabilities',
     '',
-    ...CAPABILITIES.map((c) => capabilityEntry(c, config.priceLamports)),
+    ...CAPABILITIES.map((c) => capabilityEntry(c, config)),
     '',
     '## Buying and sending an API key',
     '',

@@ -70,6 +70,7 @@ async function main() {
     const facilitator = services.x402.facilitator;
     log.info('x402 enabled', {
       price: config.x402Price,
+      pricedApart: Object.entries(config.x402Prices).map(([name, units]) => `${name}=${units}`).join(',') || 'none',
       asset: config.x402Asset,
       payTo: config.x402PayTo ?? config.gatewayAddress,
       network: config.paymentNetwork,

@@ -7,7 +7,7 @@ import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Logger } from './log.ts';
-import { x402FeePayerRead } from './metrics.ts';
+import type { X402Accounts, X402AccountsReport } from './billing/x402/accounts.ts';
 
 const OFFLINE_HINT =
   'offline? `bun run sandbox` (in a source checkout) starts a local Solana chain on 127.0.0.1:8899: set MAINNET_RPC_URLS and DEVNET_RPC_URLS to http://127.0.0.1:8899';
@@ -21,6 +21,12 @@ export interface ReadinessReport {
   upstreamErrors: Record<string, string>;
   /** The built-in x402 facilitator's fee payer's SOL, in lamports, as last read by the probe (null: not yet). Present with x402's built-in facilitator only. */
   x402FeePayerLamports?: number | null;
+  /**
+   * With x402 on: its accounts as last read by the probe (null: not yet), with what stops payments
+   * (`problems`) and what soon will (`warnings`). They do not make the gateway unready: keys and
+   * free calls still work, and every replica shares the same accounts.
+   */
+  x402?: X402AccountsReport | null;
 }
 
 export class Readiness {
@@ -29,7 +35,8 @@ export class Readiness {
   private remoteWritable = true;
   /** Networks the probe last saw fail, so that a lasting outage is logged once. */
   private readonly failing = new Set<string>();
-  private feePayer: bigint | null = null;
+  /** The x402 problems and warnings last logged, so that each is logged once, when it appears. */
+  private x402Said = new Set<string>();
 
   constructor(
     private readonly db: Db | undefined,
@@ -37,8 +44,8 @@ export class Readiness {
     private readonly windowMs: number,
     private readonly log: Logger,
     private readonly ping?: () => Promise<void>,
-    /** Reads the x402 fee payer's balance; it pays every settlement's fee, so an empty one stops x402. */
-    private readonly feePayerLamports?: () => Promise<bigint>,
+    /** x402's accounts (the fee payer pays every settlement's fee, the pay-to account receives them): read by the probe. */
+    private readonly x402?: Pick<X402Accounts, 'read' | 'lastReport' | 'ids'>,
   ) {}
 
   start(): void {
@@ -57,11 +64,8 @@ export class Readiness {
         () => (this.remoteWritable = true),
         () => (this.remoteWritable = false),
       );
-      this.feePayerLamports?.().then(
-        (lamports) => {
-          this.feePayer = lamports;
-          x402FeePayerRead(lamports);
-        },
+      this.x402?.read().then(
+        (r) => this.reportX402(r),
         () => {},
       );
     };
@@ -81,6 +85,17 @@ export class Readiness {
     const which = down.map((r) => `${r.network} (${r.u.failureReason() ?? 'no answer'})`).join(', ');
     const neverAnswered = down.every((r) => r.u.lastAnswerAt === undefined);
     this.log.warn(`no upstream answers for ${which}: their chain calls fail until one does${neverAnswered ? `; ${OFFLINE_HINT}` : ''}`);
+  }
+
+  /** Each x402 problem or warning once when it appears, and once when all are gone. */
+  private reportX402(r: X402AccountsReport) {
+    // Known by their words, not their numbers: a fee payer's balance changes with every settlement.
+    const kind = (line: string) => line.replace(/\d+/g, '#');
+    const now = new Set([...r.problems, ...r.warnings].map(kind));
+    for (const line of r.problems) if (!this.x402Said.has(kind(line))) this.log.error(`x402 payments fail: ${line}`, { event: 'x402_account' });
+    for (const line of r.warnings) if (!this.x402Said.has(kind(line))) this.log.warn(`x402: ${line}`, { event: 'x402_account' });
+    if (now.size === 0 && this.x402Said.size > 0) this.log.info('x402 accounts in order again', { event: 'x402_account' });
+    this.x402Said = now;
   }
 
   stop(): void {
@@ -107,7 +122,11 @@ export class Readiness {
       else upstreamErrors[network] = u.failureReason() ?? 'no answer yet';
     }
     const report: ReadinessReport = { ready: database === 'writable' && answered, database, upstreams, upstreamErrors };
-    if (this.feePayerLamports) report.x402FeePayerLamports = this.feePayer === null ? null : Number(this.feePayer);
+    if (this.x402) {
+      const last = this.x402.lastReport;
+      if (this.x402.ids.feePayer) report.x402FeePayerLamports = last?.feePayerLamports ?? null;
+      report.x402 = last;
+    }
     return report;
   }
 }

@@ -2,7 +2,8 @@
 // the deposit watcher. main.ts and the tests build the gateway the same way. DATABASE_URL puts
 // billing state and rate limits in PostgreSQL (shared by replicas); otherwise the SQLite file.
 import { Upstream } from './chain/upstream.ts';
-import { NETWORKS, type Config, type Network } from './config.ts';
+import { checkPrices, ConfigError, NETWORKS, type Config, type Network } from './config.ts';
+import { CAPABILITIES } from './capabilities/registry.ts';
 import { openDatabase, type Db } from './db/client.ts';
 import type { Logger } from './log.ts';
 import { Ledger } from './billing/ledger.ts';
@@ -18,6 +19,7 @@ import type { CallDeps } from './calls/pipeline.ts';
 import { InFlight } from './calls/in-flight.ts';
 import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
 import { createX402, type X402 } from './billing/x402/payments.ts';
+import { X402Accounts } from './billing/x402/accounts.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 
@@ -37,24 +39,56 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
-/** x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external one. */
-async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger): Promise<X402 | undefined> {
+/**
+ * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
+ * one, and the accounts its payments depend on, checked before the gateway serves.
+ */
+async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
   if (config.x402Price === undefined) return undefined;
-  const facilitator = config.x402FacilitatorUrl
-    ? externalFacilitator(config.x402FacilitatorUrl, config.paymentNetwork)
+  const signer = config.x402FacilitatorUrl ? undefined : await loadFeePayer(config.x402FeePayerKeypair!);
+  const facilitator = !signer
+    ? externalFacilitator(config.x402FacilitatorUrl!, config.paymentNetwork)
     : builtInFacilitator({
-        signer: await loadFeePayer(config.x402FeePayerKeypair!),
+        signer,
         rpc: upstreams[config.paymentNetwork],
         network: config.paymentNetwork,
         asset: config.x402Asset,
         maxComputeUnitPrice: config.x402MaxComputeUnitPrice,
         settleMs: config.x402SettleSeconds * 1000,
       });
-  return createX402(config, store, facilitator, log);
+  const accounts = new X402Accounts(upstreams[config.paymentNetwork], {
+    network: config.paymentNetwork,
+    asset: config.x402Asset,
+    payTo: (config.x402PayTo ?? config.gatewayAddress)!,
+    feePayer: signer?.address,
+    minFeePayerLamports: config.x402FeePayerMinLamports,
+  });
+  await checkAccounts(accounts, config, log);
+  return { x402: createX402(config, store, facilitator, log, accounts), accounts };
 }
 
-/** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: an x402 key file that cannot serve). */
+/**
+ * The start's look at x402's accounts. A missing or wrong mint, or a pay-to owner without a token
+ * account for it, would fail every payment: the start stops with a line naming the account (the
+ * gateway creates no account on its own: that spends the operator's SOL on an address they may
+ * have mistyped). A fee payer short of SOL is warned of by the readiness probe, which starts with
+ * the server, reads the accounts again and logs what it finds; so is a chain that cannot answer now.
+ */
+async function checkAccounts(accounts: X402Accounts, config: Config, log: Logger): Promise<void> {
+  let report;
+  try {
+    report = await Promise.race([accounts.read(), Bun.sleep(config.rpcTimeoutMs).then(() => Promise.reject(new Error(`no answer within ${config.rpcTimeoutMs} ms`)))]);
+  } catch (e) {
+    log.warn('x402 accounts not checked at start: the chain did not answer; /readyz reports them once it does', { error: e instanceof Error ? e.message : String(e) });
+    return;
+  }
+  if (report.tokenProgram === null) throw new ConfigError(`X402_ASSET / --x402-asset: ${report.problems[0]}`);
+  if (!report.payToTokenAccountExists) throw new ConfigError(`${config.x402PayTo ? 'X402_PAY_TO / --x402-pay-to' : 'GATEWAY_ADDRESS / --gateway-address'}: ${report.problems[0]}`);
+}
+
+/** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: a price for no paid capability, an x402 key file that cannot serve). */
 export async function createServices(config: Config, log: Logger): Promise<Services> {
+  checkPrices(config, CAPABILITIES);
   // Postgres code loads only when asked for: the embedded default starts as it always did.
   const pgModules = config.databaseUrl
     ? await Promise.all([import('./billing/pg-store.ts'), import('./billing/pg-rate-limit.ts'), import('./billing/pg-usage.ts')])
@@ -73,7 +107,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
-  let x402: X402 | undefined;
+  let x402: Awaited<ReturnType<typeof x402Of>>;
   try {
     x402 = await x402Of(config, store, upstreams, log);
   } catch (e) {
@@ -109,7 +143,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined, x402?.facilitator.feePayerLamports);
+  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined, x402?.accounts);
   return {
     config,
     log,
@@ -118,7 +152,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     upstreams,
     ctx,
     payments: createPayments(store, config),
-    x402,
+    x402: x402?.x402,
     usage,
     inFlight,
     limiter,

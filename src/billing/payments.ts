@@ -11,11 +11,15 @@ export type { KeyOwner };
 
 export interface Payments {
   identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
-  /** One atomic debit, durable when it resolves, or rejects with the 402 (`apiKey`: what was sent, to say why). */
-  charge(owner: KeyOwner | null, apiKey?: string): Promise<Debit>;
+  /**
+   * One atomic debit of `price` lamports (the capability's, chosen by the pipeline), durable when it
+   * resolves, or rejects with the 402 (`apiKey`: what was sent, to say why).
+   */
+  charge(owner: KeyOwner | null, apiKey: string | undefined, price: number): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
-  paymentRequired(reason: string, code?: RefusalCode): GatewayError;
+  /** The 402 of a call costing `price` lamports. */
+  paymentRequired(reason: string, code: RefusalCode | undefined, price: number): GatewayError;
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
@@ -30,15 +34,15 @@ const REFUSALS: Record<RefusalCode, string> = {
 };
 
 export function createPayments(store: BillingStore, config: Config): Payments {
-  const paymentRequired = (reason: string, code: RefusalCode = 'no_key') => {
+  const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number) => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
-      ? `Each paid call costs ${config.priceLamports} lamports (${sol(config.priceLamports)} SOL) after ${config.freeCalls} free calls. ` +
+      ? `The price is ${price} lamports (${sol(price)} SOL) per call after ${config.freeCalls} free calls. ` +
         `Send at least ${sol(config.minDepositLamports)} SOL to ${payTo} on ${config.paymentNetwork} from your wallet; then GET /api/keys/challenge?wallet=<your wallet>, ` +
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new GatewayError(402, { error: 'Payment required', code, reason, priceLamports: config.priceLamports, instructions, payTo });
+    return new GatewayError(402, { error: 'Payment required', code, reason, priceLamports: price, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
@@ -48,15 +52,15 @@ export function createPayments(store: BillingStore, config: Config): Payments {
   const noOwner = async (apiKey: string | undefined): Promise<RefusalCode> => (!apiKey ? 'no_key' : (await store.keyKnown(hashApiKey(apiKey))) ? 'revoked_key' : 'unknown_key');
   return {
     identify: (apiKey) => store.identify(apiKey),
-    async charge(owner, apiKey) {
+    async charge(owner, apiKey, price) {
       if (!owner) {
         const code = await noOwner(apiKey);
-        throw paymentRequired(REFUSALS[code], code);
+        throw paymentRequired(REFUSALS[code], code, price);
       }
-      const debit = await store.debit(owner.wallet, config.priceLamports);
+      const debit = await store.debit(owner.wallet, price);
       if (!debit) {
         const account = await store.account(owner.wallet);
-        const refused = paymentRequired(REFUSALS.no_credit, 'no_credit');
+        const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);
         throw new GatewayError(402, refused.body, account ? headers(account) : {});
       }
       return debit;

@@ -7,6 +7,7 @@ import type { Payments } from '../billing/payments.ts';
 import type { X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
+import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
 import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
@@ -108,7 +109,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   const at = Date.now();
   try {
     const input = parseInput(cap, raw) as Record<string, unknown>;
-    receipt = counted(await deps.payments.charge(owner, caller.apiKey));
+    receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name)));
     const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
     countCharge(cap.name, charged, 'success');
@@ -141,7 +142,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
 /** Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands. */
 async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, error?: string): Promise<Outcome> {
   try {
-    const offer = await x402.offer(outcome.body, outcome.headers, x402Resource(cap, caller, deps.ctx.config), error);
+    const offer = await x402.offer(outcome.body, outcome.headers, x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
     outcome.body = offer.body;
     outcome.headers = offer.headers;
   } catch (e) {
@@ -159,14 +160,14 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   const failed = (e: unknown) => failedCall(e, cap, deps, headers);
   const refused = (reason: string): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
-    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused');
+    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
     return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, reason);
   };
   let input: Record<string, unknown>;
   let held: Awaited<ReturnType<X402['hold']>>;
   try {
     input = parseInput(cap, raw) as Record<string, unknown>;
-    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face });
+    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)! });
   } catch (e) {
     return failed(e);
   }

@@ -6,7 +6,7 @@ import type { OperatorDb } from './database.ts';
 export interface Stats {
   /** The file's absolute path, or the PostgreSQL URL with its password masked. */
   database: string;
-  /** No key, deposit, small transfer, pending claim or account at all. */
+  /** No key, deposit, small transfer, pending claim, account or x402 payment at all. */
   empty: boolean;
   keys: { active: number; revoked: number; wallets: number };
   deposits: { credited: { count: number; lamports: string } };
@@ -20,14 +20,24 @@ export interface Stats {
    * undercounts by that much; the per-call usage record (revenueByDay) is exact where present.
    */
   revenueLamports: string;
-  /** Per UTC day, from the per-call usage record (null when this database has none). */
-  revenueByDay: { day: string; lamports: string; calls: number }[] | null;
-  /** Paid calls kept (not refunded) per capability, from the usage record (null when absent). */
-  callsByCapability: { capability: string; calls: number }[] | null;
+  /**
+   * Per UTC day, from the per-call usage record (null when this database has none): key-paid calls
+   * kept and their lamports, and the settled x402 calls per asset with their atomic units.
+   */
+  revenueByDay: { day: string; lamports: string; calls: number; x402: X402Total[] }[] | null;
+  /** Paid calls kept (not refunded) per capability, from the usage record (null when absent): by key, and settled by x402. */
+  callsByCapability: { capability: string; calls: number; x402Calls: number }[] | null;
   paidCallsMade: number;
   /** x402 payments (no account): settled per asset, in its atomic units; null when this database has no x402 table. */
   x402: { settled: { asset: string; payments: number; amount: string }[]; failed: number; recent: X402Call[] } | null;
   topWallets: { wallet: string; callsMade: number; creditLamports: string; freeCalls: number; depositedLamports: string }[];
+}
+
+/** Settled x402 payments in one asset. */
+export interface X402Total {
+  asset: string;
+  calls: number;
+  amount: string;
 }
 
 /** One x402-paid call as the history shows it: who paid, what, for which capability, and the landed transaction. */
@@ -44,6 +54,33 @@ export interface X402Call {
 
 const big = (v: unknown) => BigInt((v as bigint | number | string | null) ?? 0);
 const num = (v: unknown) => Number((v as bigint | number | string | null) ?? 0);
+
+/** Key-paid calls kept and settled x402 calls, per UTC day, oldest first. */
+async function byDay(db: OperatorDb, hasX402: boolean): Promise<NonNullable<Stats['revenueByDay']>> {
+  const days = new Map<string, NonNullable<Stats['revenueByDay']>[number]>();
+  const dayOf = (day: string) => days.get(day) ?? days.set(day, { day, lamports: '0', calls: 0, x402: [] }).get(day)!;
+  for (const r of await db.rows(`SELECT ${db.utcDay('at')} AS day, coalesce(sum(lamports), 0) AS lamports, count(*) AS calls FROM usage_events WHERE NOT refunded GROUP BY day`)) {
+    Object.assign(dayOf(String(r.day)), { lamports: big(r.lamports).toString(), calls: num(r.calls) });
+  }
+  if (hasX402) {
+    const rows = await db.rows(
+      `SELECT ${db.utcDay('created_at')} AS day, asset, count(*) AS calls, coalesce(sum(amount), 0) AS amount FROM x402_payments WHERE status = 'settled' GROUP BY day, asset ORDER BY asset`,
+    );
+    for (const r of rows) dayOf(String(r.day)).x402.push({ asset: String(r.asset), calls: num(r.calls), amount: big(r.amount).toString() });
+  }
+  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+}
+
+/** Key-paid calls kept and settled x402 calls, per capability, the most called first. */
+async function byCapability(db: OperatorDb, hasX402: boolean): Promise<NonNullable<Stats['callsByCapability']>> {
+  const caps = new Map<string, { capability: string; calls: number; x402Calls: number }>();
+  const capOf = (capability: string) => caps.get(capability) ?? caps.set(capability, { capability, calls: 0, x402Calls: 0 }).get(capability)!;
+  for (const r of await db.rows(`SELECT capability, count(*) AS calls FROM usage_events WHERE NOT refunded GROUP BY capability`)) capOf(String(r.capability)).calls = num(r.calls);
+  if (hasX402) {
+    for (const r of await db.rows(`SELECT capability, count(*) AS calls FROM x402_payments WHERE status = 'settled' GROUP BY capability`)) capOf(String(r.capability)).x402Calls = num(r.calls);
+  }
+  return [...caps.values()].sort((a, b) => b.calls + b.x402Calls - (a.calls + a.x402Calls) || a.capability.localeCompare(b.capability));
+}
 
 export async function collectStats(db: OperatorDb): Promise<Stats> {
   const one = async (sql: string) => (await db.rows(sql))[0]!;
@@ -63,22 +100,11 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
   const credited = big(depositRows.find((r) => r.status === 'credited')?.lamports);
 
   const hasUsage = await db.hasTable('usage_events');
-  const revenueByDay = hasUsage
-    ? (
-        await db.rows(
-          `SELECT ${db.utcDay('at')} AS day, coalesce(sum(lamports), 0) AS lamports, count(*) AS calls
-           FROM usage_events WHERE NOT refunded GROUP BY day ORDER BY day`,
-        )
-      ).map((r) => ({ day: String(r.day), lamports: big(r.lamports).toString(), calls: num(r.calls) }))
-    : null;
-  const callsByCapability = hasUsage
-    ? (await db.rows(`SELECT capability, count(*) AS calls FROM usage_events WHERE NOT refunded GROUP BY capability ORDER BY calls DESC, capability`)).map((r) => ({
-        capability: String(r.capability),
-        calls: num(r.calls),
-      }))
-    : null;
+  const hasX402 = await db.hasTable('x402_payments');
+  const revenueByDay = hasUsage ? await byDay(db, hasX402) : null;
+  const callsByCapability = hasUsage ? await byCapability(db, hasX402) : null;
 
-  const x402 = (await db.hasTable('x402_payments'))
+  const x402 = hasX402
     ? {
         settled: (await db.rows(`SELECT asset, count(*) AS payments, coalesce(sum(amount), 0) AS amount FROM x402_payments WHERE status = 'settled' GROUP BY asset ORDER BY asset`)).map((r) => ({
           asset: String(r.asset),
@@ -110,7 +136,7 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
      FROM credit_accounts a ORDER BY a.calls_made DESC, a.wallet LIMIT 10`,
   );
 
-  const counts = [keys.active, keys.revoked, depositRows.length, dust.n, pending.n, credit.n];
+  const counts = [keys.active, keys.revoked, depositRows.length, dust.n, pending.n, credit.n, x402 ? x402.settled.length + x402.failed : 0];
   return {
     database: db.name,
     empty: counts.every((n) => num(n) === 0),
@@ -151,7 +177,7 @@ const listed = (lines: string[] | undefined) => (lines === undefined ? ['  (this
 
 export function statsText(s: Stats): string {
   const lines = [
-    `database        ${s.database}${s.empty ? ' (empty: no keys, deposits or accounts yet)' : ''}`,
+    `database        ${s.database}${s.empty ? ' (empty: no keys, deposits, accounts or x402 payments yet)' : ''}`,
     `keys            ${s.keys.active} active, ${s.keys.revoked} revoked, ${s.keys.wallets} wallets`,
     `deposits        ${s.deposits.credited.count} credited (${s.deposits.credited.lamports} lamports, ${sol(s.deposits.credited.lamports)})`,
     `dust            ${s.dust.transfers} transfers below the minimum from ${s.dust.wallets} wallets, ${s.dust.lamports} lamports not yet credited`,
@@ -161,10 +187,16 @@ export function statsText(s: Stats): string {
     ...x402Lines(s.x402),
     '',
     'revenue by day (UTC)',
-    ...listed(s.revenueByDay?.map((d) => `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls`)),
+    ...listed(
+      s.revenueByDay?.map(
+        (d) =>
+          `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls` +
+          d.x402.map((x) => `  x402: ${x.amount} of ${x.asset.slice(0, 8)}… over ${x.calls} calls`).join(''),
+      ),
+    ),
     '',
-    'calls by capability',
-    ...listed(s.callsByCapability?.map((c) => `  ${c.capability.padEnd(24)} ${String(c.calls).padStart(8)}`)),
+    'calls by capability (by key, by x402)',
+    ...listed(s.callsByCapability?.map((c) => `  ${c.capability.padEnd(24)} ${String(c.calls).padStart(8)} ${String(c.x402Calls).padStart(8)}`)),
     '',
     'top wallets by calls',
     ...listed(s.topWallets.map((w) => `  ${w.wallet.padEnd(44)} ${String(w.callsMade).padStart(8)} calls  ${w.creditLamports.padStart(14)} lamports left  ${w.depositedLamports.padStart(14)} deposited`)),

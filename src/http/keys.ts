@@ -12,6 +12,7 @@ import { jsonResponse as json } from '../json.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
 import { parseCursor } from '../billing/usage-pages.ts';
+import { lamportsApart } from '../billing/prices.ts';
 import type { AccountView } from '../billing/ledger.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
@@ -63,7 +64,7 @@ function guards(s: HttpDeps) {
 }
 
 /** What /api/keys/me answers for the key's owner and its account. */
-function balanceOf(owner: KeyOwner, account: AccountView | null, price: number) {
+function balanceOf(owner: KeyOwner, account: AccountView | null, price: number, apart: Record<string, number>) {
   const freeCalls = account?.freeCalls ?? 0;
   const creditLamports = account?.creditLamports ?? 0n;
   return {
@@ -71,6 +72,7 @@ function balanceOf(owner: KeyOwner, account: AccountView | null, price: number) 
     freeCallsRemaining: freeCalls,
     creditLamports,
     priceLamports: price,
+    ...(Object.keys(apart).length ? { pricesLamports: apart } : {}),
     callsMade: account?.callsMade ?? 0,
     paidCallsAvailable: BigInt(freeCalls) + (price > 0 ? creditLamports / BigInt(price) : 0n),
   };
@@ -80,7 +82,8 @@ function balanceOf(owner: KeyOwner, account: AccountView | null, price: number) 
 function meRoute(s: HttpDeps) {
   const { guarded, ownerOf } = guards(s);
   const price = s.config.priceLamports;
-  const answer = (owner: KeyOwner) => andThen(s.store.account(owner.wallet), (account) => balanceOf(owner, account, price));
+  const apart = lamportsApart(s.config);
+  const answer = (owner: KeyOwner) => andThen(s.store.account(owner.wallet), (account) => balanceOf(owner, account, price, apart));
   return (request: Request, server: unknown) => guarded(request, server, 'me', (caller) => andThen(ownerOf(caller), answer));
 }
 

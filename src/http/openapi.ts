@@ -2,6 +2,7 @@
 // the capabilities' own) plus the key, payment and meta routes. Written by hand rather than through
 // @elysiajs/swagger, whose 3.0.3 output mixed 3.1 keywords and carried no response schemas.
 import { x402Note } from '../calls/ways-to-pay.ts';
+import { lamportsApart, lamportsFor } from '../billing/prices.ts';
 import { Type as t, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { restPath, successSchema, type Capability } from '../capabilities/capability.ts';
@@ -53,7 +54,7 @@ const PAYMENT_REQUIRED = t.Object(
       }),
     ),
     reason: t.Optional(t.String({ description: 'Why this call was refused, in words' })),
-    priceLamports: t.Integer({ minimum: 0, description: 'Price of one paid call in lamports' }),
+    priceLamports: t.Integer({ minimum: 0, description: 'Price of this call in lamports' }),
     instructions: t.String({ description: 'How to buy a key, step by step' }),
     payTo: t.Union([t.String({ description: 'Deposit address' }), t.Null()], { description: 'Deposit address; null when deposits are not configured' }),
     x402Version: t.Optional(t.Literal(1, { description: 'With x402 on: the version 1 offer (version 2 is in the PAYMENT-REQUIRED header)' })),
@@ -81,9 +82,10 @@ const ACCOUNT = t.Object({
   wallet: t.String(),
   freeCallsRemaining: t.Integer({ minimum: 0 }),
   creditLamports: t.Integer({ minimum: 0 }),
-  priceLamports: t.Integer({ minimum: 0 }),
+  priceLamports: t.Integer({ minimum: 0, description: 'The flat price of one paid call (PRICE_LAMPORTS)' }),
+  pricesLamports: t.Optional(t.Record(t.String(), t.Integer({ minimum: 0 }), { description: 'The capabilities priced apart from priceLamports, with their price; absent when every paid call costs priceLamports' })),
   callsMade: t.Integer({ minimum: 0 }),
-  paidCallsAvailable: t.Integer({ minimum: 0 }),
+  paidCallsAvailable: t.Integer({ minimum: 0, description: 'Free calls left plus the calls the credit buys at priceLamports' }),
 });
 
 const DEPOSIT_STATUS = t.Object({
@@ -142,6 +144,25 @@ const READINESS = t.Object({
     description: 'For each network with no upstream answer within READY_WINDOW_SECONDS, why (the URLs are never shown): e.g. "unreachable: connection refused", "no answer within 8 s", "HTTP 503"',
   }),
   x402FeePayerLamports: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "With x402's built-in facilitator: its fee payer's SOL in lamports (it pays every settlement's fee); null: not read yet" })),
+  x402: t.Optional(
+    t.Union(
+      [
+        t.Object({
+          asset: t.String({ description: 'The mint paid in (X402_ASSET)' }),
+          tokenProgram: t.Union([t.String(), t.Null()], { description: "The mint's token program; null: no such mint" }),
+          payTo: t.String({ description: 'The owner paid into' }),
+          payToTokenAccount: t.Union([t.String(), t.Null()], { description: "The owner's associated token account of the asset, which receives every payment" }),
+          payToTokenAccountExists: t.Boolean(),
+          feePayer: t.Optional(t.String({ description: "The built-in facilitator's fee payer" })),
+          feePayerLamports: t.Optional(t.Integer({ minimum: 0 })),
+          problems: t.Array(t.String(), { description: 'Why x402 payments fail now, each naming the account at fault; they do not make the gateway unready (keys and free calls still work)' }),
+          warnings: t.Array(t.String(), { description: 'What will stop them soon: a fee payer below X402_FEE_PAYER_MIN_LAMPORTS' }),
+        }),
+        t.Null(),
+      ],
+      { description: "With x402 on: the accounts its payments depend on, as the readiness probe last read them (null: not yet)" },
+    ),
+  ),
 });
 
 const MANIFEST = t.Object({
@@ -226,6 +247,12 @@ function components(): Json {
 
 /** Which capabilities can answer 404 (nothing at the address or signature). */
 const CAN_BE_NOT_FOUND = new Set(['find-ata', 'token-profile', 'decode-tx']);
+
+/** The capabilities priced apart from the flat price, as a clause: "" when there are none. */
+function pricedApart(config: Config): string {
+  const apart = Object.entries(lamportsApart(config));
+  return apart.length ? `, except ${apart.map(([name, price]) => `${name} (${price} lamports)`).join(', ')}` : '';
+}
 
 function capabilityOperation(cap: Capability, priceLamports: number, x402: string): Json {
   const props = Object.entries(cap.params);
@@ -473,13 +500,13 @@ export function openApiDocument(config: Config): Json {
     servers: [{ url: '/', description: 'This gateway' }],
     tags: [
       { name: 'Free', description: 'Free capabilities: no key needed' },
-      { name: 'Paid', description: `Paid capabilities: ${config.priceLamports} lamports per call after the free-call allowance` },
+      { name: 'Paid', description: `Paid capabilities: ${config.priceLamports} lamports per call after the free-call allowance${pricedApart(config)}` },
       { name: 'Keys', description: 'Buy and inspect an API key' },
       { name: 'Payments', description: 'Deposit notifications' },
       { name: 'Meta', description: 'Health and discovery' },
     ],
     paths: {
-      ...Object.fromEntries(CAPABILITIES.map((cap) => [restPath(cap), { [cap.method.toLowerCase()]: capabilityOperation(cap, config.priceLamports, x402Note(config)) }])),
+      ...Object.fromEntries(CAPABILITIES.map((cap) => [restPath(cap), { [cap.method.toLowerCase()]: capabilityOperation(cap, lamportsFor(config, cap.name), x402Note(config, cap.name)) }])),
       ...otherPaths(config),
     },
     components: components(),

@@ -6,6 +6,7 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPrompt
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
 import { priceNote } from './tools.ts';
+import { lamportsFor, type PriceSettings } from '../billing/prices.ts';
 
 const PRICING_URI = 'gateway://pricing';
 const toolUri = (cap: Capability) => `gateway://tools/${cap.tool}`;
@@ -44,6 +45,12 @@ function toolDoc(cap: Capability, priceLamports: number, x402: string): string {
   ].join('\n');
 }
 
+/** The tools priced apart from the flat price, in one line; none when every paid tool costs the same. */
+function apartLine(config: PriceSettings, capabilities: readonly Capability[]): string[] {
+  const apart = capabilities.filter((c) => c.paid && lamportsFor(config, c.name) !== config.priceLamports);
+  return apart.length ? ['', `Priced apart: ${apart.map((c) => `${c.tool} costs ${lamportsFor(config, c.name)} lamports`).join('; ')}.`] : [];
+}
+
 export function guides(deps: CallDeps, capabilities: readonly Capability[]): Guides {
   const config = deps.ctx.config;
   const pricing = [
@@ -52,10 +59,11 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
     `Free tools: ${capabilities.filter((c) => !c.paid).map((c) => c.tool).join(', ')}.`,
     `Paid tools: ${capabilities.filter((c) => c.paid).map((c) => c.tool).join(', ')}.`,
     '',
-    deps.payments.paymentRequired('How to pay').body.instructions as string,
+    deps.payments.paymentRequired('How to pay', undefined, config.priceLamports).body.instructions as string,
+    ...apartLine(config, capabilities),
     '',
     'Send the key as the x-api-key (or Authorization: Bearer) header on every MCP request. A paid tool without a usable key answers an error result with these instructions; invalid arguments are refused before any charge.',
-    ...(x402Note(deps.ctx.config) ? ['', x402Note(deps.ctx.config), 'The error result of a paid tool carries the offer (x402 version 2 PaymentRequired) in its text; a paid result carries the settlement in _meta["x402/payment-response"].'] : []),
+    ...(x402Note(config) ? ['', x402Note(config), 'The error result of a paid tool carries the offer (x402 version 2 PaymentRequired) in its text; a paid result carries the settlement in _meta["x402/payment-response"].'] : []),
   ].join('\n');
   const docs: Document[] = [
     { uri: PRICING_URI, name: 'pricing', title: 'Price and payment', description: 'What the paid tools cost and how to buy an API key with a SOL deposit.', mimeType: 'text/markdown', text: pricing },
@@ -65,7 +73,7 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
       title: `${cap.title}: documentation`,
       description: `How to call ${cap.tool}, its arguments and price.`,
       mimeType: 'text/markdown',
-      text: toolDoc(cap, config.priceLamports, x402Note(config)),
+      text: toolDoc(cap, lamportsFor(config, cap.name), x402Note(config, cap.name)),
     })),
   ];
   const byUri = new Map(docs.map((d) => [d.uri, d]));

@@ -3,10 +3,14 @@
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { MCP_HTTP_PATH, MCP_SSE_PATH } from './paths.ts';
-import { toolList } from './tools.ts';
+import { toolList, type ToolPricing } from './tools.ts';
+import { lamportsApart } from '../billing/prices.ts';
+import { x402Note } from '../calls/ways-to-pay.ts';
 
-/** `x402`: calls/ways-to-pay.ts's note (empty when x402 is off). */
-export function manifest(priceLamports: number, x402 = '') {
+export function manifest(pricing: ToolPricing) {
+  const x402 = x402Note(pricing);
+  const apart = Object.entries(lamportsApart(pricing));
+  const except = apart.length ? ` (${apart.map(([name, price]) => `${CAPABILITIES.find((c) => c.name === name)!.tool}: ${price}`).join(', ')})` : '';
   return {
     name: 'chain-intelligence-gateway',
     version: VERSION,
@@ -14,12 +18,12 @@ export function manifest(priceLamports: number, x402 = '') {
       'Processed Solana data for AI agents: balances, blockhash, token holdings, transaction history, ATA derivation, token security profiles, priority-fee tiers, transaction decoding and simulation, on mainnet-beta and devnet.',
     capabilities: {
       tools: {
-        description: `${CAPABILITIES.length} tools mirroring the REST API. Free tools need no key; paid tools cost ${priceLamports} lamports per call after a free allowance and need an API key (x-api-key or Authorization: Bearer header).${x402 ? ` ${x402}` : ''}`,
+        description: `${CAPABILITIES.length} tools mirroring the REST API. Free tools need no key; paid tools cost ${pricing.priceLamports} lamports per call${except} after a free allowance and need an API key (x-api-key or Authorization: Bearer header).${x402 ? ` ${x402}` : ''}`,
       },
     },
     mcp_sse_endpoint: MCP_SSE_PATH,
     mcp_streamable_http_endpoint: MCP_HTTP_PATH,
     // The same listing MCP clients get from tools/list, plus whether each tool is paid.
-    tools: toolList(priceLamports, CAPABILITIES, x402).map((t, i) => ({ name: t.name, description: t.description, paid: CAPABILITIES[i]!.paid, inputSchema: t.inputSchema })),
+    tools: toolList(pricing, CAPABILITIES).map((t, i) => ({ name: t.name, description: t.description, paid: CAPABILITIES[i]!.paid, inputSchema: t.inputSchema })),
   };
 }

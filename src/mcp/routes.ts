@@ -27,7 +27,6 @@ import { authInfoFor, toolServerFactory } from './tools.ts';
 import { fastInitialized, fastStatelessToolCall, fastToolCall, isPlainInitialized, isPlainInitializeMessage } from './fast-call.ts';
 import { bodyRefusal, parseJsonBody } from '../body.ts';
 import type { DirectRoute } from '../direct-route.ts';
-import { x402Note } from '../calls/ways-to-pay.ts';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
 
@@ -251,7 +250,7 @@ export function mcpRoutes(s: McpDeps) {
   const direct: DirectRoute[] = [{ method: 'POST', path: MCP_HTTP_PATH, handle: post }];
 
   const routes = new Elysia({ name: 'mcp' })
-    .get('/.well-known/mcp.json', () => json(200, manifest(s.config.priceLamports, x402Note(s.config))))
+    .get('/.well-known/mcp.json', () => json(200, manifest(s.config)))
     // ---- legacy HTTP+SSE ----------------------------------------------------------------
     .get(MCP_SSE_PATH, async ({ request, server }) => {
       const refused = foreign(request);

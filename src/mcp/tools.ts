@@ -15,7 +15,8 @@ import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
-import { x402Note } from '../calls/ways-to-pay.ts';
+import { x402Note, type X402Pricing } from '../calls/ways-to-pay.ts';
+import { lamportsFor, type PriceSettings } from '../billing/prices.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
@@ -53,13 +54,16 @@ export function priceNote(cap: Capability, priceLamports: number, x402 = ''): st
 
 const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
 
-/** The MCP tool listing, generated from the registry. JSON Schema, no TypeBox symbols. `x402`: calls/ways-to-pay.ts's note. */
-export function toolList(priceLamports: number, capabilities: readonly Capability[] = CAPABILITIES, x402 = ''): Tool[] {
+/** What describes a tool's price: the settings of both ways to pay. */
+export type ToolPricing = PriceSettings & X402Pricing;
+
+/** The MCP tool listing, generated from the registry, each tool with its own price. JSON Schema, no TypeBox symbols. */
+export function toolList(pricing: ToolPricing, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
   return capabilities.map((cap) => {
     return {
       name: cap.tool,
       title: cap.title,
-      description: `${cap.description} ${priceNote(cap, priceLamports, x402)}`,
+      description: `${cap.description} ${priceNote(cap, lamportsFor(pricing, cap.name), x402Note(pricing, cap.name))}`,
       inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
       outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
@@ -244,7 +248,7 @@ const INSTRUCTIONS =
   'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
 
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
-  const tools = toolList(deps.ctx.config.priceLamports, capabilities, x402Note(deps.ctx.config));
+  const tools = toolList(deps.ctx.config, capabilities);
   const listing = { tools };
   const runner = toolRunner(deps, capabilities);
   const guide = guides(deps, capabilities);

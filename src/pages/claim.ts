@@ -20,6 +20,7 @@ export function claimRoutes(config: Config) {
     network: config.paymentNetwork,
     minDepositLamports: config.minDepositLamports,
     priceLamports: config.priceLamports,
+    pricesLamports: config.prices,
     freeCalls: config.freeCalls,
   };
   const page = htmlPage(claimHtml(scriptJson(facts)), []);

@@ -217,7 +217,7 @@ describe('operator commands beside the running server', () => {
     });
     expect(stats.topWallets).toEqual([{ wallet: keyWallet, callsMade: 2, creditLamports: String(PRICE * 2), freeCalls: 0, depositedLamports: String(PRICE * 3) }]);
     // Where the database keeps a per-call record, the calls are counted by capability and day.
-    if (stats.callsByCapability !== null) expect(stats.callsByCapability).toEqual([{ capability: 'token-accounts', calls: 2 }]);
+    if (stats.callsByCapability !== null) expect(stats.callsByCapability).toEqual([{ capability: 'token-accounts', calls: 2, x402Calls: 0 }]);
     const text = await run('stats');
     expect(text.code).toBe(0);
     expect(text.out).toContain(keyWallet);

@@ -35,7 +35,7 @@ describe('on SQLite', () => {
 
       const stats = await gatewayCli(['stats'], {}, other);
       expect(stats.code).toBe(0);
-      expect(stats.out.split('\n')[0]).toBe(`database        ${otherFile} (empty: no keys, deposits or accounts yet)`);
+      expect(stats.out.split('\n')[0]).toBe(`database        ${otherFile} (empty: no keys, deposits, accounts or x402 payments yet)`);
       const keys = await gatewayCli(['keys', 'list'], {}, other);
       expect(keys).toMatchObject({ code: 0, out: `no keys in ${otherFile}\n` });
       const json = await gatewayCli(['keys', 'list', '--json'], {}, other);
@@ -87,7 +87,7 @@ describe.skipIf(shouldSkipPostgres('operator commands'))('on PostgreSQL (DATABAS
 
     const empty = await gatewayCli(['stats'], env);
     expect(empty.code).toBe(0);
-    expect(empty.out.split('\n')[0]).toBe(`database        ${masked(url)} (empty: no keys, deposits or accounts yet)`);
+    expect(empty.out.split('\n')[0]).toBe(`database        ${masked(url)} (empty: no keys, deposits, accounts or x402 payments yet)`);
     expect(await gatewayCli(['keys', 'list'], env)).toMatchObject({ code: 0, out: `no keys in ${masked(url)}\n` });
 
     const { key, wallet } = await fundedKey(gw, setup.chain, PRICE * 3);

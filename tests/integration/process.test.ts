@@ -53,6 +53,8 @@ describe('the gateway process', () => {
     ['LOG_FORMAT', ['--log-format', 'xml']],
     ['unknown option --no-such-flag', ['--no-such-flag', '1']],
     ['PRICE_LAMPORTS', ['--price-lamports', 'x'.repeat(5000)]],
+    ['PRICES', ['--prices', 'balance=5']],
+    ['PRICES', ['--prices', 'no-such-capability=5']],
   ])('a bad setting (%s) prints one short line naming it and exits 2 before opening anything', async (name, args) => {
     const dir = mkdtempSync(join(tmpdir(), 'cig-bad-'));
     const p = Bun.spawn(['bun', MAIN, ...args], { cwd: dir, env: { ...process.env, PORT: '0' }, stdout: 'pipe', stderr: 'pipe' });

@@ -11,6 +11,7 @@ import { createSolanaRpc, getPublicKeyFromAddress, verifySignature, type Address
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { keypairFile, readKeypairFile, SANDBOX_GATEWAY_ADDRESS } from '../support/sandbox/offline.ts';
 import { freePort } from '../support/process.ts';
+import { USDC_MINT } from '../support/sandbox/constants.ts';
 
 const WALLET = join(import.meta.dir, '../support/wallet.ts');
 const SANDBOX_MAIN = join(import.meta.dir, '../support/sandbox/main.ts');
@@ -211,4 +212,43 @@ describe('bun run sandbox', () => {
       rmSync(cwd, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('the wallet command for x402 (docs/x402.md, "Offline: pay per call on the sandbox chain")', () => {
+  test('keygen writes a Solana CLI keypair file (mode 0600) and prints its address; an existing file is kept', async () => {
+    const path = join(dir, 'fee-payer.json');
+    const first = await walletCommand('keygen', path);
+    expect(first.code, first.stderr).toBe(0);
+    const made = await readKeypairFile(path);
+    expect(first.stdout).toBe(made.address + '\n');
+    expect((await Bun.file(path).stat()).mode & 0o777).toBe(0o600);
+    expect((await walletCommand('keygen', path)).stdout).toBe(made.address + '\n');
+    expect((await walletCommand('keygen')).code).toBe(2);
+  });
+
+  test('usdc mints atomic units to the wallet or --to (0 only creates the account), and balances prints SOL and USDC', async () => {
+    const owner = (await chain.newWallet(0n)).address;
+    const before = await walletCommand('balances', '--of', owner, '--rpc', chain.url);
+    expect(before.stdout).toBe(`${owner}  0 lamports (0 SOL)  0 USDC units (0.000000 USDC)\n`);
+    expect((await walletCommand('usdc', '0', '--to', owner, '--rpc', chain.url)).code).toBe(0);
+    expect((await createSolanaRpc(chain.url).getTokenAccountsByOwner(owner, { mint: USDC_MINT as Address }, { encoding: 'base64' }).send()).value).toHaveLength(1);
+    const minted = await walletCommand('usdc', '1500000', '--keypair', keyFile, '--rpc', chain.url);
+    expect(minted.code, minted.stderr).toBe(0);
+    const mine = await walletCommand('balances', '--keypair', keyFile, '--rpc', chain.url);
+    expect(mine.stdout).toMatch(new RegExp(`^${wallet.address}  \\d+ lamports \\([\\d.]+ SOL\\)  1500000 USDC units \\(1\\.500000 USDC\\)\\n$`));
+    for (const bad of ['-1', '1.5', 'x', '18446744073709551616']) expect((await walletCommand('usdc', bad, '--keypair', keyFile, '--rpc', chain.url)).code).toBe(2);
+    expect((await walletCommand('balances', '--of', 'nobody', '--rpc', chain.url)).code).toBe(2);
+  });
+
+  test.each(['https://gateway.example/api/chain/find-ata', 'http://localhost.example:3000/x'])('pay refuses a gateway off this machine (%p) before anything is signed', async (url) => {
+    const { code, stderr } = await walletCommand('pay', url, '--keypair', keyFile, '--rpc', chain.url);
+    expect(code).toBe(2);
+    expect(stderr).toContain('on this machine');
+  });
+
+  test('balances without a sandbox says so in one line', async () => {
+    const { code, stderr } = await walletCommand('balances', '--keypair', keyFile, '--rpc', `http://127.0.0.1:${freePort()}`);
+    expect(code).toBe(1);
+    expect(stderr).toContain('is bun run sandbox running?');
+  });
 });

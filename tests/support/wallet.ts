@@ -1,22 +1,33 @@
 // `bun run wallet -- <command>`: act as the sandbox's demo wallet to buy a key by hand with curl
-// (README, "Offline: buy a key on the sandbox chain"). Its key is a throwaway one on a throwaway
-// chain, so the command talks only to a node on this machine, never to a cluster across the network.
+// (README, "Offline: buy a key on the sandbox chain") or to pay per call with x402 (docs/x402.md,
+// "Offline: pay per call on the sandbox chain"). Its key is a throwaway one on a throwaway chain,
+// so the command talks only to a node and a gateway on this machine, never across the network.
 import { parseArgs } from 'node:util';
 import { createSolanaRpc, isAddress, type Address } from '@solana/kit';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { wrapFetchWithPayment } from '@x402/fetch';
 import { deposit, signChallenge } from './agent.ts';
-import { demoWalletPath, readKeypairFile, SANDBOX_GATEWAY_ADDRESS, sandboxPort } from './sandbox/offline.ts';
+import { demoWalletPath, keypairFile, readKeypairFile, SANDBOX_GATEWAY_ADDRESS, sandboxPort } from './sandbox/offline.ts';
 import { transfersOverRpc } from './sandbox/testing.ts';
+import { mintUsdc, solOf, usdcOf, x402ClientOf } from './x402.ts';
 
 const USAGE = `usage: bun run wallet -- <command> [options]
 
   address               print the wallet's address
-  deposit <lamports>    send that many lamports to the gateway's deposit address; prints the transaction signature
+  deposit <lamports>    send that many lamports to the gateway's deposit address (--to); prints the transaction signature
   sign <challenge>      sign a challenge from GET /api/keys/challenge (base58 Ed25519 of its UTF-8 bytes);
                         prints the JSON body for POST /api/keys/claim
+  keygen <path>         write a new Solana CLI keypair file (mode 0600; an existing file is kept); prints its address
+  usdc <units>          mint that many USDC atomic units (1000000 = 1 USDC) to --to (default: this wallet); the sandbox
+                        creates the owner's USDC account if needed, so 0 only creates it
+  balances              print the SOL and USDC of --of (default: this wallet)
+  pay <url>             a paid GET on a gateway on this machine, paid with x402 by @x402/fetch; prints the answer's
+                        body, then the settlement (PAYMENT-RESPONSE); fails unless the answer is 2xx
 
   --keypair <path>      Solana CLI keypair file (default data/sandbox-wallet.json, new on each bun run sandbox; SANDBOX_WALLET)
   --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:8899; SANDBOX_PORT)
-  --to <address>        the deposit address (default ${SANDBOX_GATEWAY_ADDRESS}, the sandbox gateway's)
+  --to <address>        deposit: the deposit address (default ${SANDBOX_GATEWAY_ADDRESS}, the sandbox gateway's); usdc: the owner
+  --of <address>        balances: whose
 `;
 
 class UsageError extends Error {}
@@ -33,23 +44,41 @@ function lamportsArg(text: string | undefined): bigint {
   return BigInt(text);
 }
 
-function loopbackUrl(text: string): string {
+function loopbackUrl(text: string, what = '--rpc'): string {
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(/^https?:\/\//.test(text) ? text : `http://${text}`);
   } catch {
-    throw new UsageError(`--rpc: not a URL: ${JSON.stringify(text)}`);
+    throw new UsageError(`${what}: not a URL: ${JSON.stringify(text)}`);
   }
   if (!/^https?:$/.test(url.protocol) || !LOOPBACK.test(url.hostname)) {
-    throw new UsageError('--rpc: this throwaway wallet sends only to a sandbox chain on this machine (localhost, 127.x.x.x or [::1])');
+    throw new UsageError(`${what}: this throwaway wallet talks only to a sandbox chain and a gateway on this machine (localhost, 127.x.x.x or [::1])`);
   }
   return url.href;
 }
 
+function addressArg(flag: string, text: string): Address {
+  if (!isAddress(text)) throw new UsageError(`${flag}: not a Solana address: ${JSON.stringify(text)}`);
+  return text;
+}
+
+/** The sandbox's answer, or a line saying that no sandbox answers. */
+async function onChain<T>(rpc: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof TypeError || (e as NodeJS.ErrnoException).code === 'ConnectionRefused') throw new Error(`no sandbox chain answers at ${rpc}: is bun run sandbox running?`);
+    throw e;
+  }
+}
+
+/** USDC's atomic units as the person reads them: 1000000 -> 1.000000. */
+const usdc = (units: bigint) => `${units / 1_000_000n}.${String(units % 1_000_000n).padStart(6, '0')}`;
+
 async function run(argv: string[], out: (s: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { keypair: { type: 'string' }, rpc: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { keypair: { type: 'string' }, rpc: { type: 'string' }, to: { type: 'string' }, of: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
   });
   const [command, arg, ...extra] = positionals;
@@ -57,14 +86,44 @@ async function run(argv: string[], out: (s: string) => void): Promise<void> {
   if (!command) throw new UsageError('no command given');
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   const keypair = values.keypair ?? demoWalletPath();
+  const rpcUrl = () => loopbackUrl(values.rpc ?? `http://127.0.0.1:${sandboxPort()}`);
   switch (command) {
+    case 'keygen': {
+      if (arg === undefined) throw new UsageError('keygen: <path> of the keypair file to write, e.g. data/fee-payer.json');
+      return out((await keypairFile(arg)).address + '\n');
+    }
+    case 'usdc': {
+      if (arg === undefined || !/^\d{1,20}$/.test(arg) || BigInt(arg) > U64_MAX) throw new UsageError(`usdc: <units> must be a whole number of USDC atomic units (1000000 = 1 USDC), got ${JSON.stringify(arg ?? '')}`);
+      const rpc = rpcUrl();
+      const owner = values.to !== undefined ? addressArg('--to', values.to) : (await readKeypairFile(keypair)).address;
+      return out((await onChain(rpc, () => mintUsdc({ url: rpc }, owner, BigInt(arg)))) + '\n');
+    }
+    case 'balances': {
+      if (arg !== undefined) throw new UsageError(`unexpected argument: ${arg}`);
+      const rpc = rpcUrl();
+      const owner = values.of !== undefined ? addressArg('--of', values.of) : (await readKeypairFile(keypair)).address;
+      const [lamports, units] = await onChain(rpc, () => Promise.all([solOf({ url: rpc }, owner), usdcOf({ url: rpc }, owner)]));
+      return out(`${owner}  ${lamports} lamports (${Number(lamports) / 1e9} SOL)  ${units} USDC units (${usdc(units)} USDC)\n`);
+    }
+    case 'pay': {
+      if (arg === undefined) throw new UsageError('pay: <url> of a paid GET on the gateway, e.g. "localhost:3000/api/chain/find-ata?wallet=...&mint=..."');
+      const url = loopbackUrl(arg, 'pay');
+      const rpc = rpcUrl();
+      const pay = wrapFetchWithPayment(fetch, x402ClientOf(await readKeypairFile(keypair), { url: rpc }));
+      const res = await onChain(rpc, () => pay(url));
+      out((await res.text()) + '\n');
+      const settled = res.headers.get('payment-response');
+      if (settled) out(JSON.stringify(decodePaymentResponseHeader(settled)) + '\n');
+      if (!res.ok) throw new Error(`the gateway answered ${res.status}`);
+      return;
+    }
     case 'address': {
       if (arg !== undefined) throw new UsageError(`unexpected argument: ${arg}`);
       return out((await readKeypairFile(keypair)).address + '\n');
     }
     case 'deposit': {
       const lamports = lamportsArg(arg);
-      const rpc = loopbackUrl(values.rpc ?? `http://127.0.0.1:${sandboxPort()}`);
+      const rpc = rpcUrl();
       const to = values.to ?? SANDBOX_GATEWAY_ADDRESS;
       if (!isAddress(to)) throw new UsageError(`--to: not a Solana address: ${JSON.stringify(to)}`);
       const wallet = await readKeypairFile(keypair);

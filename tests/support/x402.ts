@@ -51,7 +51,7 @@ export async function keypairFile(dir: string, name = 'fee-payer.json'): Promise
 }
 
 /** JSON-RPC to the sandbox; throws on a JSON-RPC error. */
-export async function sandboxRpc<T = unknown>(chain: Sandbox, method: string, params: unknown[]): Promise<T> {
+export async function sandboxRpc<T = unknown>(chain: Pick<Sandbox, 'url'>, method: string, params: unknown[]): Promise<T> {
   const res = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(body.error.message);
@@ -59,14 +59,14 @@ export async function sandboxRpc<T = unknown>(chain: Sandbox, method: string, pa
 }
 
 /** Mints raw USDC units to the owner's associated token account (created if needed). */
-export const mintUsdc = (chain: Sandbox, owner: Address, raw: bigint) => sandboxRpc<string>(chain, 'sandboxMintTo', [owner, USDC_MINT, raw.toString()]);
+export const mintUsdc = (chain: Pick<Sandbox, 'url'>, owner: Address, raw: bigint) => sandboxRpc<string>(chain, 'sandboxMintTo', [owner, USDC_MINT, raw.toString()]);
 
 export async function usdcAccount(owner: Address): Promise<Address> {
   return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
 }
 
 /** The owner's USDC in raw units (0 when it has no account). */
-export async function usdcOf(chain: Sandbox, owner: Address): Promise<bigint> {
+export async function usdcOf(chain: Pick<Sandbox, 'url'>, owner: Address): Promise<bigint> {
   const rpc = createSolanaRpc(chain.url);
   const ata = await usdcAccount(owner);
   const acc = await rpc.getAccountInfo(ata, { encoding: 'base64' }).send();
@@ -78,7 +78,7 @@ export async function usdcOf(chain: Sandbox, owner: Address): Promise<bigint> {
   }
 }
 
-export const solOf = async (chain: Sandbox, owner: Address) => (await createSolanaRpc(chain.url).getBalance(owner).send()).value;
+export const solOf = async (chain: Pick<Sandbox, 'url'>, owner: Address) => (await createSolanaRpc(chain.url).getBalance(owner).send()).value;
 
 export interface X402World {
   feePayer: KeyPairSigner;
@@ -107,7 +107,7 @@ export async function payer(chain: Sandbox, usdc: bigint): Promise<KeyPairSigner
  * The official x402 client: both versions' exact schemes, reading the sandbox for blockhash and
  * mint. `v2Only`: version 2's alone, as @x402/mcp's client registers by default.
  */
-export function x402ClientOf(wallet: KeyPairSigner, chain: Sandbox, opts: { v2Only?: boolean } = {}): x402Client {
+export function x402ClientOf(wallet: KeyPairSigner, chain: Pick<Sandbox, 'url'>, opts: { v2Only?: boolean } = {}): x402Client {
   const rpcUrl = chain.url;
   const v2 = new x402Client().register('solana:*', new ExactSvmScheme(wallet, { rpcUrl }));
   return opts.v2Only ? v2 : v2.registerV1('solana', new ExactSvmSchemeV1(wallet, { rpcUrl })).registerV1('solana-devnet', new ExactSvmSchemeV1(wallet, { rpcUrl }));

@@ -6,6 +6,7 @@ import { describe, expect, test } from 'bun:test';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { isPlainStatelessCall } from '../../src/mcp/fast-call.ts';
 import { toolList } from '../../src/mcp/tools.ts';
+import { defaultConfig } from '../../src/config.ts';
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'optimal_fee' };
@@ -30,7 +31,7 @@ describe('what the direct stateless path takes', () => {
     const headers = { ...HEADERS, 'mcp-param-network': 'devnet', 'mcp-whatever': '1', 'user-agent': 'agent/1' };
     expect(isPlainStatelessCall(request(body, headers), body)).toBe(true);
     expect(await isLegacyRequest(request(body, headers), body)).toBe(false);
-    expect(JSON.stringify(toolList(5000))).not.toContain('x-mcp-header');
+    expect(JSON.stringify(toolList(defaultConfig()))).not.toContain('x-mcp-header');
   });
 
   const body = callWith({ arguments: {}, _meta: ENVELOPE });

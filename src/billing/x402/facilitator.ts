@@ -3,7 +3,7 @@
 // reaching the chain through the gateway's own upstreams (failover, timeouts, secrets kept out of
 // errors). Or an external facilitator by URL (@x402/core's client of /verify, /settle, /supported).
 import { readFileSync } from 'node:fs';
-import { address, createKeyPairSignerFromBytes, decompileTransactionMessage, getCompiledTransactionMessageDecoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { address, createKeyPairSignerFromBytes, decompileTransactionMessage, getCompiledTransactionMessageDecoder, type KeyPairSigner } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/http';
@@ -27,8 +27,6 @@ export interface Facilitator {
   feePayer(): Promise<string>;
   verify(payload: AnyPayload, requirements: AnyRequirements): Promise<VerifyResponse>;
   settle(payload: AnyPayload, requirements: AnyRequirements): Promise<SettleResponse>;
-  /** The fee payer's SOL, for /readyz and /metrics (built-in only). */
-  feePayerLamports?(): Promise<bigint>;
 }
 
 const KEY_FILE = 'X402_FEE_PAYER_KEYPAIR / --x402-fee-payer-keypair';
@@ -148,7 +146,6 @@ export function builtInFacilitator(o: BuiltInOptions): Facilitator {
     feePayer: async () => o.signer.address,
     verify: (p, r) => facilitator.verify(p as PaymentPayload, r as PaymentRequirements),
     settle: (p, r) => facilitator.settle(p as PaymentPayload, r as PaymentRequirements),
-    feePayerLamports: async () => BigInt((await o.rpc.call<{ value: number | bigint }>('getBalance', [o.signer.address as Address, { commitment: 'confirmed' }])).value),
   };
 }
 

@@ -12,6 +12,7 @@ import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
 import type { BillingStore } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
+import type { X402Accounts } from './accounts.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
 
 export type { Resource };
@@ -32,10 +33,13 @@ export interface VerifiedPayment {
 
 export interface X402 {
   readonly facilitator: Facilitator;
-  /** A 402's body and headers with the x402 offer (`error` says why a payment was refused, if one was). */
-  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
-  /** Verifies and records the payment, or says why it buys nothing. */
-  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp' }): Promise<VerifiedPayment | { refused: string }>;
+  /**
+   * A 402's body and headers with the x402 offer of `price` atomic units (the capability's, chosen by
+   * the pipeline); `error` says why a payment was refused, if one was.
+   */
+  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, price: number, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
+  /** Verifies and records a payment of exactly `call.price` atomic units, or says why it buys nothing. */
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number }): Promise<VerifiedPayment | { refused: string }>;
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
@@ -69,9 +73,14 @@ function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
 /** A metric label from a reason: its leading code, bounded. */
 const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64) || 'unknown';
 
-export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger): X402 {
-  const terms = async (): Promise<Terms> => ({
-    price: config.x402Price!,
+/**
+ * `accounts`: the accounts payments depend on, read when a payment is refused for a reason the
+ * chain gave, to name the one at fault (an unfunded fee payer, a missing pay-to token account).
+ */
+export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, accounts?: Pick<X402Accounts, 'explain'>): X402 {
+  const explained = (reason: string) => (accounts ? accounts.explain(reason) : reason);
+  const terms = async (price: number): Promise<Terms> => ({
+    price,
     asset: config.x402Asset,
     payTo: (config.x402PayTo ?? config.gatewayAddress)!,
     feePayer: await facilitator.feePayer(),
@@ -87,8 +96,8 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
 
   return {
     facilitator,
-    async offer(body, headers, resource, error = DEFAULT_ERROR) {
-      return withOffer(body, headers, await terms(), resource, error);
+    async offer(body, headers, resource, price, error = DEFAULT_ERROR) {
+      return withOffer(body, headers, await terms(price), resource, error);
     },
 
     async hold(attempt, resource, call) {
@@ -99,14 +108,17 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       let requirements: ReturnType<typeof requirementsV1> | ReturnType<typeof requirementsV2>;
       let verified: Awaited<ReturnType<Facilitator['verify']>>;
       try {
-        t = await terms();
+        t = await terms(call.price);
         requirements = version === 1 ? requirementsV1(t, resource) : requirementsV2(t);
         verified = await facilitator.verify(payload, requirements);
       } catch (e) {
         log.warn('x402 verification unavailable', { event: 'x402_unavailable', facilitator: facilitator.kind, error: e instanceof Error ? e.message : String(e) });
         throw FACILITATOR_DOWN;
       }
-      if (!verified.isValid) return refuse(`${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`, call.face);
+      if (!verified.isValid) {
+        const reason = `${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`;
+        return refuse(/simulation_failed/.test(reason) ? await explained(reason) : reason, call.face);
+      }
       const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
       const payer = verified.payer ?? '';
       const held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face }, Date.now());
@@ -121,7 +133,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
             settled = { success: false, errorReason: 'settlement_error', errorMessage: e instanceof Error ? e.message : String(e), transaction: '', network: requirements.network as SettleResponse['network'] };
           }
           if (!settled.success) {
-            const reason = `settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`;
+            const reason = await explained(`settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`);
             await store.finishPayment(txKey, { status: 'failed', reason, signature: settled.transaction || undefined }, Date.now()).catch((e) => unrecorded('failed', e));
             log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
             return refuse(reason, call.face);

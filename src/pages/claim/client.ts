@@ -11,6 +11,8 @@ interface PageConfig {
   network: string;
   minDepositLamports: number;
   priceLamports: number;
+  /** The capabilities priced apart (PRICES): those whose price differs are shown. */
+  pricesLamports: Record<string, number>;
   freeCalls: number;
 }
 
@@ -68,7 +70,10 @@ el('gateway-address').textContent = config.gatewayAddress ?? 'not configured';
 el('copy-address').hidden = !config.gatewayAddress;
 el('network').textContent = config.network;
 el('min-deposit').textContent = `${sol(config.minDepositLamports)} (${config.minDepositLamports.toLocaleString('en-US')} lamports)`;
-el('price').textContent = `${sol(config.priceLamports)} per paid call, after ${config.freeCalls} free calls`;
+const apart = Object.entries(config.pricesLamports)
+  .filter(([, price]) => price !== config.priceLamports)
+  .map(([name, price]) => `${name}: ${sol(price)}`);
+el('price').textContent = `${sol(config.priceLamports)} per paid call${apart.length ? ` (${apart.join(', ')})` : ''}, after ${config.freeCalls} free calls`;
 if (!config.gatewayAddress) {
   say('gateway-msg', 'This gateway does not sell keys: its operator has not configured a deposit address. Free calls still work.', 'error');
 }

@@ -1,0 +1,133 @@
+// The accounts every x402 payment depends on, as the chain holds them: the asset's mint and its
+// token program, the pay-to owner's token account of it, and the built-in facilitator's fee payer's
+// SOL. Read in one getMultipleAccounts at start (a missing mint or pay-to account stops the start),
+// by the readiness probe (/readyz, /metrics), and when a payment is refused, so that the refusal
+// names the account at fault beside the facilitator's reason. The judgement is a pure function.
+import { address, type Address } from '@solana/kit';
+import { findAssociatedTokenPda } from '@solana-program/token';
+import type { Upstream } from '../../chain/upstream.ts';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../chain/program-ids.ts';
+import { X402_SETTLEMENT_FEE_LAMPORTS, type Network } from '../../config.ts';
+import { x402FeePayerRead } from '../../metrics.ts';
+
+export interface X402AccountIds {
+  network: Network;
+  asset: string;
+  payTo: string;
+  /** The built-in facilitator's fee payer (an external facilitator funds its own). */
+  feePayer?: string;
+  /** Below this the fee payer is warned of (X402_FEE_PAYER_MIN_LAMPORTS). */
+  minFeePayerLamports: number;
+}
+
+/** What the chain answered for the accounts, per address: the owner program and the lamports, or null (no such account). */
+export type AccountsRead = Record<string, { owner: string; lamports: bigint } | null>;
+
+export interface X402AccountsReport {
+  asset: string;
+  /** The mint's owner: the Token or Token-2022 program (null: no such mint). */
+  tokenProgram: string | null;
+  payTo: string;
+  /** The pay-to owner's associated token account under the mint's program (null: no such mint). */
+  payToTokenAccount: string | null;
+  payToTokenAccountExists: boolean;
+  feePayer?: string;
+  feePayerLamports?: number;
+  /** Why payments cannot succeed, in words, each naming the account: empty when they can. */
+  problems: string[];
+  /** What will stop them soon: a fee payer below the threshold. */
+  warnings: string[];
+}
+
+const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM];
+
+/** The pay-to owner's associated token account of the asset under each token program. */
+export async function payToAccounts(ids: Pick<X402AccountIds, 'asset' | 'payTo'>): Promise<Record<string, Address>> {
+  const found = await Promise.all(TOKEN_PROGRAMS.map((p) => findAssociatedTokenPda({ owner: address(ids.payTo), mint: address(ids.asset), tokenProgram: address(p) })));
+  return Object.fromEntries(TOKEN_PROGRAMS.map((p, i) => [p, found[i]![0]]));
+}
+
+/** Judges what was read: which accounts stop payments, and which will soon. */
+export function assess(ids: X402AccountIds, atas: Record<string, string>, read: AccountsRead): X402AccountsReport {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const mint = read[ids.asset] ?? null;
+  const tokenProgram = mint && TOKEN_PROGRAMS.includes(mint.owner) ? mint.owner : null;
+  if (!mint) problems.push(`the asset's mint ${ids.asset} (X402_ASSET) does not exist on ${ids.network}`);
+  else if (!tokenProgram) problems.push(`the asset ${ids.asset} (X402_ASSET) is not a token mint: its owner is ${mint.owner}, not the Token or Token-2022 program`);
+  const payToTokenAccount = tokenProgram ? atas[tokenProgram]! : null;
+  const payToTokenAccountExists = payToTokenAccount !== null && read[payToTokenAccount] != null;
+  if (payToTokenAccount && !payToTokenAccountExists) {
+    problems.push(
+      `the pay-to owner ${ids.payTo} (X402_PAY_TO, else GATEWAY_ADDRESS) has no token account for ${ids.asset}: create its associated token account ${payToTokenAccount} ` +
+        `(spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`,
+    );
+  }
+  const report: X402AccountsReport = { asset: ids.asset, tokenProgram, payTo: ids.payTo, payToTokenAccount, payToTokenAccountExists, problems, warnings };
+  if (ids.feePayer) {
+    const lamports = read[ids.feePayer]?.lamports ?? 0n;
+    report.feePayer = ids.feePayer;
+    report.feePayerLamports = Number(lamports);
+    const settlements = lamports / BigInt(X402_SETTLEMENT_FEE_LAMPORTS);
+    if (settlements === 0n) problems.push(`the fee payer ${ids.feePayer} holds ${lamports} lamports, less than one settlement's fee (${X402_SETTLEMENT_FEE_LAMPORTS}): send it SOL`);
+    else if (lamports < BigInt(ids.minFeePayerLamports)) {
+      warnings.push(`the fee payer ${ids.feePayer} holds ${lamports} lamports, enough for ${settlements} settlements (below X402_FEE_PAYER_MIN_LAMPORTS, ${ids.minFeePayerLamports}): send it SOL`);
+    }
+  }
+  return report;
+}
+
+/** A refusal's explanation reuses a read this recent: a burst of bad payments costs the chain one read, not one each. */
+const EXPLAIN_FRESH_MS = 5_000;
+
+/** Reads the accounts (one RPC call) and keeps the last report for /readyz. */
+export class X402Accounts {
+  private last: X402AccountsReport | null = null;
+  private lastAt = 0;
+  /** The read under way: callers at the same moment share it. */
+  private reading: Promise<X402AccountsReport> | undefined;
+  private readonly atas: Promise<Record<string, Address>>;
+
+  constructor(
+    private readonly rpc: Upstream,
+    readonly ids: X402AccountIds,
+  ) {
+    this.atas = payToAccounts(ids);
+  }
+
+  /** The report as last read (null: not read yet). */
+  get lastReport(): X402AccountsReport | null {
+    return this.last;
+  }
+
+  read(): Promise<X402AccountsReport> {
+    return (this.reading ??= this.readNow().finally(() => (this.reading = undefined)));
+  }
+
+  private async readNow(): Promise<X402AccountsReport> {
+    const atas = await this.atas;
+    const keys = [this.ids.asset, ...Object.values(atas), ...(this.ids.feePayer ? [this.ids.feePayer] : [])];
+    const answer = await this.rpc.call<{ value: ({ owner: string; lamports: number | bigint } | null)[] }>('getMultipleAccounts', [keys, { encoding: 'base64', commitment: 'confirmed', dataSlice: { offset: 0, length: 0 } }], {
+      quiet: true,
+    });
+    const read: AccountsRead = Object.fromEntries(keys.map((k, i) => [k, answer.value[i] ? { owner: answer.value[i]!.owner, lamports: BigInt(answer.value[i]!.lamports) } : null]));
+    this.last = assess(this.ids, atas, read);
+    this.lastAt = Date.now();
+    if (this.last.feePayerLamports !== undefined) x402FeePayerRead(BigInt(this.last.feePayerLamports));
+    return this.last;
+  }
+
+  /**
+   * A refused payment's reason with the accounts at fault beside it, when one of them is the cause
+   * (a payment the chain would not take for the gateway's own reasons); the reason as it was when
+   * they are all in order, or when the chain cannot say.
+   */
+  async explain(reason: string): Promise<string> {
+    try {
+      const { problems } = this.last && Date.now() - this.lastAt < EXPLAIN_FRESH_MS ? this.last : await this.read();
+      return problems.length ? `${reason} [the gateway's fault, not the payment's: ${problems.join('; ')}]` : reason;
+    } catch {
+      return reason;
+    }
+  }
+}
