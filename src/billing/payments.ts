@@ -29,11 +29,14 @@ const REFUSALS: Record<RefusalCode, string> = {
   x402_refused: 'The x402 payment attached to the call was refused.',
 };
 
+/** " after N free calls" for a price sentence; nothing when the gateway grants none. */
+export const afterFreeCalls = (n: number): string => (n === 0 ? '' : ` after ${n} free ${n === 1 ? 'call' : 'calls'}`);
+
 export function createPayments(store: BillingStore, config: Config): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key') => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
-      ? `Each paid call costs ${config.priceLamports} lamports (${sol(config.priceLamports)} SOL) after ${config.freeCalls} free calls. ` +
+      ? `Each paid call costs ${config.priceLamports} lamports (${sol(config.priceLamports)} SOL)${afterFreeCalls(config.freeCalls)}. ` +
         `Send at least ${sol(config.minDepositLamports)} SOL to ${payTo} on ${config.paymentNetwork} from your wallet; then GET /api/keys/challenge?wallet=<your wallet>, ` +
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'

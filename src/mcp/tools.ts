@@ -5,7 +5,7 @@
 // exactly the JSON body the REST call would have answered.
 //
 // Errors as the MCP spec puts them: an unknown tool or invalid arguments (extra ones included) is
-// a JSON-RPC -32602 with one clear message and the REST 400 body as data; what the call itself
+// a JSON-RPC -32602 with one clear message and the 400 body as data; what the call itself
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';

@@ -68,7 +68,7 @@ el('gateway-address').textContent = config.gatewayAddress ?? 'not configured';
 el('copy-address').hidden = !config.gatewayAddress;
 el('network').textContent = config.network;
 el('min-deposit').textContent = `${sol(config.minDepositLamports)} (${config.minDepositLamports.toLocaleString('en-US')} lamports)`;
-el('price').textContent = `${sol(config.priceLamports)} per paid call, after ${config.freeCalls} free calls`;
+el('price').textContent = `${sol(config.priceLamports)} per paid call${config.freeCalls > 0 ? `, after ${config.freeCalls} free call${config.freeCalls === 1 ? '' : 's'}` : ''}`;
 if (!config.gatewayAddress) {
   say('gateway-msg', 'This gateway does not sell keys: its operator has not configured a deposit address. Free calls still work.', 'error');
 }
