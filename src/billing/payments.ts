@@ -15,25 +15,38 @@ export interface Payments {
   charge(owner: KeyOwner | null, apiKey?: string): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
-  paymentRequired(reason: string, code?: RefusalCode): GatewayError;
+  paymentRequired(reason: string, code?: RefusalCode, extra?: Record<string, unknown>): GatewayError;
+  /** Why a key identified nobody (only asked on that path): none sent, unknown, or revoked (when, by whom). */
+  whyRefused(apiKey: string | undefined): Promise<KeyRefusal>;
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
-export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'no_credit' | 'x402_refused';
+export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator' | 'no_credit' | 'x402_refused';
+
+/** Why a key was not accepted; `revokedAt` (ISO 8601) for a revoked one. */
+export interface KeyRefusal {
+  code: Extract<RefusalCode, 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator'>;
+  reason: string;
+  revokedAt?: string;
+}
 
 const REFUSALS: Record<RefusalCode, string> = {
   no_key: 'A valid x-api-key header is required for this endpoint.',
   unknown_key: 'The API key sent is not known to this gateway.',
   revoked_key: 'The API key sent was revoked: a newer claim for the same wallet issued a new key, which carries the credit.',
+  revoked_by_operator:
+    "The API key sent was revoked by this gateway's operator. The wallet keeps its credit: a new deposit and claim from the same wallet issue a new key that carries it.",
   no_credit: 'No free calls left and the credit is below the price of one call.',
   x402_refused: 'The x402 payment attached to the call was refused.',
 };
+/** A key revoked before the gateway recorded who revoked it. */
+const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the same wallet or by the operator: send the newest key of the wallet.';
 
 /** " after N free calls" for a price sentence; nothing when the gateway grants none. */
 export const afterFreeCalls = (n: number): string => (n === 0 ? '' : ` after ${n} free ${n === 1 ? 'call' : 'calls'}`);
 
 export function createPayments(store: BillingStore, config: Config): Payments {
-  const paymentRequired = (reason: string, code: RefusalCode = 'no_key') => {
+  const paymentRequired = (reason: string, code: RefusalCode = 'no_key', extra: Record<string, unknown> = {}) => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
       ? `Each paid call costs ${config.priceLamports} lamports (${sol(config.priceLamports)} SOL)${afterFreeCalls(config.freeCalls)}. ` +
@@ -41,20 +54,28 @@ export function createPayments(store: BillingStore, config: Config): Payments {
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new GatewayError(402, { error: 'Payment required', code, reason, priceLamports: config.priceLamports, instructions, payTo });
+    return new GatewayError(402, { error: 'Payment required', code, reason, ...extra, priceLamports: config.priceLamports, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
     return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
   };
   // Only on the refusal path: a key that identified nobody is either unknown or revoked.
-  const noOwner = async (apiKey: string | undefined): Promise<RefusalCode> => (!apiKey ? 'no_key' : (await store.keyKnown(hashApiKey(apiKey))) ? 'revoked_key' : 'unknown_key');
+  const whyRefused = async (apiKey: string | undefined): Promise<KeyRefusal> => {
+    if (!apiKey) return { code: 'no_key', reason: REFUSALS.no_key };
+    const key = await store.keyStatus(hashApiKey(apiKey));
+    if (key?.revokedAt == null) return { code: 'unknown_key', reason: REFUSALS.unknown_key };
+    const revokedAt = new Date(key.revokedAt).toISOString();
+    if (key.revokedBy === 'operator') return { code: 'revoked_by_operator', reason: REFUSALS.revoked_by_operator, revokedAt };
+    return { code: 'revoked_key', reason: key.revokedBy === 'claim' ? REFUSALS.revoked_key : REVOKED_UNSAID, revokedAt };
+  };
   return {
     identify: (apiKey) => store.identify(apiKey),
+    whyRefused,
     async charge(owner, apiKey) {
       if (!owner) {
-        const code = await noOwner(apiKey);
-        throw paymentRequired(REFUSALS[code], code);
+        const { code, reason, ...extra } = await whyRefused(apiKey);
+        throw paymentRequired(reason, code, extra);
       }
       const debit = await store.debit(owner.wallet, config.priceLamports);
       if (!debit) {

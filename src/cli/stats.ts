@@ -195,5 +195,5 @@ export function keysText(database: string, keys: KeyRow[]): string {
 
 /** Revokes the wallet's live keys; how many. */
 export async function revokeKeys(db: OperatorDb, wallet: string, now: number): Promise<number> {
-  return (await db.rows(`UPDATE api_keys SET revoked_at = $1 WHERE wallet = $2 AND revoked_at IS NULL RETURNING key_hash`, [now, wallet])).length;
+  return (await db.rows(`UPDATE api_keys SET revoked_at = $1, revoked_by = 'operator' WHERE wallet = $2 AND revoked_at IS NULL RETURNING key_hash`, [now, wallet])).length;
 }
