@@ -7,13 +7,13 @@ import { metaRoutes } from './http/meta.ts';
 import { bodyRefusal, malformed, MAX_BODY_BYTES, parseJsonBody } from './body.ts';
 import { jsonResponse as json } from './json.ts';
 import { LLMS_TXT_PATH, llmsTxt } from './llms.ts';
-import { mcpRoutes } from './mcp/routes.ts';
+import { mcpRoutes, rpcBodyRefusal, rpcParseError } from './mcp/routes.ts';
 import { OPENAPI_PATH, openApiRoutes } from './http/openapi.ts';
 import { restDirectRoutes, restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
 import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
-import { MCP_HTTP_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
+import { MCP_HTTP_PATH, MCP_JSON_RPC_PATHS, MCP_SSE_PATH } from './mcp/paths.ts';
 import { VERSION } from './version.ts';
 
 /** What `GET /` answers: where a newcomer, an agent or a client generator goes next. */
@@ -51,8 +51,10 @@ export function buildApp(s: Services) {
   })
     .onParse({ as: 'global' }, ({ request }) => parseJsonBody(request))
     .onError({ as: 'global' }, ({ code, error, path }) => {
+      const jsonRpc = MCP_JSON_RPC_PATHS.has(path);
+      const refusal = jsonRpc ? rpcBodyRefusal : bodyRefusal;
       // Elysia wraps what a parser throws in its own ParseError.
-      const refused = bodyRefusal(error) ?? bodyRefusal(error instanceof Error ? error.cause : undefined);
+      const refused = refusal(error) ?? refusal(error instanceof Error ? error.cause : undefined);
       if (refused) return refused;
       switch (code) {
         case 'NOT_FOUND': {
@@ -61,7 +63,7 @@ export function buildApp(s: Services) {
           return json(404, { error: 'Not found', hint: `See ${HOME.docs} (or ${HOME.openapi}, ${HOME.llmsTxt}) for the routes this gateway serves.` });
         }
         case 'PARSE':
-          return malformed();
+          return jsonRpc ? rpcParseError() : malformed();
         case 'VALIDATION':
           return json(400, { error: 'Invalid request', hint: 'A field is missing or malformed; see /openapi.json.', live_status: 'FAILED' });
         default:

@@ -25,7 +25,7 @@ import { sessionServers } from './session-servers.ts';
 import { InvalidMessage, parseMessages, WebSseServerTransport } from './sse-transport.ts';
 import { authInfoFor, toolServerFactory } from './tools.ts';
 import { fastInitialized, fastStatelessToolCall, fastToolCall, isPlainInitialized, isPlainInitializeMessage } from './fast-call.ts';
-import { bodyRefusal, parseJsonBody } from '../body.ts';
+import { bodyRefusal, MalformedBody, parseJsonBody } from '../body.ts';
 import type { DirectRoute } from '../direct-route.ts';
 import { x402Note } from '../calls/ways-to-pay.ts';
 
@@ -238,7 +238,7 @@ export function mcpRoutes(s: McpDeps) {
     try {
       body = await parseJsonBody(request);
     } catch (e) {
-      const refused = bodyRefusal(e);
+      const refused = rpcBodyRefusal(e);
       if (refused) return refused;
       throw e;
     }
@@ -322,6 +322,13 @@ export function mcpRoutes(s: McpDeps) {
     .all(MCP_HTTP_PATH, ({ request, body, server }) => streamableHttp(request, body, server));
   return { routes, direct };
 }
+
+/** What a JSON-RPC path answers a refused body: JSON-RPC's -32700 for one that is not JSON; 413 as elsewhere. */
+export function rpcBodyRefusal(e: unknown): Response | undefined {
+  return e instanceof MalformedBody ? rpcParseError() : bodyRefusal(e);
+}
+
+export const rpcParseError = () => rpcError(400, -32700, 'Parse error: the body is not valid JSON. Send one JSON-RPC 2.0 message (or a batch) as application/json.');
 
 function rpcError(status: number, code: number, message: string): Response {
   return json(status, { jsonrpc: '2.0', error: { code, message }, id: null });
