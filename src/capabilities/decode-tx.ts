@@ -17,7 +17,7 @@ import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { NETWORKS } from '../config.ts';
 import { defineCapability } from './capability.ts';
-import { anyJson, base58Address, base58Signature, nullable, rawAmount, u64, uiAmount } from './output.ts';
+import { base58Address, base58Signature, nodeError, nullable, rawAmount, u64, uiAmount } from './output.ts';
 import { ACTION_KINDS } from '../chain/tx/instructions.ts';
 import { EXAMPLE_SIGNATURE } from './examples.ts';
 import { network, signature } from './params.ts';
@@ -127,7 +127,7 @@ const OUTPUT = t.Object({
       failedProgramId: nullable(base58Address('Program that raised the error, when the logs tell')),
       customCode: nullable(t.Integer({ minimum: 0 })),
       name: nullable(t.String()),
-      raw: anyJson('meta.err as the node returned it'),
+      raw: nodeError('meta.err as the node returned it'),
     }),
   ),
 });

@@ -1,7 +1,7 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
-import { anyJson, base58Address, base58Signature, nullable, u64 } from './output.ts';
+import { base58Address, base58Signature, nodeError, nullable, u64 } from './output.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { address, integer, network, optionalSignature } from './params.ts';
 
@@ -49,7 +49,7 @@ export const transactions = defineCapability({
         signature: base58Signature('Transaction signature'),
         slot: u64('Slot of the transaction'),
         blockTime: nullable(t.Integer({ description: 'Unix seconds; null when the node has none' })),
-        err: anyJson('The node\'s error object; null on success'),
+        err: nodeError('The node\'s error object; null on success'),
         error: nullable(t.String({ description: 'The error in words; null on success' })),
         memo: nullable(t.String()),
         confirmationStatus: nullable(t.String({ description: 'processed, confirmed or finalized' })),
