@@ -15,7 +15,7 @@ const USAGE = `usage: bun run wallet -- <command> [options]
                         prints the JSON body for POST /api/keys/claim
 
   --keypair <path>      Solana CLI keypair file (default data/sandbox-wallet.json, new on each bun run sandbox; SANDBOX_WALLET)
-  --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:8899; SANDBOX_PORT)
+  --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:$SANDBOX_PORT, else :8899)
   --to <address>        the deposit address (default ${SANDBOX_GATEWAY_ADDRESS}, the sandbox gateway's)
 `;
 
