@@ -13,8 +13,8 @@ import { VERSION } from '../version.ts';
 import { MAX_BODY_BYTES } from '../body.ts';
 import { EXAMPLES } from './openapi-examples.ts';
 import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
-import { USAGE_ITEM, USAGE_PAGE_MAX } from '../billing/usage.ts';
-import { USAGE_CURSOR_PATTERN } from '../billing/usage-pages.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { USAGE_CURSOR_PATTERN, USAGE_ITEM } from '../billing/usage-pages.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 /** Where @elysiajs/swagger served the document; kept for clients that learned that address. */

@@ -1,11 +1,10 @@
 // What an agent can read and reuse besides the tools: resources (the price and how to pay, and
-// each tool's documentation) and prompts built on the tools. All generated from the registry and
-// the settings once, shared by every session.
+// each tool's documentation) and prompts built on the tools. All generated from the registry, the
+// tool listing and the settings once, shared by every session.
 import { x402Note } from '../calls/ways-to-pay.ts';
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
-import { priceNote } from './tools.ts';
 
 const PRICING_URI = 'gateway://pricing';
 const toolUri = (cap: Capability) => `gateway://tools/${cap.tool}`;
@@ -21,16 +20,15 @@ export interface Guides {
   get(name: string, args: Record<string, string> | undefined): GetPromptResult;
 }
 
-function toolDoc(cap: Capability, priceLamports: number, x402: string): string {
+/** A tool's documentation: its listing's description (what it does and costs) and its arguments. */
+function toolDoc(cap: Capability, tool: Tool): string {
   const params = Object.entries(cap.params)
     .map(([k, p]) => `- \`${k}\`${p.required ? ' (required)' : ''}${p.example ? `, e.g. \`${p.example}\`` : ''}`)
     .join('\n');
   return [
     `# ${cap.title} (\`${cap.tool}\`)`,
     '',
-    cap.description,
-    '',
-    priceNote(cap, priceLamports, x402),
+    tool.description,
     '',
     '## Arguments',
     params || '(none)',
@@ -44,8 +42,9 @@ function toolDoc(cap: Capability, priceLamports: number, x402: string): string {
   ].join('\n');
 }
 
-export function guides(deps: CallDeps, capabilities: readonly Capability[]): Guides {
-  const config = deps.ctx.config;
+/** `tools`: the tool listing of `capabilities`, whose descriptions say what each costs. */
+export function guides(deps: CallDeps, capabilities: readonly Capability[], tools: readonly Tool[]): Guides {
+  const described = new Map(tools.map((tool) => [tool.name, tool]));
   const pricing = [
     '# Price and payment',
     '',
@@ -65,7 +64,7 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
       title: `${cap.title}: documentation`,
       description: `How to call ${cap.tool}, its arguments and price.`,
       mimeType: 'text/markdown',
-      text: toolDoc(cap, config.priceLamports, x402Note(config)),
+      text: toolDoc(cap, described.get(cap.tool)!),
     })),
   ];
   const byUri = new Map(docs.map((d) => [d.uri, d]));

@@ -233,7 +233,7 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const tools = toolList(deps.ctx.config.priceLamports, capabilities, x402Note(deps.ctx.config));
   const listing = { tools };
   const runner = toolRunner(deps, capabilities);
-  const guide = guides(deps, capabilities);
+  const guide = guides(deps, capabilities, tools);
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
 
