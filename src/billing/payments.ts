@@ -3,7 +3,8 @@
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
-import { hashApiKey, type KeyOwner } from './keys.ts';
+import { keyHashOf, type KeyOwner } from './keys.ts';
+import type { MaybePromise } from '../maybe.ts';
 import type { Balance, Debit } from './ledger.ts';
 import type { BillingStore } from './store.ts';
 
@@ -16,8 +17,8 @@ export interface Payments {
   refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
   paymentRequired(reason: string, code?: RefusalCode, extra?: Record<string, unknown>): GatewayError;
-  /** Why a key identified nobody (only asked on that path): none sent, unknown, or revoked (when, by whom). */
-  whyRefused(apiKey: string | undefined): Promise<KeyRefusal>;
+  /** Why a key identified nobody (only asked on that path): none sent, unknown, or revoked (when, by whom). At once when no key, or nothing shaped like one, was sent. */
+  whyRefused(apiKey: string | undefined): MaybePromise<KeyRefusal>;
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
@@ -61,13 +62,17 @@ export function createPayments(store: BillingStore, config: Config): Payments {
     return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
   };
   // Only on the refusal path: a key that identified nobody is either unknown or revoked.
-  const whyRefused = async (apiKey: string | undefined): Promise<KeyRefusal> => {
+  const whyRefused = (apiKey: string | undefined): MaybePromise<KeyRefusal> => {
     if (!apiKey) return { code: 'no_key', reason: REFUSALS.no_key };
-    const key = await store.keyStatus(hashApiKey(apiKey));
-    if (key?.revokedAt == null) return { code: 'unknown_key', reason: REFUSALS.unknown_key };
-    const revokedAt = new Date(key.revokedAt).toISOString();
-    if (key.revokedBy === 'operator') return { code: 'revoked_by_operator', reason: REFUSALS.revoked_by_operator, revokedAt };
-    return { code: 'revoked_key', reason: key.revokedBy === 'claim' ? REFUSALS.revoked_key : REVOKED_UNSAID, revokedAt };
+    const keyHash = keyHashOf(apiKey);
+    // Nothing of another shape was ever issued: refused without asking the database.
+    if (keyHash === null) return { code: 'unknown_key', reason: REFUSALS.unknown_key };
+    return store.keyStatus(keyHash).then((key): KeyRefusal => {
+      if (key?.revokedAt == null) return { code: 'unknown_key', reason: REFUSALS.unknown_key };
+      const revokedAt = new Date(key.revokedAt).toISOString();
+      if (key.revokedBy === 'operator') return { code: 'revoked_by_operator', reason: REFUSALS.revoked_by_operator, revokedAt };
+      return { code: 'revoked_key', reason: key.revokedBy === 'claim' ? REFUSALS.revoked_key : REVOKED_UNSAID, revokedAt };
+    });
   };
   return {
     identify: (apiKey) => store.identify(apiKey),
