@@ -16,7 +16,7 @@ export function commandsHelp(width = 80): string {
     ...helpColumns(
       [
         ['gateway stats [--json]', 'keys, deposits, credit outstanding, revenue by day, calls by capability, top wallets'],
-        ['gateway keys list [--json]', 'every key: id (first 12 hex digits of its SHA-256), wallet, created, revoked'],
+        ['gateway keys list [--json]', 'every key: id (first 12 hex digits of its SHA-256), wallet, created, revoked (when, and by a newer claim or the operator)'],
         ['gateway keys revoke <wallet>', "revokes the wallet's live keys (its credit stays with the wallet)"],
       ],
       width,

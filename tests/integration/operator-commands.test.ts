@@ -82,9 +82,29 @@ describe('on SQLite', () => {
     const revoke = await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: gw.config.databasePath });
     expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${gw.config.databasePath}\n` });
     await expectRevokedByOperator(gw, key, before, Date.now());
+    const list = await gatewayCli(['keys', 'list'], { DATABASE_PATH: gw.config.databasePath });
+    expect(list.out).toMatch(new RegExp(`${wallet} +\\S+ +revoked \\S+ by the operator\n`));
     const unknown = await gw.get('/api/keys/me', { 'x-api-key': 'cig_1111111111111111111111111111111111111111' });
     expect(unknown).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
   }, 30_000);
+
+  test('keys revoke works on a database an older gateway last migrated (no revoked_by yet)', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cig-ops-older-')));
+    try {
+      const file = join(dir, 'gateway.sqlite');
+      const db = openDatabase(file).$client;
+      db.run('ALTER TABLE api_keys DROP COLUMN revoked_by');
+      const wallet = (await generateKeyPairSigner()).address;
+      db.run('INSERT INTO api_keys (key_hash, wallet, created_at) VALUES (?1, ?2, ?3)', ['ab'.repeat(32), wallet, Date.now()]);
+      db.close();
+      const revoke = await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: file });
+      expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${file}\n` });
+      const list = await gatewayCli(['keys', 'list', '--json'], { DATABASE_PATH: file });
+      expect(JSON.parse(list.out)).toMatchObject([{ wallet, revokedAt: expect.any(String), revokedBy: null }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('no file at DATABASE_PATH: one line naming the absolute path, exit 2, nothing created', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cig-ops-none-')));
@@ -144,7 +164,7 @@ describe.skipIf(shouldSkipPostgres('operator commands'))('on PostgreSQL (DATABAS
     expect(text.out).toContain(wallet);
 
     const list = await gatewayCli(['keys', 'list', '--json'], env);
-    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null }]);
+    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null, revokedBy: null }]);
     expect(list.err).toBe(`gateway keys list: 1 key(s) in ${masked(url)}\n`);
 
     const before = Date.now();
