@@ -8,12 +8,13 @@ import { bodyRefusal, malformed, MAX_BODY_BYTES, parseJsonBody } from './body.ts
 import { jsonResponse as json } from './json.ts';
 import { LLMS_TXT_PATH, llmsTxt } from './llms.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { rpcBodyRefusal, rpcParseError } from './mcp/refusals.ts';
 import { OPENAPI_PATH, openApiRoutes } from './http/openapi.ts';
 import { restDirectRoutes, restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
 import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
-import { MCP_HTTP_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
+import { MCP_HTTP_PATH, MCP_JSON_RPC_PATHS, MCP_SSE_PATH } from './mcp/paths.ts';
 import { VERSION } from './version.ts';
 
 /** What `GET /` answers: where a newcomer, an agent or a client generator goes next. */
@@ -27,9 +28,21 @@ export const HOME = {
   claim: CLAIM_PATH,
 } as const;
 
+/**
+ * The methods each known path is served with, for the 405 of a known path called with another
+ * (a route for every method, like /mcp's, never gets there). A trailing slash is the same path.
+ */
+function allowedMethods(routes: readonly { method: string; path: string }[]): (path: string) => string | undefined {
+  const byPath = new Map<string, string[]>();
+  for (const r of routes) if (r.method !== 'ALL') byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
+  return (path) => byPath.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)?.join(', ');
+}
+
 export function buildApp(s: Services) {
   const llms = llmsTxt(s.config);
   const mcp = mcpRoutes(s);
+  // Set from the finished app below, before it answers anything.
+  let allowOf: (path: string) => string | undefined = () => undefined;
   const app = new Elysia({
     // reusePort would let a second gateway bind the same port silently and steal traffic.
     // The body limit is the parser's (below): it answers a JSON 413 from the declared length or as
@@ -38,15 +51,20 @@ export function buildApp(s: Services) {
     serve: { reusePort: false, idleTimeout: s.config.idleTimeoutSeconds, maxRequestBodySize: 1024 * MAX_BODY_BYTES },
   })
     .onParse({ as: 'global' }, ({ request }) => parseJsonBody(request))
-    .onError({ as: 'global' }, ({ code, error }) => {
+    .onError({ as: 'global' }, ({ code, error, path }) => {
+      const jsonRpc = MCP_JSON_RPC_PATHS.has(path);
+      const refusal = jsonRpc ? rpcBodyRefusal : bodyRefusal;
       // Elysia wraps what a parser throws in its own ParseError.
-      const refused = bodyRefusal(error) ?? bodyRefusal(error instanceof Error ? error.cause : undefined);
+      const refused = refusal(error) ?? refusal(error instanceof Error ? error.cause : undefined);
       if (refused) return refused;
       switch (code) {
-        case 'NOT_FOUND':
+        case 'NOT_FOUND': {
+          const allow = allowOf(path);
+          if (allow) return json(405, { error: 'Method not allowed', hint: `This path answers ${allow} only.` }, { allow });
           return json(404, { error: 'Not found', hint: `See ${HOME.docs} (or ${HOME.openapi}, ${HOME.llmsTxt}) for the routes this gateway serves.` });
+        }
         case 'PARSE':
-          return malformed();
+          return jsonRpc ? rpcParseError() : malformed();
         case 'VALIDATION':
           return json(400, { error: 'Invalid request', hint: 'A field is missing or malformed; see /openapi.json.', live_status: 'FAILED' });
         default:
@@ -63,6 +81,7 @@ export function buildApp(s: Services) {
     .use(keyRoutes(s))
     .use(webhookRoutes(s))
     .use(mcp.routes);
+  allowOf = allowedMethods(app.routes);
   // The hot calls, also answered by Bun's router when the app is served (see direct-route.ts).
   return Object.assign(app, { direct: [...restDirectRoutes(s), ...keyDirectRoutes(s), ...mcp.direct] });
 }

@@ -640,21 +640,64 @@ export function secretsOf(config: Config): string[] {
   return out;
 }
 
-export function helpText(): string {
+/** `text` in lines of at most `width` characters, broken between words (a longer word is cut). */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (let word of text.split(/\s+/).filter(Boolean)) {
+    while (word.length > width) {
+      if (line) lines.push(line);
+      line = '';
+      lines.push(word.slice(0, width));
+      word = word.slice(width);
+    }
+    if (!word) continue;
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+/** Help text narrower than this goes under its names instead of beside them. */
+const MIN_TEXT_COLUMN = 32;
+
+/**
+ * Rows of names (flag, variable, ...) and a text, as aligned columns no wider than `width`: each
+ * name column as wide as its longest entry, the text wrapped beside them, or under them (indented)
+ * when the names leave it less than MIN_TEXT_COLUMN characters; names that do not fit on one line
+ * together go one per line.
+ */
+export function helpColumns(rows: readonly (readonly string[])[], width: number): string[] {
+  const names = Math.max(...rows.map((r) => r.length - 1));
+  const widths = Array.from({ length: names }, (_, i) => Math.max(...rows.map((r) => (i < r.length - 1 ? r[i]!.length : 0))));
+  const nameLine = (row: readonly string[]) => `  ${widths.map((w, i) => (row.slice(0, -1)[i] ?? '').padEnd(w)).join('  ')}`;
+  const textAt = 2 + widths.reduce((sum, w) => sum + w + 2, 0);
+  const beside = width - textAt >= MIN_TEXT_COLUMN;
+  return rows.flatMap((row) => {
+    const text = row[row.length - 1]!;
+    if (beside) return wrapText(text, width - textAt).map((l, i) => (i === 0 ? `${nameLine(row).padEnd(textAt)}${l}` : `${' '.repeat(textAt)}${l}`).trimEnd());
+    const names = textAt - 2 <= width ? [nameLine(row).trimEnd()] : row.slice(0, -1).filter(Boolean).flatMap((n) => wrapText(n, width - 2).map((l) => `  ${l}`));
+    return [...names, ...wrapText(text, width - 6).map((l) => `      ${l}`)];
+  });
+}
+
+/** What `gateway --help` prints about the settings, laid out for a terminal `width` columns wide. */
+export function helpText(width = 80): string {
   const rows = Object.entries(SETTINGS).map(([key, s]: [string, Setting<unknown>]) => {
     const def = s.shownDefault ?? (Array.isArray(s.default) ? s.default.join(',') : String(s.default));
-    return `  ${flagName(key).padEnd(26)} ${s.env.padEnd(22)} ${s.help} [default: ${def}]`;
+    return [flagName(key), s.env, `${s.help} [default: ${def}]`];
   });
   return [
-    'Chain Intelligence Gateway: processed Solana data for AI agents over REST and MCP.',
+    ...wrapText('Chain Intelligence Gateway: processed Solana data for AI agents over REST and MCP.', width),
     '',
-    'Usage: gateway [options]',
+    ...wrapText('Usage: gateway [options]', width),
     '',
-    'Every option may also be given as the environment variable beside it; a flag wins.',
+    ...wrapText('Every option may also be given as the environment variable beside it; a flag wins.', width),
     '',
-    `  ${'option'.padEnd(26)} ${'environment'.padEnd(22)} meaning`,
-    ...rows,
-    `  ${'--help'.padEnd(26)} ${''.padEnd(22)} show this text`,
+    ...helpColumns([['option', 'environment', 'meaning'], ...rows, ['--help', '', 'show this text']], width),
     '',
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import { x402Note } from './calls/ways-to-pay.ts';
 import { lamportsApart, lamportsFor, x402UnitsFor } from './billing/prices.ts';
 import { restPath, type Capability } from './capabilities/capability.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
+import { afterFreeCalls } from './billing/payments.ts';
 import { formatSol } from './chain/format.ts';
 import { NETWORKS, type Config } from './config.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
@@ -70,8 +71,8 @@ export function llmsTxt(config: Config): string {
     '> Processed Solana data for AI agents over REST (JSON) and MCP: balances, blockhash, token holdings, transaction history, associated token accounts, token security profiles, priority-fee tiers, transaction decoding and simulation.',
     '',
     `Every capability takes an optional \`network\`: ${NETWORKS.map((n) => `\`${n}\``).join(' or ')} (default \`mainnet-beta\`). ` +
-      `${free.map((c) => c.name).join(' and ')} are free; the other ${paid.length} cost ${config.priceLamports} lamports (${sol(config.priceLamports)}) per call${apart(config)}, ` +
-      `after ${config.freeCalls} free calls granted on a wallet's first claim. A rejected request (400) costs nothing, and a call that fails is refunded. ` +
+      `${free.map((c) => c.name).join(' and ')} are free; the other ${paid.length} cost ${config.priceLamports} lamports (${sol(config.priceLamports)}) per call${apart(config)}` +
+      `${afterFreeCalls(config.freeCalls)}${config.freeCalls > 0 ? " granted on a wallet's first claim" : ''}. A rejected request (400) costs nothing, and a call that fails is refunded. ` +
       'Success bodies carry `network` and `live_status: "SUCCESS"`; error bodies carry `error` (and often `hint`). Raw token amounts are decimal strings beside `decimals`; lamports are JSON integers.',
     '',
     '## Capabilities',

@@ -1,7 +1,7 @@
 // CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
 import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
-import { COMMANDS, COMMANDS_HELP, runCommand } from './cli/commands.ts';
+import { commandsHelp, COMMANDS, runCommand } from './cli/commands.ts';
 import { VERSION } from './version.ts';
 import { createLogger, flushLogs, logsWritten } from './log.ts';
 import { serve, type Listening } from './serve.ts';
@@ -10,7 +10,9 @@ import { createServices } from './services.ts';
 async function main() {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(helpText() + '\n' + COMMANDS_HELP);
+    // Wrapped to the terminal; 80 columns when the text goes to a file or a pipe.
+    const width = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
+    process.stdout.write(helpText(width) + '\n' + commandsHelp(width));
     return;
   }
   if ((COMMANDS as readonly string[]).includes(argv[0]!)) {

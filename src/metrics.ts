@@ -187,7 +187,7 @@ gaugeOf('gateway_x402_fee_payer_lamports', "The built-in x402 facilitator's fee 
 
 export const paymentRequired = new Counter({
   name: 'gateway_payment_required_total',
-  help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, no_credit)',
+  help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, revoked_by_operator, no_credit, x402_refused)',
   labelNames: ['reason'] as const,
   registers,
 });

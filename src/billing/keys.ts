@@ -23,6 +23,12 @@ export interface KeyOwner {
   keyHash: string;
 }
 
+/** What became of an issued key that no longer works: when, and who revoked it (null: not recorded, before it was). */
+export interface Revocation {
+  revokedAt: number;
+  revokedBy: 'claim' | 'operator' | null;
+}
+
 /** The hash of something shaped like a key; null for anything that cannot be one (never looked up). */
 export function keyHashOf(apiKey: string | undefined): string | null {
   if (!apiKey || !apiKey.startsWith(KEY_PREFIX) || apiKey.length > 80) return null;
@@ -105,7 +111,7 @@ export function rotateKey(db: Db, wallet: string, now: number): string {
   const key = generateApiKey();
   // Forgotten first: should the transaction roll back, the old key is merely looked up again.
   cacheOf(db).forgetWallet(wallet);
-  db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt))).run();
+  db.update(apiKeys).set({ revokedAt: now, revokedBy: 'claim' }).where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt))).run();
   db.insert(apiKeys).values({ keyHash: hashApiKey(key), wallet, createdAt: now }).run();
   return key;
 }

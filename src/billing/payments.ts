@@ -3,7 +3,8 @@
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
-import { hashApiKey, type KeyOwner } from './keys.ts';
+import { keyHashOf, type KeyOwner } from './keys.ts';
+import type { MaybePromise } from '../maybe.ts';
 import type { Balance, Debit } from './ledger.ts';
 import type { BillingStore } from './store.ts';
 
@@ -18,44 +19,72 @@ export interface Payments {
   charge(owner: KeyOwner | null, apiKey: string | undefined, price: number): Promise<Debit>;
   refund(debit: Debit): Promise<Balance>;
   headers(balance: Balance | Debit): Record<string, string>;
-  /** The 402 of a call costing `price` lamports. */
-  paymentRequired(reason: string, code: RefusalCode | undefined, price: number): GatewayError;
+  /** The 402 of a call costing `price` lamports; `extra` adds fields (when and by whom a key was revoked). */
+  paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): GatewayError;
+  /** Why a key identified nobody (only asked on that path): none sent, unknown, or revoked (when, by whom). At once when no key, or nothing shaped like one, was sent. */
+  whyRefused(apiKey: string | undefined): MaybePromise<KeyRefusal>;
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
-export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'no_credit' | 'x402_refused';
+export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator' | 'no_credit' | 'x402_refused';
+
+/** Why a key was not accepted; `revokedAt` (ISO 8601) for a revoked one. */
+export interface KeyRefusal {
+  code: Extract<RefusalCode, 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator'>;
+  reason: string;
+  revokedAt?: string;
+}
 
 const REFUSALS: Record<RefusalCode, string> = {
   no_key: 'A valid x-api-key header is required for this endpoint.',
   unknown_key: 'The API key sent is not known to this gateway.',
   revoked_key: 'The API key sent was revoked: a newer claim for the same wallet issued a new key, which carries the credit.',
+  revoked_by_operator:
+    "The API key sent was revoked by this gateway's operator. The wallet keeps its credit: a new deposit and claim from the same wallet issue a new key that carries it.",
   no_credit: 'No free calls left and the credit is below the price of one call.',
   x402_refused: 'The x402 payment attached to the call was refused.',
 };
+/** A key revoked before the gateway recorded who revoked it. */
+const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the same wallet or by the operator: send the newest key of the wallet.';
+
+/** " after N free calls" for a price sentence; nothing when the gateway grants none. */
+export const afterFreeCalls = (n: number): string => (n === 0 ? '' : ` after ${n} free ${n === 1 ? 'call' : 'calls'}`);
 
 export function createPayments(store: BillingStore, config: Config): Payments {
-  const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number) => {
+  const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number, extra: Record<string, unknown> = {}) => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
-      ? `The price is ${price} lamports (${sol(price)} SOL) per call after ${config.freeCalls} free calls. ` +
+      ? `The price is ${price} lamports (${sol(price)} SOL) per call${afterFreeCalls(config.freeCalls)}. ` +
         `Send at least ${sol(config.minDepositLamports)} SOL to ${payTo} on ${config.paymentNetwork} from your wallet; then GET /api/keys/challenge?wallet=<your wallet>, ` +
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new GatewayError(402, { error: 'Payment required', code, reason, priceLamports: price, instructions, payTo });
+    return new GatewayError(402, { error: 'Payment required', code, reason, ...extra, priceLamports: price, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
     return { 'x-credits-remaining': String(balance.creditLamports), 'x-free-calls-remaining': String(balance.freeCalls) };
   };
   // Only on the refusal path: a key that identified nobody is either unknown or revoked.
-  const noOwner = async (apiKey: string | undefined): Promise<RefusalCode> => (!apiKey ? 'no_key' : (await store.keyKnown(hashApiKey(apiKey))) ? 'revoked_key' : 'unknown_key');
+  const whyRefused = (apiKey: string | undefined): MaybePromise<KeyRefusal> => {
+    if (!apiKey) return { code: 'no_key', reason: REFUSALS.no_key };
+    const keyHash = keyHashOf(apiKey);
+    // Nothing of another shape was ever issued: refused without asking the database.
+    if (keyHash === null) return { code: 'unknown_key', reason: REFUSALS.unknown_key };
+    return store.keyStatus(keyHash).then((key): KeyRefusal => {
+      if (key?.revokedAt == null) return { code: 'unknown_key', reason: REFUSALS.unknown_key };
+      const revokedAt = new Date(key.revokedAt).toISOString();
+      if (key.revokedBy === 'operator') return { code: 'revoked_by_operator', reason: REFUSALS.revoked_by_operator, revokedAt };
+      return { code: 'revoked_key', reason: key.revokedBy === 'claim' ? REFUSALS.revoked_key : REVOKED_UNSAID, revokedAt };
+    });
+  };
   return {
     identify: (apiKey) => store.identify(apiKey),
+    whyRefused,
     async charge(owner, apiKey, price) {
       if (!owner) {
-        const code = await noOwner(apiKey);
-        throw paymentRequired(REFUSALS[code], code, price);
+        const { code, reason, ...extra } = await whyRefused(apiKey);
+        throw paymentRequired(reason, code, price, extra);
       }
       const debit = await store.debit(owner.wallet, price);
       if (!debit) {

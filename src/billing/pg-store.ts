@@ -96,9 +96,9 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
       const [row] = await client<{ wallet: string }[]>`SELECT wallet FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`;
       return row ? { wallet: row.wallet, keyHash } : null;
     },
-    async keyKnown(keyHash) {
-      const [row] = await client<{ one: number }[]>`SELECT 1 AS one FROM api_keys WHERE key_hash = ${keyHash}`;
-      return row !== undefined;
+    async keyStatus(keyHash) {
+      const [row] = await db.select({ revokedAt: apiKeys.revokedAt, revokedBy: apiKeys.revokedBy }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash));
+      return row ?? null;
     },
     debit: (wallet, price) => ledger.debit(wallet, price),
     refund: (debit) => ledger.refund(debit),
@@ -125,7 +125,7 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
         const [pending] = await tx.delete(pendingClaims).where(eq(pendingClaims.wallet, wallet)).returning();
         if (!pending) return null;
         const apiKey = generateApiKey();
-        await tx.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)));
+        await tx.update(apiKeys).set({ revokedAt: now, revokedBy: 'claim' }).where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)));
         await tx.insert(apiKeys).values({ keyHash: hashApiKey(apiKey), wallet, createdAt: now });
         const [balance] = await tx
           .insert(creditAccounts)

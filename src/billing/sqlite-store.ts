@@ -25,7 +25,7 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
     backend: 'sqlite',
     ready: Promise.resolve(),
     identify: (apiKey) => identify(apiKey),
-    keyKnown: async (keyHash) => db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() !== undefined,
+    keyStatus: async (keyHash) => db.select({ revokedAt: apiKeys.revokedAt, revokedBy: apiKeys.revokedBy }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() ?? null,
     debit: (wallet, price) => ledger.debit(wallet, price),
     refund: (debit) => ledger.refund(debit),
     account: (wallet) => ledger.account(wallet),

@@ -4,7 +4,7 @@
 // (pg-store.ts, chosen by DATABASE_URL). Async because Postgres is over the network.
 import type { Network } from '../config.ts';
 import type { DepositOutcome, DepositRecord, DepositStatus } from './deposits.ts';
-import type { KeyOwner } from './keys.ts';
+import type { KeyOwner, Revocation } from './keys.ts';
 import type { AccountView, Balance, Debit } from './ledger.ts';
 
 export interface ClaimedKey extends Balance {
@@ -43,8 +43,8 @@ export interface BillingStore {
   readonly ready: Promise<void>;
   /** Who holds this live (unrevoked) key; null for a revoked, unknown or malformed one. At once when the store knows without asking the database. */
   identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
-  /** Whether a key with this hash was ever issued (revoked or not): says why a key was refused. */
-  keyKnown(keyHash: string): Promise<boolean>;
+  /** A key with this hash as issued: live (`revokedAt` null) or revoked, when and by whom; null when never issued. Says why a key was refused. */
+  keyStatus(keyHash: string): Promise<{ revokedAt: number | null; revokedBy: Revocation['revokedBy'] } | null>;
   /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once durable. */
   debit(wallet: string, priceLamports: number): Promise<Debit | null>;
   /** Gives back exactly what `debit` took. Resolves once durable. */

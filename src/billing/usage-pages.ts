@@ -1,10 +1,51 @@
-// Pages of the usage history: calls paid by key (usage_events, newest id first) and calls paid
-// with x402 (settled rows of x402_payments, newest first), merged by time. The cursor holds a
+// Pages of the usage history, and the calls they list as the key holder sees them: calls paid by
+// key (usage_events, newest id first) and calls paid with x402 (settled rows of x402_payments,
+// newest first), merged by time. The cursor holds a
 // position in each list, so pages join up exactly, and a call made while a client pages never
 // shows on an older page. A wallet that never paid with x402 gets the cursor it always got: the
 // id of the last row shown.
 import { and, desc, eq, gte, lt, lte, or, type Column } from 'drizzle-orm';
-import type { UsageItem } from './usage.ts';
+import { Type as t, type Static } from '@sinclair/typebox';
+
+const CALL_FIELDS = {
+  time: t.Integer({ description: 'When the call arrived, Unix seconds' }),
+  capability: t.String({ description: 'The capability, e.g. token-accounts' }),
+  face: t.Union([t.Literal('rest'), t.Literal('mcp')], { description: 'REST or MCP' }),
+};
+
+/** A call paid by key: a free call or the price taken from credit. */
+const KEY_PAID_ITEM = t.Object({
+  id: t.Integer({ minimum: 1, description: 'Increases with each call paid by key' }),
+  ...CALL_FIELDS,
+  paidWith: t.Union([t.Literal('free_call'), t.Literal('credit')], { description: 'A free call, or the price taken from credit' }),
+  // bigint in code, a JSON integer on the wire (written exactly by toJson).
+  lamports: t.Unsafe<bigint>({ type: 'integer', minimum: 0, description: 'Taken from credit; 0 when a free call paid' }),
+  refunded: t.Boolean({ description: 'The call did not succeed and what it took was given back' }),
+  status: t.Integer({ description: 'HTTP status of the answer (MCP calls: the same status)' }),
+});
+
+/** A call the wallet paid for with an x402 payment that settled. */
+const X402_ITEM = t.Object({
+  ...CALL_FIELDS,
+  paidWith: t.Literal('x402', { description: 'An x402 payment, signed by this wallet, bought the call' }),
+  refunded: t.Literal(false, { description: 'Settled only once the call succeeded, so never refunded' }),
+  status: t.Literal(200, { description: 'Settled only once the call answered 200' }),
+  network: t.String({ description: 'The network the payment settled on (mainnet-beta or devnet)' }),
+  payer: t.String({ description: 'The wallet that signed the payment' }),
+  asset: t.String({ description: 'The mint paid in (X402_ASSET; USDC by default)' }),
+  amount: t.String({ pattern: '^[0-9]+$', description: 'Paid, in the asset\'s atomic units' }),
+  transaction: t.String({ description: 'Signature of the landed settlement transaction' }),
+});
+
+/** One call as the key holder sees it (the OpenAPI document serves this schema as is). */
+export const USAGE_ITEM = t.Union([KEY_PAID_ITEM, X402_ITEM], { description: 'paidWith tells the kinds apart' });
+export type UsageItem = Static<typeof USAGE_ITEM>;
+
+export interface UsagePage {
+  items: UsageItem[];
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
 
 /** A row of usage_events, as both backends read it. */
 export interface KeyPaidRow {

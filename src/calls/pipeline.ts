@@ -8,7 +8,7 @@ import type { X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
 import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
-import { parseInput, type Capability, type CapabilityContext } from '../capabilities/capability.ts';
+import { exampleArguments, exampleUrl, parseInput, type Capability, type CapabilityContext, type ExampleOf } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
 import { GatewayError } from '../errors.ts';
@@ -28,6 +28,9 @@ export interface CallDeps {
   /** Set when X402_PRICE is: a second way to pay for any paid call. */
   x402?: X402;
 }
+
+/** A refusal's example call, in the words of the face called: a REST URL or MCP tool arguments. */
+const EXAMPLES: Record<Caller['face'], ExampleOf> = { rest: exampleUrl, mcp: exampleArguments };
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
 export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<string> {
@@ -65,7 +68,7 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
       const { headers } = admission;
       const failed = (e: unknown) => failedCall(e, cap, deps, headers);
       return attempt(
-        () => parseInput(cap, raw) as Record<string, unknown>,
+        () => parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>,
         (input) => attempt(() => cap.run(contextFor(deps.ctx, caller), input), (result): Outcome => ({ status: 200, body: successBody(cap, input, result), headers }), failed),
         failed,
       );
@@ -108,7 +111,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   try {
-    const input = parseInput(cap, raw) as Record<string, unknown>;
+    const input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
     receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name)));
     const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
@@ -166,7 +169,7 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   let input: Record<string, unknown>;
   let held: Awaited<ReturnType<X402['hold']>>;
   try {
-    input = parseInput(cap, raw) as Record<string, unknown>;
+    input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
     held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)! });
   } catch (e) {
     return failed(e);

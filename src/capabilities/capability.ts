@@ -67,14 +67,29 @@ export function restPath(cap: Capability, prefix = '/api/chain'): string {
   return `${prefix}/${cap.name}`;
 }
 
-function exampleUrl(cap: Capability): string {
-  const q = Object.entries(cap.params)
-    .filter(([, p]) => p.required && p.example)
-    .map(([k, p]) => `${k}=${p.example}`)
-    .join('&');
-  if (cap.method === 'POST') return `POST ${restPath(cap)} with JSON body {${Object.keys(cap.params).map((k) => `"${k}": ...`).join(', ')}}`;
-  return `${restPath(cap)}${q ? '?' + q : ''}${q ? '&' : '?'}network=mainnet-beta`;
+/** How a hint shows a call of `cap` that would work, `field` (the one at fault) included: the caller's face chooses. */
+export type ExampleOf = (cap: Capability, field?: string) => string;
+
+/** The example values of a call: every required field's, and the field at fault's. */
+function exampleValues(cap: Capability, field?: string): [string, string][] {
+  return Object.entries(cap.params)
+    .filter(([k, p]) => (p.required || k === field) && p.example !== undefined)
+    .map(([k, p]) => [k, p.example!]);
 }
+
+/** As a REST request: `/api/chain/balance?wallet=...&network=mainnet-beta`, or a POST and its body. */
+export const exampleUrl: ExampleOf = (cap, field) => {
+  if (cap.method === 'POST') return `POST ${restPath(cap)} with JSON body {${Object.keys(cap.params).map((k) => `"${k}": ...`).join(', ')}}`;
+  const q = exampleValues(cap, field).filter(([k]) => k !== 'network').map(([k, v]) => `${k}=${v}`);
+  if ('network' in cap.params) q.push('network=mainnet-beta');
+  return `${restPath(cap)}${q.length ? `?${q.join('&')}` : ''}`;
+};
+
+/** As MCP tool arguments: `{"wallet": "..."}`, a whole number as a number. */
+export const exampleArguments: ExampleOf = (cap, field) => {
+  const args = exampleValues(cap, field).map(([k, v]) => `"${k}": ${/^\d+$/.test(v) && cap.params[k]!.schema.type === 'integer' ? v : JSON.stringify(v)}`);
+  return `arguments {${args.join(', ')}}`;
+};
 
 // Each capability's parameters as a list, made once: this runs on every call.
 const paramEntries = new WeakMap<ParamMap, [string, Param<unknown>][]>();
@@ -83,14 +98,14 @@ const paramEntries = new WeakMap<ParamMap, [string, Param<unknown>][]>();
  * Turns raw fields (query string, JSON body or MCP arguments) into the capability's typed input,
  * or throws 400 naming what is missing or malformed. Runs before any charge.
  */
-export function parseInput<P extends ParamMap>(cap: Capability<P>, raw: Record<string, unknown>): Input<P> {
+export function parseInput<P extends ParamMap>(cap: Capability<P>, raw: Record<string, unknown>, example: ExampleOf = exampleUrl): Input<P> {
   let entries = paramEntries.get(cap.params);
   if (!entries) paramEntries.set(cap.params, (entries = Object.entries(cap.params)));
   const absent = (k: string) => raw[k] === undefined || raw[k] === null || raw[k] === '';
   if (entries.some(([k, p]) => p.required && absent(k))) {
     const missing = entries.filter(([k, p]) => p.required && absent(k)).map(([k]) => k);
     const list = missing.length === 1 ? `${missing[0]} is` : `${missing.join(' and ')} are`;
-    throw badRequest('Missing parameters', `${list} required. Example: ${exampleUrl(cap)}`, { missing });
+    throw badRequest('Missing parameters', `${list} required. Example: ${example(cap as Capability)}`, { missing });
   }
   const out: Record<string, unknown> = {};
   try {
@@ -98,7 +113,7 @@ export function parseInput<P extends ParamMap>(cap: Capability<P>, raw: Record<s
     cap.refine?.(out as Input<P>);
   } catch (e) {
     if (!(e instanceof InvalidField)) throw e;
-    throw badRequest(`Invalid ${e.field}`, `${e.reason}. Example: ${exampleUrl(cap)}`, { field: e.field });
+    throw badRequest(`Invalid ${e.field}`, `${e.reason}. Example: ${example(cap as Capability, e.field)}`, { field: e.field });
   }
   return out as Input<P>;
 }

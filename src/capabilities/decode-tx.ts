@@ -20,7 +20,7 @@ import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { NETWORKS, type Network } from '../config.ts';
 import { defineCapability } from './capability.ts';
-import { anyJson, base58Address, base58Signature, nullable, rawAmount, u64, uiAmount } from './output.ts';
+import { base58Address, base58Signature, nodeError, nullable, rawAmount, u64, uiAmount } from './output.ts';
 import { ACTION_KINDS } from '../chain/tx/instructions.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { network, optionalAddress, signature } from './params.ts';
@@ -147,7 +147,7 @@ const OUTPUT = t.Object({
       failedProgramId: nullable(base58Address('Program that raised the error, when the logs tell')),
       customCode: nullable(t.Integer({ minimum: 0 })),
       name: nullable(t.String()),
-      raw: anyJson('meta.err as the node returned it'),
+      raw: nodeError('meta.err as the node returned it'),
     }),
   ),
   walletChanges: t.Optional({ ...OWNER_CHANGE, description: "Only with `wallet`: the wallet's entry of the per-owner view (all zero when nothing of it moved)" }),

@@ -28,5 +28,16 @@ export const base58Signature = (description: string) => t.String({ description, 
 
 export const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 
-/** Any JSON value, as the node sent it (e.g. a transaction error). */
-export const anyJson = (description: string) => t.Unknown({ description });
+// A schema with no type accepts anything: MCP clients warn about it and client generators make it
+// `any`. Even a value passed on as the node sent it states the types it can have, as anyOf
+// branches of one type each (a `type` array is legal JSON Schema, but single-type dialects such as
+// Gemini's function declarations reject it: the MCP Inspector warns about both).
+
+// Plain JSON Schema, typed `unknown` as the data passed on is: an object's fields are not described.
+const oneOfTypes = (types: string[], description?: string) => t.Unsafe<unknown>({ anyOf: types.map((type) => ({ type })), ...(description ? { description } : {}) });
+
+/** A transaction error as the node sent it: null on success, a name (`"AccountInUse"`) or an object (`{"InstructionError": [0, {"Custom": 1}]}`). */
+export const nodeError = (description: string) => oneOfTypes(['string', 'object', 'null'], description);
+
+/** A JSON value of any type, each type named (e.g. an extension's decoded field). */
+export const jsonValue = () => oneOfTypes(['string', 'number', 'boolean', 'object', 'array', 'null']);

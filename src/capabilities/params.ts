@@ -8,7 +8,7 @@ import { t } from 'elysia';
 import { inspectWireTransaction, MAX_TRANSACTION_BYTES, WireError } from '../chain/wire.ts';
 import { NETWORKS, type Network } from '../config.ts';
 
-/** A field's value could not be used; the caller turns this into 400 with an example URL. */
+/** A field's value could not be used; the caller turns this into 400 with an example call. */
 export class InvalidField extends Error {
   constructor(
     readonly field: string,
@@ -129,6 +129,7 @@ export function integer(description: string, opts: { min: number; max: number; d
     // leniency (query strings are text), not the contract to advertise.
     schema: t.Optional(Type.Integer({ description, minimum: opts.min, maximum: opts.max, ...(opts.default === undefined ? {} : { default: opts.default }) })),
     required: false,
+    example: String(opts.default ?? opts.min),
     parse(raw, field) {
       const v = text(raw);
       if (v === undefined) return opts.default;
@@ -168,7 +169,8 @@ export function base64Transaction(description: string, example: string): Param<s
       try {
         inspectWireTransaction(raw.trim());
       } catch (e) {
-        if (e instanceof WireError) throw new InvalidField(field, `${field}: ${e.message}`);
+        // The wire's messages name the transaction already ("transaction must be standard base64 ...").
+        if (e instanceof WireError) throw new InvalidField(field, e.message);
         throw e;
       }
       return raw.trim();

@@ -15,7 +15,7 @@ import type { Rpc } from '../chain/upstream.ts';
 import { badRequest } from '../errors.ts';
 import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';
-import { anyJson, base58Address, nullable, u64 } from './output.ts';
+import { base58Address, nodeError, nullable, u64 } from './output.ts';
 import { ACCOUNT_CHANGE, OWNER_CHANGES } from './decode-tx.ts';
 import { base64Transaction, network } from './params.ts';
 
@@ -59,7 +59,7 @@ export const simulate = defineCapability({
   params: { transaction: base64Transaction('Serialized transaction, standard base64', EXAMPLE_TX), network: network() },
   output: t.Object({
     success: t.Boolean(),
-    err: anyJson('The node\'s error object; null on success'),
+    err: nodeError('The node\'s error object; null on success'),
     error: nullable(t.String({ description: 'The error in words; null on success' })),
     logs: t.Array(t.String(), { description: 'Program log lines' }),
     unitsConsumed: nullable(u64('Compute units consumed')),

@@ -6,7 +6,7 @@ import { UpstreamError, type Rpc } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { notFound } from '../errors.ts';
 import { defineCapability } from './capability.ts';
-import { base58Address, nullable, rawAmount, uiAmount } from './output.ts';
+import { base58Address, jsonValue, nullable, rawAmount, uiAmount } from './output.ts';
 import { EXAMPLE_MINT } from './examples.ts';
 import { address, network } from './params.ts';
 
@@ -65,7 +65,7 @@ const OUTPUT = t.Object({
   mintAuthority: nullable(base58Address('Who can mint more; null when revoked (fixed supply)')),
   freezeAuthority: nullable(base58Address('Who can freeze holders; null when revoked')),
   extensions: t.Array(
-    t.Object({ extension: t.String(), state: t.Optional(t.Record(t.String(), t.Unknown())) }),
+    t.Object({ extension: t.String(), state: t.Optional(t.Record(t.String(), jsonValue())) }),
     { description: 'Token-2022 extensions as the node\'s jsonParsed shows them (u64 beyond 2^53 as strings); [] for SPL Token' },
   ),
   topHolders: t.Array(

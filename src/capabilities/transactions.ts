@@ -2,7 +2,7 @@ import { describeTransactionError } from '../chain/tx/errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, TOKEN_ACCOUNTS_ERROR, decodedHistory, type SignatureInfo } from './decoded-history.ts';
-import { anyJson, base58Address, base58Signature, nullable, u64 } from './output.ts';
+import { base58Address, nodeError, base58Signature, nullable, u64 } from './output.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { InvalidField, address, flag, integer, network, optionalSignature } from './params.ts';
 
@@ -50,7 +50,7 @@ export const transactions = defineCapability({
         signature: base58Signature('Transaction signature'),
         slot: u64('Slot of the transaction'),
         blockTime: nullable(t.Integer({ description: 'Unix seconds; null when the node has none' })),
-        err: anyJson('The node\'s error object; null on success'),
+        err: nodeError('The node\'s error object; null on success'),
         error: nullable(t.String({ description: 'The error in words; null on success' })),
         memo: nullable(t.String()),
         confirmationStatus: nullable(t.String({ description: 'processed, confirmed or finalized' })),

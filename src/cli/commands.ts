@@ -3,20 +3,28 @@
 // (src/cli/database.ts) and name it in what they print: with a relative DATABASE_PATH, the working
 // directory decides which file that is.
 import { base58Bytes } from '../chain/base58.ts';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ConfigError, helpColumns, loadConfig, wrapText, type Config } from '../config.ts';
 import { openOperatorDb, OperatorError, type OperatorDb } from './database.ts';
 import { collectStats, keysText, listKeys, revokeKeys, statsText } from './stats.ts';
 
 export const COMMANDS = ['stats', 'keys'] as const;
 
-export const COMMANDS_HELP = [
-  'Operator commands (read the database the server uses: DATABASE_URL if set, else DATABASE_PATH; also while it runs):',
-  '  gateway stats [--json]             keys, deposits, credit outstanding, revenue by day, calls by capability, top wallets',
-  '  gateway keys list [--json]         every key: id (first 12 hex digits of its SHA-256), wallet, created, revoked',
-  '  gateway keys revoke <wallet>       revokes the wallet\'s live keys (its credit stays with the wallet)',
-  'Each names the database it read (a PostgreSQL password masked) and says when it is empty.',
-  '',
-].join('\n');
+/** What `gateway --help` prints about the commands, laid out for a terminal `width` columns wide. */
+export function commandsHelp(width = 80): string {
+  return [
+    ...wrapText('Operator commands (read the database the server uses: DATABASE_URL if set, else DATABASE_PATH; also while it runs):', width),
+    ...helpColumns(
+      [
+        ['gateway stats [--json]', 'keys, deposits, credit outstanding, revenue by day, calls by capability, top wallets'],
+        ['gateway keys list [--json]', 'every key: id (first 12 hex digits of its SHA-256), wallet, created, revoked (when, and by a newer claim or the operator)'],
+        ['gateway keys revoke <wallet>', "revokes the wallet's live keys (its credit stays with the wallet)"],
+      ],
+      width,
+    ),
+    ...wrapText('Each names the database it read (a PostgreSQL password masked) and says when it is empty.', width),
+    '',
+  ].join('\n');
+}
 
 class UsageError extends Error {}
 

@@ -24,6 +24,8 @@ export interface OperatorDb {
   /** Rows of one statement; `$1`, `$2`... are its parameters. Integers may come back as bigint or string. */
   rows(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   hasTable(table: string): Promise<boolean>;
+  /** Whether the table has the column: a database last migrated by an older gateway may lack a newer one. */
+  hasColumn(table: string, column: string): Promise<boolean>;
   /** SQL for the UTC day (YYYY-MM-DD) of a column of Unix milliseconds. */
   utcDay(column: string): string;
   close(): Promise<void>;
@@ -49,6 +51,9 @@ function sqlite(path: string, write: boolean): OperatorDb {
     },
     async hasTable(table) {
       return client.query(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1`).get(table) !== null;
+    },
+    async hasColumn(table, column) {
+      return client.query(`SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2`).get(table, column) !== null;
     },
     utcDay: (column) => `date(${column} / 1000, 'unixepoch')`,
     async close() {
@@ -76,6 +81,10 @@ function postgres(url: string): OperatorDb {
     async hasTable(table) {
       const [row] = await client.unsafe(`SELECT to_regclass($1) IS NOT NULL AS present`, [table]).catch(failed);
       return row.present === true;
+    },
+    async hasColumn(table, column) {
+      const rows = await client.unsafe(`SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`, [table, column]).catch(failed);
+      return rows.length > 0;
     },
     utcDay: (column) => `to_char(to_timestamp(${column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
     async close() {

@@ -210,22 +210,37 @@ export interface KeyRow {
   wallet: string;
   createdAt: string;
   revokedAt: string | null;
+  /** Who revoked it: `claim` (a newer claim of the wallet) or `operator`; null when live or not recorded. */
+  revokedBy: 'claim' | 'operator' | null;
 }
 
 const iso = (ms: unknown) => new Date(num(ms)).toISOString();
 
 export async function listKeys(db: OperatorDb): Promise<KeyRow[]> {
-  const rows = await db.rows(`SELECT substr(key_hash, 1, 12) AS key_id, wallet, created_at, revoked_at FROM api_keys ORDER BY created_at, key_hash`);
-  return rows.map((k) => ({ keyId: String(k.key_id), wallet: String(k.wallet), createdAt: iso(k.created_at), revokedAt: k.revoked_at === null ? null : iso(k.revoked_at) }));
+  const by = (await db.hasColumn('api_keys', 'revoked_by')) ? 'revoked_by' : 'NULL';
+  const rows = await db.rows(`SELECT substr(key_hash, 1, 12) AS key_id, wallet, created_at, revoked_at, ${by} AS revoked_by FROM api_keys ORDER BY created_at, key_hash`);
+  return rows.map((k) => ({
+    keyId: String(k.key_id),
+    wallet: String(k.wallet),
+    createdAt: iso(k.created_at),
+    revokedAt: k.revoked_at === null ? null : iso(k.revoked_at),
+    revokedBy: k.revoked_by === 'claim' || k.revoked_by === 'operator' ? k.revoked_by : null,
+  }));
 }
 
 export function keysText(database: string, keys: KeyRow[]): string {
   if (!keys.length) return `no keys in ${database}\n`;
-  const rows = keys.map((k) => `${k.keyId}  ${k.wallet.padEnd(44)}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+  const by = { claim: ' by a newer claim', operator: ' by the operator' } as const;
+  const rows = keys.map((k) => `${k.keyId}  ${k.wallet.padEnd(44)}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}${k.revokedBy ? by[k.revokedBy] : ''}` : 'active'}`);
   return [`database ${database}: ${keys.length} key(s)`, ...rows].join('\n') + '\n';
 }
 
-/** Revokes the wallet's live keys; how many. */
+/**
+ * Revokes the wallet's live keys, saying the operator did (the refused key's holder is told so);
+ * how many. A database an older gateway last migrated has no revoked_by yet: there the keys are
+ * revoked without it, and a refused key's holder is told it was revoked, not by whom.
+ */
 export async function revokeKeys(db: OperatorDb, wallet: string, now: number): Promise<number> {
-  return (await db.rows(`UPDATE api_keys SET revoked_at = $1 WHERE wallet = $2 AND revoked_at IS NULL RETURNING key_hash`, [now, wallet])).length;
+  const by = (await db.hasColumn('api_keys', 'revoked_by')) ? `, revoked_by = 'operator'` : '';
+  return (await db.rows(`UPDATE api_keys SET revoked_at = $1${by} WHERE wallet = $2 AND revoked_at IS NULL RETURNING key_hash`, [now, wallet])).length;
 }

@@ -15,6 +15,7 @@ export const apiKeys = pgTable(
     wallet: text('wallet').notNull(),
     createdAt: ms('created_at').notNull(),
     revokedAt: ms('revoked_at'),
+    revokedBy: text('revoked_by', { enum: ['claim', 'operator'] }),
   },
   (t) => [index('api_keys_wallet_idx').on(t.wallet)],
 );

@@ -34,6 +34,8 @@ export const apiKeys = sqliteTable(
     wallet: text('wallet').notNull(),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** Who revoked it: 'claim' (a newer claim of the wallet) or 'operator' (`gateway keys revoke`); null while live, and for keys revoked before this was kept. */
+    revokedBy: text('revoked_by', { enum: ['claim', 'operator'] }),
   },
   (t) => [index('api_keys_wallet_idx').on(t.wallet)],
 );

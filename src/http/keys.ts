@@ -53,12 +53,14 @@ function guards(s: HttpDeps) {
     });
   };
 
-  const known = (owner: KeyOwner | null) => {
-    if (!owner) throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
-    return owner;
-  };
+  /** The 401 for a key that identified nobody: a revoked key says when, by whom and what now. At once when the store need not be asked. */
+  const refused = (caller: Caller): MaybePromise<never> =>
+    andThen(s.payments.whyRefused(caller.apiKey), ({ code, reason, revokedAt }) => {
+      if (revokedAt) throw new GatewayError(401, { error: 'API key revoked', code, reason, revokedAt });
+      throw new GatewayError(401, { error: 'Invalid API key', hint: 'Send the key from POST /api/keys/claim in the x-api-key header.' });
+    });
   /** The key's owner, or a 401; at once when the store knows without asking the database. */
-  const ownerOf = (caller: Caller): MaybePromise<KeyOwner> => andThen(s.payments.identify(caller.apiKey), known);
+  const ownerOf = (caller: Caller): MaybePromise<KeyOwner> => andThen(s.payments.identify(caller.apiKey), (owner) => owner ?? refused(caller));
 
   return { guarded, ownerOf };
 }

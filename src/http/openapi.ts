@@ -14,8 +14,8 @@ import { VERSION } from '../version.ts';
 import { MAX_BODY_BYTES } from '../body.ts';
 import { EXAMPLES } from '../capabilities/recorded-examples.ts';
 import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
-import { USAGE_ITEM, USAGE_PAGE_MAX } from '../billing/usage.ts';
-import { USAGE_CURSOR_PATTERN } from '../billing/usage-pages.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { USAGE_CURSOR_PATTERN, USAGE_ITEM } from '../billing/usage-pages.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 /** Where @elysiajs/swagger served the document; kept for clients that learned that address. */
@@ -32,6 +32,8 @@ const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, _d, c: string
 export const resultSchemaName = (cap: Capability) => `${pascal(cap.name)}Result`;
 const operationId = (cap: Capability) => cap.tool.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
+const REVOKED_AT = t.String({ format: 'date-time', description: 'When the key sent was revoked (a revoked key only)' });
+
 const ERROR = t.Object(
   {
     error: t.String({ description: 'What went wrong' }),
@@ -39,6 +41,7 @@ const ERROR = t.Object(
     live_status: t.Optional(t.Literal('FAILED')),
     code: t.Optional(t.Union([t.String(), t.Integer()], { description: 'Machine-readable cause, where one applies (e.g. the upstream error)' })),
     reason: t.Optional(t.String({ description: 'Why, where the error alone does not say' })),
+    revokedAt: t.Optional(REVOKED_AT),
     field: t.Optional(t.String({ description: 'The input field that was malformed' })),
     missing: t.Optional(t.Array(t.String(), { description: 'The required inputs that were absent' })),
   },
@@ -49,11 +52,13 @@ const PAYMENT_REQUIRED = t.Object(
   {
     error: t.Literal('Payment required'),
     code: t.Optional(
-      t.Union([t.Literal('no_key'), t.Literal('unknown_key'), t.Literal('revoked_key'), t.Literal('no_credit'), t.Literal('x402_refused')], {
-        description: 'Why, for machines: no key sent, a key this gateway does not know, a key replaced by a newer claim, no credit left, or an x402 payment that was refused',
+      t.Union([t.Literal('no_key'), t.Literal('unknown_key'), t.Literal('revoked_key'), t.Literal('revoked_by_operator'), t.Literal('no_credit'), t.Literal('x402_refused')], {
+        description:
+          'Why, for machines: no key sent, a key this gateway does not know, a key replaced by a newer claim, a key the operator revoked, no credit left, or an x402 payment that was refused',
       }),
     ),
     reason: t.Optional(t.String({ description: 'Why this call was refused, in words' })),
+    revokedAt: t.Optional(REVOKED_AT),
     priceLamports: t.Integer({ minimum: 0, description: 'Price of this call in lamports' }),
     instructions: t.String({ description: 'How to buy a key, step by step' }),
     payTo: t.Union([t.String({ description: 'Deposit address' }), t.Null()], { description: 'Deposit address; null when deposits are not configured' }),
@@ -358,7 +363,7 @@ function otherPaths(config: Config): Json {
         description: 'Free. The account behind the key sent.',
         tags: ['Keys'],
         security: [{ apiKey: [] }, { bearer: [] }],
-        responses: { '200': { ...ok('Account', 'The account'), headers: RATE_HEADERS }, '401': error('Missing or invalid API key'), '429': ref('responses', 'TooManyRequests') },
+        responses: { '200': { ...ok('Account', 'The account'), headers: RATE_HEADERS }, '401': error('Missing, unknown or revoked API key (a revoked one: `code` revoked_key or revoked_by_operator, `reason` and `revokedAt`)'), '429': ref('responses', 'TooManyRequests') },
       },
     },
     '/api/keys/deposit': {

@@ -1,11 +1,10 @@
 // What an agent can read and reuse besides the tools: resources (the price and how to pay, and
-// each tool's documentation) and prompts built on the tools. All generated from the registry and
-// the settings once, shared by every session.
+// each tool's documentation) and prompts built on the tools. All generated from the registry, the
+// tool listing and the settings once, shared by every session.
 import { x402Note } from '../calls/ways-to-pay.ts';
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
-import { priceNote } from './tools.ts';
 import { lamportsFor, type PriceSettings } from '../billing/prices.ts';
 
 const PRICING_URI = 'gateway://pricing';
@@ -22,16 +21,15 @@ export interface Guides {
   get(name: string, args: Record<string, string> | undefined): GetPromptResult;
 }
 
-function toolDoc(cap: Capability, priceLamports: number, x402: string): string {
+/** A tool's documentation: its listing's description (what it does and costs) and its arguments. */
+function toolDoc(cap: Capability, tool: Tool): string {
   const params = Object.entries(cap.params)
     .map(([k, p]) => `- \`${k}\`${p.required ? ' (required)' : ''}${p.example ? `, e.g. \`${p.example}\`` : ''}`)
     .join('\n');
   return [
     `# ${cap.title} (\`${cap.tool}\`)`,
     '',
-    cap.description,
-    '',
-    priceNote(cap, priceLamports, x402),
+    tool.description,
     '',
     '## Arguments',
     params || '(none)',
@@ -51,7 +49,9 @@ function apartLine(config: PriceSettings, capabilities: readonly Capability[]): 
   return apart.length ? ['', `Priced apart: ${apart.map((c) => `${c.tool} costs ${lamportsFor(config, c.name)} lamports`).join('; ')}.`] : [];
 }
 
-export function guides(deps: CallDeps, capabilities: readonly Capability[]): Guides {
+/** `tools`: the tool listing of `capabilities`, whose descriptions say what each costs. */
+export function guides(deps: CallDeps, capabilities: readonly Capability[], tools: readonly Tool[]): Guides {
+  const described = new Map(tools.map((tool) => [tool.name, tool]));
   const config = deps.ctx.config;
   const pricing = [
     '# Price and payment',
@@ -73,7 +73,7 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[]): Gui
       title: `${cap.title}: documentation`,
       description: `How to call ${cap.tool}, its arguments and price.`,
       mimeType: 'text/markdown',
-      text: toolDoc(cap, lamportsFor(config, cap.name), x402Note(config, cap.name)),
+      text: toolDoc(cap, described.get(cap.tool)!),
     })),
   ];
   const byUri = new Map(docs.map((d) => [d.uri, d]));

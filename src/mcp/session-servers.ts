@@ -46,12 +46,21 @@ export interface SessionServersOptions {
   onError: (kind: McpSession['kind']) => (error: Error) => void;
 }
 
-export function sessionServers({ sessions, newServer, keepAliveMs, onError }: SessionServersOptions) {
-  /** Sessions that have a Server now; looked at every half LINGER_MS while there are any. */
+/** The sessions that have a Server now, and the sweep that closes each one LINGER_MS after its session went quiet. */
+interface Lingering {
+  /** The session has a Server: swept from now on. */
+  track(s: McpSession): void;
+  /** Closes the session's Server, leaving the session open. */
+  release(s: McpSession): void;
+  /** The session's Server closed by itself (the session ended with it): nothing left to sweep. */
+  forget(s: McpSession): void;
+}
+
+function lingering(): Lingering {
+  /** Looked at every half LINGER_MS while there are any. */
   const withServer = new Set<McpSession>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
 
-  /** Closes the session's Server, leaving the session open. */
   const release = (s: McpSession) => {
     withServer.delete(s);
     const live = s.live;
@@ -76,94 +85,72 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
     }
   };
 
-  const track = (s: McpSession) => {
-    withServer.add(s);
-    if (sweeper) return;
-    sweeper = setInterval(sweep, LINGER_MS / 2);
-    sweeper.unref?.();
+  return {
+    track(s) {
+      withServer.add(s);
+      if (sweeper) return;
+      sweeper = setInterval(sweep, LINGER_MS / 2);
+      sweeper.unref?.();
+    },
+    release,
+    forget: (s) => withServer.delete(s),
   };
+}
 
-  /** A made-once promise of the session's Server; a failed wake leaves the next request to try again. */
-  function liveOf<T>(s: { live?: Promise<T> }, wake: () => Promise<T>): Promise<T> {
-    if (s.live) return s.live;
-    const p = wake();
-    s.live = p;
-    p.catch(() => {
-      if (s.live === p) s.live = undefined;
-    });
-    return p;
+/** A made-once promise of the session's Server; a failed wake leaves the next request to try again. */
+function liveOf<T>(s: { live?: Promise<T> }, wake: () => Promise<T>): Promise<T> {
+  if (s.live) return s.live;
+  const p = wake();
+  s.live = p;
+  p.catch(() => {
+    if (s.live === p) s.live = undefined;
+  });
+  return p;
+}
+
+/** A Server for a Streamable HTTP session, told the session's initialize again if it had one. */
+async function wakeHttp({ sessions, newServer, keepAliveMs, onError }: SessionServersOptions, servers: Lingering, session: HttpSession): Promise<LiveServer<SessionTransport>> {
+  const server = newServer();
+  const transport = new SessionTransport(session.id, keepAliveMs);
+  const live: LiveServer<SessionTransport> = { server, transport, released: false };
+  // Closed by a DELETE, or refused at initialize: the session ends with it. A release is not an end.
+  transport.onclose = () => {
+    if (live.released) return;
+    servers.forget(session);
+    session.live = undefined;
+    sessions.remove(session);
+    void session.stream?.close();
+  };
+  transport.onerror = onError('streamable-http');
+  await server.connect(transport);
+  if (session.hello) {
+    const replayed = await initializeOn(transport, session.hello);
+    if (transport.sessionId !== session.id) throw new Error(`replayed initialize answered ${replayed.status}`);
   }
+  servers.track(session);
+  return live;
+}
 
-  async function wakeHttp(session: HttpSession): Promise<LiveServer<SessionTransport>> {
-    const server = newServer();
-    const transport = new SessionTransport(session.id, keepAliveMs);
-    const live: LiveServer<SessionTransport> = { server, transport, released: false };
-    // Closed by a DELETE, or refused at initialize: the session ends with it. A release is not an end.
-    transport.onclose = () => {
-      if (live.released) return;
-      withServer.delete(session);
-      session.live = undefined;
-      sessions.remove(session);
-      void session.stream?.close();
-    };
-    transport.onerror = onError('streamable-http');
-    await server.connect(transport);
-    if (session.hello) {
-      const replayed = await initializeOn(transport, session.hello);
-      if (transport.sessionId !== session.id) throw new Error(`replayed initialize answered ${replayed.status}`);
-    }
-    track(session);
-    return live;
-  }
+/** A Server for a legacy SSE session, on a port to its stream, told the session's initialize again if it had one. */
+async function wakeSse({ newServer, onError }: SessionServersOptions, servers: Lingering, session: SseSession): Promise<LiveServer<SsePort>> {
+  const server = newServer();
+  const port = new SsePort(session.stream, session);
+  port.onerror = onError('sse');
+  await server.connect(port);
+  if (session.hello) await port.replay(session.hello);
+  servers.track(session);
+  return { server, transport: port, released: false };
+}
 
-  async function wakeSse(session: SseSession): Promise<LiveServer<SsePort>> {
-    const server = newServer();
-    const port = new SsePort(session.stream, session);
-    port.onerror = onError('sse');
-    await server.connect(port);
-    if (session.hello) await port.replay(session.hello);
-    track(session);
-    return { server, transport: port, released: false };
-  }
-
-  /**
-   * Hands a request to the Streamable HTTP session's Server, made if it has none; it stays at
-   * least until the answer has gone out (or the client has gone).
-   */
-  async function serveHttp(session: HttpSession, request: Request, options: HandleRequestOptions): Promise<Response> {
-    session.busy++;
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      session.busy--;
-      sessions.touch(session);
-    };
-    try {
-      const { transport } = await liveOf(session, () => wakeHttp(session));
-      const res = await transport.handleRequest(request, options);
-      if (!res.body) {
-        end();
-        return res;
-      }
-      if (request.signal.aborted) end();
-      else request.signal.addEventListener('abort', end, { once: true });
-      const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: end }));
-      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-    } catch (e) {
-      end();
-      throw e;
-    }
-  }
-
-  /**
-   * What a Server answers a plain initialize of `version`, once per revision: every session opened
-   * by a client asking nothing unusual gets the same result, so such a session never needs a
-   * Server to open (10,000 of them made as many, for a second each).
-   */
-  const initializeResults = new Map<string, Promise<string>>();
-  const initializeResult = (version: string): Promise<string> => {
-    let result = initializeResults.get(version);
+/**
+ * What a Server answers a plain initialize of `version`, once per revision: every session opened
+ * by a client asking nothing unusual gets the same result, so such a session never needs a
+ * Server to open (10,000 of them made as many, for a second each).
+ */
+function initializeResults(newServer: () => Server): (version: string) => Promise<string> {
+  const results = new Map<string, Promise<string>>();
+  return (version) => {
+    let result = results.get(version);
     if (result) return result;
     result = (async () => {
       const server = newServer();
@@ -180,10 +167,48 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
         await server.close();
       }
     })();
-    initializeResults.set(version, result);
-    result.catch(() => initializeResults.delete(version));
+    results.set(version, result);
+    result.catch(() => results.delete(version));
     return result;
   };
+}
+
+export type SessionServers = ReturnType<typeof sessionServers>;
+
+export function sessionServers(options: SessionServersOptions) {
+  const { sessions } = options;
+  const servers = lingering();
+  const initializeResult = initializeResults(options.newServer);
+
+  /**
+   * Hands a request to the Streamable HTTP session's Server, made if it has none; it stays at
+   * least until the answer has gone out (or the client has gone).
+   */
+  async function serveHttp(session: HttpSession, request: Request, handling: HandleRequestOptions): Promise<Response> {
+    session.busy++;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      session.busy--;
+      sessions.touch(session);
+    };
+    try {
+      const { transport } = await liveOf(session, () => wakeHttp(options, servers, session));
+      const res = await transport.handleRequest(request, handling);
+      if (!res.body) {
+        end();
+        return res;
+      }
+      if (request.signal.aborted) end();
+      else request.signal.addEventListener('abort', end, { once: true });
+      const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: end }));
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    } catch (e) {
+      end();
+      throw e;
+    }
+  }
 
   return {
     serveHttp,
@@ -193,8 +218,8 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
      * the session remembers it for every later Server; when it refuses it (a wrong Accept header,
      * say) the session ends.
      */
-    async openHttp(session: HttpSession, request: Request, options: HandleRequestOptions & { parsedBody: unknown }): Promise<Response> {
-      const body = options.parsedBody;
+    async openHttp(session: HttpSession, request: Request, handling: HandleRequestOptions & { parsedBody: unknown }): Promise<Response> {
+      const body = handling.parsedBody;
       if (isPlainInitialize(request, body)) {
         try {
           const res = await initializeAnswer(session, body, initializeResult);
@@ -205,10 +230,10 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
           throw e;
         }
       }
-      const res = await serveHttp(session, request, options);
+      const res = await serveHttp(session, request, handling);
       const live = await session.live?.catch(() => undefined);
       // Accepted: the transport took it as a JSON-RPC initialize request.
-      if (live?.transport.sessionId === session.id) session.hello = options.parsedBody as JSONRPCRequest;
+      if (live?.transport.sessionId === session.id) session.hello = handling.parsedBody as JSONRPCRequest;
       else await (live ? live.transport.close() : sessions.remove(session));
       return res;
     },
@@ -227,7 +252,7 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
     async deliverSse(session: SseSession, messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): Promise<void> {
       session.busy++;
       try {
-        const { transport: port } = await liveOf(session, () => wakeSse(session));
+        const { transport: port } = await liveOf(session, () => wakeSse(options, servers, session));
         session.hello ??= messages.find((m): m is JSONRPCRequest => 'method' in m && m.method === 'initialize' && 'id' in m);
         port.deliver(messages, extra);
       } finally {
@@ -237,6 +262,6 @@ export function sessionServers({ sessions, newServer, keepAliveMs, onError }: Se
     },
 
     /** The session has ended: its Server goes too, whatever it was doing. */
-    release,
+    release: servers.release,
   };
 }

@@ -6,7 +6,7 @@
 // x402's MCP transport says: see x402Refusal).
 //
 // Errors as the MCP spec puts them: an unknown tool or invalid arguments (extra ones included) is
-// a JSON-RPC -32602 with one clear message and the REST 400 body as data; what the call itself
+// a JSON-RPC -32602 with one clear message and the 400 body as data; what the call itself
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
@@ -251,7 +251,7 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
   const tools = toolList(deps.ctx.config, capabilities);
   const listing = { tools };
   const runner = toolRunner(deps, capabilities);
-  const guide = guides(deps, capabilities);
+  const guide = guides(deps, capabilities, tools);
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
 

@@ -10,7 +10,7 @@ const ROOT = join(import.meta.dir, '../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const helpEnvs = helpText()
   .split('\n')
-  .flatMap((l) => l.match(/^ {2}--\S+\s+([A-Z_]+)\s/)?.[1] ?? []);
+  .flatMap((l) => l.match(/^ {2}--\S+\s+([A-Z_]+)(\s|$)/)?.[1] ?? []);
 
 describe('.env.example', () => {
   const lines = read('.env.example').split('\n');

@@ -137,7 +137,10 @@ describe('HTTP edges', () => {
       for (const body of [' \n\t ', chunked()]) {
         const res = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
         expect(res.status).toBe(400);
-        expect(((await res.json()) as { error: string }).error).toBe('Malformed request body');
+        // MCP answers in JSON-RPC's words (tests/integration/mcp-protocol.test.ts).
+        const answer = (await res.json()) as { error: string | { code: number } };
+        if (path === '/mcp') expect(answer.error).toMatchObject({ code: -32700 });
+        else expect(answer.error).toBe('Malformed request body');
       }
     }
   });

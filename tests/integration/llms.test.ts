@@ -61,3 +61,19 @@ test('without a deposit address it says keys cannot be bought here', async () =>
     await bare.stop();
   }
 });
+
+test('a gateway that grants no free calls says nothing of "0 free calls", in llms.txt nor in a 402', async () => {
+  const none = await startGateway({ gatewayAddress: GATEWAY, freeCalls: 0 });
+  try {
+    const llms = await (await fetch(`${none.url}/llms.txt`)).text();
+    const refusal = await none.get('/api/chain/find-ata?wallet=' + GATEWAY + '&mint=' + GATEWAY);
+    expect(refusal.status).toBe(402);
+    for (const said of [llms, refusal.body.instructions]) {
+      expect(said).not.toContain('0 free call');
+      expect(said).toContain('lamports');
+    }
+    expect(refusal.body.instructions).toContain('SOL) per call. Send at least');
+  } finally {
+    await none.stop();
+  }
+});

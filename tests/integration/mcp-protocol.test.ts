@@ -47,6 +47,35 @@ async function session() {
   return { id, headers, post };
 }
 
+describe('a body that is not JSON', () => {
+  const PARSE_ERROR = { jsonrpc: '2.0', error: { code: -32700, message: expect.stringMatching(/^Parse error/) }, id: null };
+
+  test('is JSON-RPC -32700 on /mcp and /mcp/messages, served or in process, with a length or chunked; REST keeps its 400', async () => {
+    const sse = await fetch(`${gw.url}/mcp/sse`);
+    const reader = sse.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const messages = /data: (\S+)/.exec(first)![1]!;
+    try {
+      const chunked = () => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new TextEncoder().encode('{"jsonrpc":')), c.close()) });
+      for (const path of ['/mcp', messages]) {
+        for (const body of ['{"jsonrpc":', ' ', chunked()]) {
+          const res = await fetch(gw.url + path, { method: 'POST', headers: HTTP_HEADERS, body, duplex: 'half' } as RequestInit);
+          expect(res.status).toBe(400);
+          expect(await res.json()).toMatchObject(PARSE_ERROR);
+        }
+        // In process, Elysia's own route (the direct one is Bun's router's) answers alike.
+        const inProcess = await gw.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: HTTP_HEADERS, body: '[{' }));
+        expect(inProcess.status).toBe(400);
+        expect(await inProcess.json()).toMatchObject(PARSE_ERROR);
+      }
+      const rest = await gw.post('/api/chain/simulate', '{"transaction":');
+      expect(rest).toMatchObject({ status: 400, body: { error: 'Malformed request body' } });
+    } finally {
+      await reader.cancel();
+    }
+  });
+});
+
 describe('malformed tools/call', () => {
   test.each([
     ['arguments that are not an object', { name: 'get_chain_balance', arguments: 'wallet=abc' }],

@@ -110,6 +110,7 @@ describe('legacy SSE, raw HTTP', () => {
       expect(await res.json()).toMatchObject({ error: 'Invalid JSON-RPC message', live_status: 'FAILED' });
       const malformed = await fetch(`${gw.url}/mcp/messages?sessionId=${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":' });
       expect(malformed.status).toBe(400);
+      expect(await malformed.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
     } finally {
       sse.close();
     }

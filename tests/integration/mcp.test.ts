@@ -280,7 +280,7 @@ for (const kind of CLIENTS) {
       }
     });
 
-    test('invalid arguments are -32602 with one clear message and the REST 400 body as data; they cost nothing', async () => {
+    test('invalid arguments are -32602 with one clear message, examples as tool arguments, and the 400 body as data; they cost nothing', async () => {
       const { key, wallet } = await fundedKey(gw, chain, PRICE);
       const c = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
       try {
@@ -300,8 +300,16 @@ for (const kind of CLIENTS) {
         expect(bad.data).toMatchObject({ error: 'Invalid wallet', live_status: 'FAILED' });
         const viaRest = await rest(`/api/chain/find-ata?wallet=not-a-wallet&mint=${mint}`, key);
         expect(viaRest.status).toBe(400);
-        expect(bad.data).toEqual(viaRest.body);
-        expect((await rejected('find_ata', { wallet })).message).toContain('Missing parameters');
+        // The same refusal, its example in the words of each face: a URL for REST, tool arguments for MCP.
+        expect({ ...bad.data, hint: undefined }).toEqual({ ...viaRest.body, hint: undefined });
+        expect(viaRest.body.hint).toContain('Example: /api/chain/find-ata?wallet=');
+        expect(bad.data.hint).toContain('Example: arguments {"wallet": "');
+        const missing = await rejected('find_ata', { wallet });
+        expect(missing.message).toContain('Missing parameters');
+        expect(missing.message).toMatch(/mint is required\. Example: arguments \{"wallet": "\w+", "mint": "\w+"\}$/);
+        const limit = await rejected('get_recent_transactions', { wallet, limit: 1000 });
+        expect(limit.message).toMatch(/limit must be a whole number from 1 to 100\. Example: arguments \{"wallet": "\w+", "limit": 10\}$/);
+        for (const e of [bad, missing, limit]) expect(e.message).not.toContain('/api/');
         expect((await rejected('get_chain_balance', { wallet, network: 'testnet' })).message).toContain('Invalid network');
         const extra = await rejected('find_ata', { wallet, mint, bogus: 1 });
         expect(extra.message).toContain('unknown argument bogus');

@@ -234,7 +234,7 @@ describe('operator commands beside the running server', () => {
     expect(revoke.out).toContain('revoked 1 key');
     const res = await client.get(`/api/chain/token-accounts?wallet=${keyWallet}`, { 'x-api-key': key() });
     expect(res.status).toBe(402);
-    expect(res.body.code).toBe('revoked_key');
+    expect(res.body.code).toBe('revoked_by_operator');
     const bad = await run('keys', 'revoke', 'not-a-wallet');
     expect(bad.code).toBe(2);
     expect(bad.err.trim().split('\n')).toHaveLength(1);

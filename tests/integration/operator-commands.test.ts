@@ -12,6 +12,8 @@ import { fundedKey } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, postgresAdminUrl, shouldSkipPostgres } from '../support/postgres.ts';
 import { freePort, MAIN } from '../support/process.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { EXAMPLE_WALLET } from '../../src/capabilities/examples.ts';
 
 const PRICE = 2_200_000;
 const PASSWORD = 'op-S3cret-pw';
@@ -20,6 +22,24 @@ async function gatewayCli(args: string[], env: Record<string, string>, cwd?: str
   const p = Bun.spawn(['bun', MAIN, ...args], { cwd, env: { PATH: process.env.PATH!, ...env }, stdout: 'pipe', stderr: 'pipe' });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
+}
+
+/**
+ * A key the operator revoked between `before` and `after` says so, with when: the next paid call's
+ * 402 has its own code and reason (not a newer claim's), and /api/keys/me a 401 that names it.
+ */
+async function expectRevokedByOperator(gw: TestGateway, key: string, before: number, after: number) {
+  const refused = await gw.get(`/api/chain/token-accounts?wallet=${EXAMPLE_WALLET}`, { 'x-api-key': key });
+  expect(refused.status).toBe(402);
+  expect(refused.body).toMatchObject({ error: 'Payment required', code: 'revoked_by_operator' });
+  expect(refused.body.reason).toContain("revoked by this gateway's operator");
+  expect(refused.body.reason).not.toContain('newer claim');
+  const me = await gw.get('/api/keys/me', { 'x-api-key': key });
+  expect(me.status).toBe(401);
+  expect(me.body).toMatchObject({ error: 'API key revoked', code: 'revoked_by_operator', reason: refused.body.reason, revokedAt: refused.body.revokedAt });
+  const at = Date.parse(me.body.revokedAt);
+  expect(at).toBeGreaterThanOrEqual(before);
+  expect(at).toBeLessThanOrEqual(after);
 }
 
 const setup = sandboxGateways(async () => ({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec-operator-cmds', priceLamports: PRICE, freeCalls: 0 }));
@@ -53,6 +73,38 @@ describe('on SQLite', () => {
       rmSync(other, { recursive: true, force: true });
     }
   }, 30_000);
+
+  test('a key the operator revokes is refused as revoked by the operator, and /api/keys/me says when', async () => {
+    const gw = await setup.gateway();
+    const { key, wallet } = await fundedKey(gw, setup.chain, PRICE * 2);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': key })).status).toBe(200);
+    const before = Date.now();
+    const revoke = await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: gw.config.databasePath });
+    expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${gw.config.databasePath}\n` });
+    await expectRevokedByOperator(gw, key, before, Date.now());
+    const list = await gatewayCli(['keys', 'list'], { DATABASE_PATH: gw.config.databasePath });
+    expect(list.out).toMatch(new RegExp(`${wallet} +\\S+ +revoked \\S+ by the operator\n`));
+    const unknown = await gw.get('/api/keys/me', { 'x-api-key': 'cig_1111111111111111111111111111111111111111' });
+    expect(unknown).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+  }, 30_000);
+
+  test('keys revoke works on a database an older gateway last migrated (no revoked_by yet)', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cig-ops-older-')));
+    try {
+      const file = join(dir, 'gateway.sqlite');
+      const db = openDatabase(file).$client;
+      db.run('ALTER TABLE api_keys DROP COLUMN revoked_by');
+      const wallet = (await generateKeyPairSigner()).address;
+      db.run('INSERT INTO api_keys (key_hash, wallet, created_at) VALUES (?1, ?2, ?3)', ['ab'.repeat(32), wallet, Date.now()]);
+      db.close();
+      const revoke = await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: file });
+      expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${file}\n` });
+      const list = await gatewayCli(['keys', 'list', '--json'], { DATABASE_PATH: file });
+      expect(JSON.parse(list.out)).toMatchObject([{ wallet, revokedAt: expect.any(String), revokedBy: null }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('no file at DATABASE_PATH: one line naming the absolute path, exit 2, nothing created', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cig-ops-none-')));
@@ -112,15 +164,14 @@ describe.skipIf(shouldSkipPostgres('operator commands'))('on PostgreSQL (DATABAS
     expect(text.out).toContain(wallet);
 
     const list = await gatewayCli(['keys', 'list', '--json'], env);
-    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null }]);
+    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null, revokedBy: null }]);
     expect(list.err).toBe(`gateway keys list: 1 key(s) in ${masked(url)}\n`);
 
+    const before = Date.now();
     const revoke = await gatewayCli(['keys', 'revoke', wallet], env);
     expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${masked(url)}\n` });
     // Every call on PostgreSQL looks its key up: the revocation holds at once.
-    const refused = await paid();
-    expect(refused.status).toBe(402);
-    expect(refused.body.code).toBe('revoked_key');
+    await expectRevokedByOperator(gw, key, before, Date.now());
 
     for (const r of [empty, stats, text, list, revoke]) expect(r.out + r.err).not.toContain(PASSWORD);
   }, POSTGRES_HOOK_TIMEOUT_MS);

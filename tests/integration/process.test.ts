@@ -32,6 +32,8 @@ describe('the gateway process', () => {
     expect(await p.exited).toBe(0);
     expect(out).toContain('GATEWAY_ADDRESS');
     expect(out).toContain('--database-path');
+    // Not a terminal: laid out for 80 columns.
+    expect(out.split('\n').filter((l) => l.length > 80)).toEqual([]);
   });
 
   test('a bad setting stops it at once with a clear message and exit code 2', async () => {

@@ -61,6 +61,9 @@ describe('402 says why', () => {
     const res = await paid(keys[0]);
     expect(res.status).toBe(402);
     expect(res.body.code).toBe('revoked_key');
+    expect(res.body.reason).toContain('a newer claim for the same wallet');
+    const me = await gw.get('/api/keys/me', { 'x-api-key': keys[0]! });
+    expect(me).toMatchObject({ status: 401, body: { error: 'API key revoked', code: 'revoked_key', reason: res.body.reason, revokedAt: res.body.revokedAt } });
     expect((await paid(keys[1])).status).toBe(200);
   });
 });

@@ -25,7 +25,7 @@ const USAGE = `usage: bun run wallet -- <command> [options]
                         body, then the settlement (PAYMENT-RESPONSE); fails unless the answer is 2xx
 
   --keypair <path>      Solana CLI keypair file (default data/sandbox-wallet.json, new on each bun run sandbox; SANDBOX_WALLET)
-  --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:8899; SANDBOX_PORT)
+  --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:$SANDBOX_PORT, else :8899)
   --to <address>        deposit: the deposit address (default ${SANDBOX_GATEWAY_ADDRESS}, the sandbox gateway's); usdc: the owner
   --of <address>        balances: whose
 `;

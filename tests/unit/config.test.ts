@@ -1,5 +1,25 @@
 import { describe, expect, test } from 'bun:test';
 import { ConfigError, defaultConfig, helpText, loadConfig, secretsOf } from '../../src/config.ts';
+import { commandsHelp } from '../../src/cli/commands.ts';
+
+/**
+ * The settings of a --help text as laid out: each flag line, the column its variable starts at,
+ * the columns its text lines start at, and the text joined back.
+ */
+function helpEntries(help: string) {
+  const lines = help.split('\n');
+  const entries: { env: string; envAt: number; textAt: number[]; text: string }[] = [];
+  lines.forEach((line, i) => {
+    const m = /^ {2}(--\S+) +([A-Z0-9_]+)( +|$)/.exec(line);
+    if (!m) return;
+    const rest = lines.slice(i + 1);
+    const more = rest.slice(0, Math.max(0, rest.findIndex((l) => !/^ {6}/.test(l)))).filter((l) => l.trim());
+    const first = line.slice(m[0].length);
+    const parts = [...(first ? [{ at: m[0].length, text: first }] : []), ...more.map((l) => ({ at: l.length - l.trimStart().length, text: l.trim() }))];
+    entries.push({ env: m[2]!, envAt: line.indexOf(m[2]!, 2 + m[1]!.length), textAt: parts.map((p) => p.at), text: parts.map((p) => p.text).join(' ') });
+  });
+  return entries;
+}
 
 describe('config', () => {
   test('starts with zero configuration', () => {
@@ -69,9 +89,28 @@ describe('config', () => {
   });
 
   test('--help says smaller transfers add up to MIN_DEPOSIT_LAMPORTS, as the watcher does', () => {
-    const line = helpText().split('\n').find((l) => l.includes('MIN_DEPOSIT_LAMPORTS'))!;
-    expect(line).toContain('adds up smaller ones per sender');
-    expect(line).not.toContain('ignored');
+    const entry = helpEntries(helpText(200)).find((e) => e.env === 'MIN_DEPOSIT_LAMPORTS')!;
+    expect(entry.text).toContain('adds up smaller ones per sender');
+    expect(entry.text).not.toContain('ignored');
+  });
+
+  test('--help: aligned columns, every line within the width, at any width', () => {
+    for (const width of [20, 40, 60, 80, 100, 120, 160, 240]) {
+      const text = helpText(width) + '\n' + commandsHelp(width);
+      const long = text.split('\n').filter((l) => l.length > width);
+      expect(long).toEqual([]);
+      if (width < 80) continue; // narrower, a flag and its variable may not fit on one line
+      const entries = helpEntries(helpText(width));
+      expect(entries.length).toBeGreaterThan(30);
+      // Each column starts where it starts on every row: the variable, then the text (beside or under).
+      expect(new Set(entries.map((e) => e.envAt)).size).toBe(1);
+      expect(new Set(entries.flatMap((e) => e.textAt)).size).toBe(1);
+      // Nothing lost to the wrapping: each entry's text is its setting's help and default.
+      expect(entries.find((e) => e.env === 'PORT')!.text).toBe('TCP port to listen on (0 picks a free one) [default: 3000]');
+    }
+    // Wide enough, the text stands beside the names; at 80 columns, under them.
+    expect(helpText(240).split('\n').find((l) => l.startsWith('  --port'))).toContain('TCP port');
+    expect(helpText(80).split('\n').find((l) => l.startsWith('  --port'))).not.toContain('TCP port');
   });
 
   test('secrets are the RPC URLs and the webhook secret', () => {

@@ -58,6 +58,13 @@ describe('recorded mainnet mints', () => {
     }
   });
 
+  test('one issuer control alone is named in the singular: "is an issuer compliance control"', async () => {
+    const usdc = await fixtureMint(USDC, 'getAccountInfo/usdc-mint-gem.json');
+    const s = assessToken({ ...usdc, freezeAuthority: null }, []);
+    expect(s.analysis).toContain('its live mint authority is an issuer compliance control, not a honeypot signal');
+    expect(assessToken(usdc, []).analysis).toContain('are issuer compliance controls');
+  });
+
   test('USDT (base58 raw): same treatment, Tether', async () => {
     const s = assessToken(await fixtureMint(USDT, 'getAccountInfo/usdt-mint-base58-default-encoding-notes.json'), []);
     expect(s.flags).toEqual(['FREEZE_AUTHORITY', 'MINT_AUTHORITY', 'HOLDERS_UNAVAILABLE']);

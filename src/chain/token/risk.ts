@@ -504,7 +504,8 @@ function analysisSentence(
   const explained = details.filter((d) => d.issuerControl !== null).map((d) => d.summary.replace(/^an? /, ''));
   if (issuer !== null && !honeypot) {
     const head = `${issuer.symbol} is a regulated stablecoin issued by ${issuer.issuer}`;
-    const ctrl = explained.length > 0 ? `; its ${list(explained)} are issuer compliance controls, not a honeypot signal` : '';
+    const controls = explained.length === 1 ? 'is an issuer compliance control' : 'are issuer compliance controls';
+    const ctrl = explained.length > 0 ? `; its ${list(explained)} ${controls}, not a honeypot signal` : '';
     const rest = [...scored('high'), ...scored('medium')];
     const tail = rest.length > 0 ? `, but note ${list(rest)}` : '';
     return `${head}${ctrl}${tail}.`;

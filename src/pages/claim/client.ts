@@ -73,7 +73,7 @@ el('min-deposit').textContent = `${sol(config.minDepositLamports)} (${config.min
 const apart = Object.entries(config.pricesLamports)
   .filter(([, price]) => price !== config.priceLamports)
   .map(([name, price]) => `${name}: ${sol(price)}`);
-el('price').textContent = `${sol(config.priceLamports)} per paid call${apart.length ? ` (${apart.join(', ')})` : ''}, after ${config.freeCalls} free calls`;
+el('price').textContent = `${sol(config.priceLamports)} per paid call${apart.length ? ` (${apart.join(', ')})` : ''}${config.freeCalls > 0 ? `, after ${config.freeCalls} free call${config.freeCalls === 1 ? '' : 's'}` : ''}`;
 if (!config.gatewayAddress) {
   say('gateway-msg', 'This gateway does not sell keys: its operator has not configured a deposit address. Free calls still work.', 'error');
 }

@@ -10,7 +10,10 @@ export const SANDBOX_GATEWAY_ADDRESS = 'SandboxGateway11111111111111111111111111
 /** What a deposit in the walkthrough buys: ten paid calls at the default price. */
 export const WALKTHROUGH_DEPOSIT_LAMPORTS = 22_000_000n;
 
-export const sandboxPort = (env: NodeJS.ProcessEnv = process.env) => Number(env.SANDBOX_PORT ?? 8899);
+export const DEFAULT_SANDBOX_PORT = 8899;
+export const sandboxPort = (env: NodeJS.ProcessEnv = process.env) => Number(env.SANDBOX_PORT ?? DEFAULT_SANDBOX_PORT);
+/** Where `bun run wallet` looks for the chain when told nothing (SANDBOX_PORT unset). */
+export const DEFAULT_SANDBOX_RPC = `http://127.0.0.1:${DEFAULT_SANDBOX_PORT}`;
 
 /** Where the sandbox keeps its demo wallet, relative to the checkout (`bun run` starts scripts there). */
 export const DEFAULT_DEMO_WALLET = 'data/sandbox-wallet.json';
