@@ -17,6 +17,8 @@ import type { PaymentRequired } from '@x402/core/types';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
 import { x402Note, type X402Pricing } from '../calls/ways-to-pay.ts';
 import { lamportsFor, type PriceSettings } from '../billing/prices.ts';
+import { afterFreeCalls } from '../billing/payments.ts';
+import type { Config } from '../config.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
@@ -46,16 +48,16 @@ export const META_X402_ERROR = 'x402/error';
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
 
 /** What a tool description says about the price, so a model can weigh the call. */
-export function priceNote(cap: Capability, priceLamports: number, x402 = ''): string {
+export function priceNote(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
   return cap.paid
-    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call, after the free-call allowance; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. ${x402 ? `${x402} ` : ''}Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
+    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call${afterFreeCalls(freeCalls)}; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. ${x402 ? `${x402} ` : ''}Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
     : 'Free: no API key needed.';
 }
 
 const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
 
 /** What describes a tool's price: the settings of both ways to pay. */
-export type ToolPricing = PriceSettings & X402Pricing;
+export type ToolPricing = PriceSettings & X402Pricing & Pick<Config, 'freeCalls'>;
 
 /** The MCP tool listing, generated from the registry, each tool with its own price. JSON Schema, no TypeBox symbols. */
 export function toolList(pricing: ToolPricing, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
@@ -63,7 +65,7 @@ export function toolList(pricing: ToolPricing, capabilities: readonly Capability
     return {
       name: cap.tool,
       title: cap.title,
-      description: `${cap.description} ${priceNote(cap, lamportsFor(pricing, cap.name), x402Note(pricing, cap.name))}`,
+      description: `${cap.description} ${priceNote(cap, lamportsFor(pricing, cap.name), pricing.freeCalls, x402Note(pricing, cap.name))}`,
       inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
       outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },

@@ -62,13 +62,16 @@ test('without a deposit address it says keys cannot be bought here', async () =>
   }
 });
 
-test('a gateway that grants no free calls says nothing of "0 free calls", in llms.txt nor in a 402', async () => {
+test('a gateway that grants no free calls says nothing of free calls, in llms.txt, a 402 nor the tool descriptions', async () => {
   const none = await startGateway({ gatewayAddress: GATEWAY, freeCalls: 0 });
   try {
     const llms = await (await fetch(`${none.url}/llms.txt`)).text();
     const refusal = await none.get('/api/chain/find-ata?wallet=' + GATEWAY + '&mint=' + GATEWAY);
     expect(refusal.status).toBe(402);
-    for (const said of [llms, refusal.body.instructions]) {
+    const manifest = (await (await fetch(`${none.url}/.well-known/mcp.json`)).json()) as { tools: { description: string; paid: boolean }[] };
+    const paidTool = manifest.tools.find((t) => t.paid)!.description;
+    expect(paidTool).not.toContain('free-call allowance');
+    for (const said of [llms, refusal.body.instructions, paidTool]) {
       expect(said).not.toContain('0 free call');
       expect(said).toContain('lamports');
     }
