@@ -94,7 +94,7 @@ function expected() {
     },
     {
       signature: sigs.minted, foundVia: 'wallet', kind: 'mint', status: 'SUCCESS', fee: 5000, feePayer: payer,
-      summary: `Not a swap or transfer: invoked Associated Token Account, SPL Token and System Program; token mint by its authority (SPL Token mint_to_checked); for ${short(wallet.address)}: received 0.00203928 SOL from ${short(payer)} and received 1000 ${short(mint)} (plus 0.00203928 SOL rent for new token accounts)`,
+      summary: `Not a swap or transfer: invoked Associated Token Account, SPL Token and System Program; token mint by its authority (SPL Token mint_to_checked); for ${short(wallet.address)}: received 1000 ${short(mint)} (its new token account's 0.00203928 SOL rent paid by ${short(payer)})`,
       walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 2_039_280n, 9, payer), change(mint, 1_000_000_000n, 6, null)], rent: 2_039_280 }),
       counterparties: [payer],
     },
@@ -332,7 +332,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     expect(body).toMatchObject({ count: 3, nextBefore: null, tokenAccountsHeld: 3, tokenAccountsSearched: 3 });
     const view = (i: any) => [i.signature.slice(0, 8), i.foundVia, i.summary, i.feePayer, i.walletChanges.signer, i.walletChanges.changes.map((c: any) => `${c.raw} ${c.asset} ${c.counterparty}`)];
     expect(body.transactions.map(view)).toEqual([
-      ['564oju8D', 'wallet', 'Received 0.00203928 SOL from JsP7iv…AmT9 through program Ewkv3J…rezQ (create_token_account) (plus 0.00203928 SOL rent for new token accounts)', 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9', false, ['2039280 SOL JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9']],
+      ['564oju8D', 'wallet', 'Account management through program Ewkv3J…rezQ (create_token_account); no balance change for 5ZiE3v…ZTgx apart from its new token account, whose 0.00203928 SOL rent JsP7iv…AmT9 paid', 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9', false, ['2039280 SOL JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9']],
       ['iBTtH8W1', 'token_account', 'Received 10.25896376 9LzCMq…xrqM from AEty8w…AR6u', 'AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u', false, [`1025896376 ${AUDIO} AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u`]],
       ['2qAJ4Rmf', 'token_account', 'Received 3 9LzCMq…xrqM from iVsXfN…zfJ4', 'iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4', false, [`300000000 ${AUDIO} iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4`]],
     ]);
