@@ -192,10 +192,14 @@ function ownNewAccounts(paid: RentPaidFor): string {
   return paid.opened === 1 ? 'its new token account' : paid.opened > 1 ? `its ${paid.opened} new token accounts` : 'its token accounts';
 }
 
+function rentPayer(paid: RentPaidFor): string {
+  return paid.payer ? shortenAddress(paid.payer) : 'another account';
+}
+
 /** " (its new token account's 0.00203928 SOL rent paid by JsP7iv…AmT9)": after what the wallet sent and received. */
 function rentPaidForNote(paid: RentPaidFor): string {
   const whose = paid.opened === 1 ? `${ownNewAccounts(paid)}'s` : `${ownNewAccounts(paid)}'`;
-  return ` (${whose} ${solText(paid.lamports)} rent paid by ${paid.payer ? shortenAddress(paid.payer) : 'another account'})`;
+  return ` (${whose} ${solText(paid.lamports)} rent paid by ${rentPayer(paid)})`;
 }
 
 /**
@@ -207,7 +211,7 @@ function noChangeText(tx: NormalizedTransaction, owner: Told): string {
   const known = unownedMoves(tx).length > 0 ? ' known' : '';
   const paid = owner.rentPaidFor && owner.changes.length === 0 ? owner.rentPaidFor : null;
   const apart = paid
-    ? ` apart from ${ownNewAccounts(paid)}, whose ${solText(paid.lamports)} rent ${paid.payer ? shortenAddress(paid.payer) : 'another account'} paid`
+    ? ` apart from ${ownNewAccounts(paid)}, whose ${solText(paid.lamports)} rent ${rentPayer(paid)} paid`
     : owner.feeLamports > 0n
       ? ` apart from the ${solText(owner.feeLamports)} fee`
       : '';

@@ -25,7 +25,7 @@ export interface Side {
 /** The rent of a wallet's token accounts that someone else paid. */
 export interface RentPaidFor {
   readonly lamports: bigint;
-  /** Who paid it, when one can be singled out (the counterparty of the wallet's SOL change). */
+  /** Who paid it, when one can be singled out (the counterparty of the wallet's SOL change, else the owner whose SOL opened its account). */
   readonly payer: string | null;
   /** How many of the wallet's token accounts the transaction opened. */
   readonly opened: number;
