@@ -1,6 +1,7 @@
 // A wallet's decoded history (transactions?decode=true, the MCP tool's `decode`) and decode-tx's `wallet`
-// (issue 35), end to end on the sandbox chain: real transactions, some another wallet paid for, one failed,
-// one that names only the wallet's token account; each item told from the wallet's side, exactly.
+// (issue 35), end to end on the sandbox chain (real transactions, some another wallet paid for, one failed,
+// one that names only the wallet's token account) and on recorded mainnet transactions served by one node
+// (balances sent without owners, a failed swap); each item told from the wallet's side, exactly.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
@@ -277,7 +278,7 @@ test('over MCP, get_recent_transactions takes decode and decode_tx takes wallet,
 });
 
 describe('on recorded mainnet transactions, each wallet paged from a node holding them all', () => {
-  // Three wallets' real transactions on one node (tests/fixtures/mainnet/SOURCES.md); each page holds only its own.
+  // Several wallets' real transactions on one node (tests/fixtures/mainnet/SOURCES.md); each page holds only its own.
   // An Audius user bank: its token account opened for it by another fee payer (names the wallet), then two
   // AUDIO transfers into its token accounts that name only those accounts (2022); none paid by the wallet.
   const USER_BANK = '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx';
