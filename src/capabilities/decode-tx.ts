@@ -84,7 +84,7 @@ export const ACCOUNT_CHANGE = t.Object({
 
 export const SUMMARY = t.String({
   description:
-    'One line: what it did and what moved for the signer(s), via which venues, or which instruction failed and why; with `wallet`, told from that wallet\'s side (what it sent and received, an incoming transfer as received, a fee another wallet paid named as such)',
+    'One line: what it did and what moved for the signer(s), via which venues, or which instruction failed and why; with `wallet`, told from that wallet\'s side (what it sent and received, an incoming transfer as received, a fee or token-account rent another wallet paid named as such)',
 });
 export const CATEGORY = t.Union([t.Literal('Swap'), t.Literal('MemeCoin'), t.Literal('Transfer')], { description: 'Swap, MemeCoin or Transfer, by the programs invoked' });
 export const CATEGORY_MATCHED = t.Boolean({ description: 'false when the transaction is none of the three and category is only the fallback' });

@@ -61,3 +61,47 @@ describe("another wallet's side", () => {
     expect(body.counterparties).toEqual(['66ZC9U8y1uYaAxt4WFYVW11YZeZohvi8ev6wBHsAxykh']);
   });
 });
+
+describe("a token account opened for a wallet that did not sign, at another's cost", () => {
+  // its rent is in the wallet's SOL (walletChanges stay exact), but it is said as paid by the other, never as
+  // rent the wallet paid on top; the payer's own telling is as before
+  test('an Audius user bank whose token account its relayer opened: nothing else for it, the rent the relayer’s', async () => {
+    const bank = '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx';
+    const body = await told('audius-userbank-create-token-account-audius.json', bank);
+    expect(body.summary).toBe(
+      'Account management through program Ewkv3J…rezQ (create_token_account); no balance change for 5ZiE3v…ZTgx apart from its new token account, whose 0.00203928 SOL rent JsP7iv…AmT9 paid',
+    );
+    expect(body.llm_context).toEndWith(`${body.summary}.`);
+    // the bank's own account: 11030000 before and after; its token account AqxuSw…: 0 -> 2039280 lamports, 0 AUDIO;
+    // the relayer JsP7iv…: -2044280, the 5000 fee and that rent
+    expect(body.walletChanges).toEqual({
+      owner: bank,
+      signer: false,
+      feePayer: false,
+      feeLamports: '0',
+      changes: [{ asset: 'SOL', symbol: 'SOL', decimals: 9, raw: '2039280', amount: '0.00203928', counterparty: 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9' }],
+      tokenAccountRentLamports: '2039280',
+    });
+    expect((await told('audius-userbank-create-token-account-audius.json')).summary).toBe(
+      "Paid 0.00203928 SOL rent to open 5ZiE3v…ZTgx's token account through program Ewkv3J…rezQ (create_token_account)",
+    );
+  });
+
+  test('USDC sent to a new associated account the sender opened: received, with whose rent it was', async () => {
+    const receiver = '3UJQqKq8Xyx4aVRmHgEwpQZiW7toYRQCTy6Bgp1RdKnK';
+    const body = await told('spl-usdc-transfer-create-ata-gem.json', receiver);
+    expect(body.summary).toBe("Received 0.1 USDC from 37BenM…9D6k (its new token account's 0.00203928 SOL rent paid by 37BenM…9D6k)");
+    // its token account 8dqL6j…: 0 -> 2039280 lamports and 0 -> 100000 USDC; the sender 37BenM…: -2044780 (5500 fee)
+    expect(body.walletChanges!.changes.map((c) => [c.asset, c.raw, c.counterparty])).toEqual([
+      ['SOL', '2039280', '37BenMAXFJMo3GaXKb2XLsNQXmd6VbbdShZWnwDj9D6k'],
+      ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', '100000', '37BenMAXFJMo3GaXKb2XLsNQXmd6VbbdShZWnwDj9D6k'],
+    ]);
+    expect((await told('spl-usdc-transfer-create-ata-gem.json')).summary).toBe("Sent 0.1 USDC to 3UJQqK…dKnK and paid 0.00203928 SOL rent to open 3UJQqK…dKnK's token account");
+  });
+
+  test('when its SOL change names no one, the payer is the owner whose SOL opened its account', async () => {
+    const body = await told('nft-metaplex-pnft-transfer-gem.json', 'G7B17AigRCGvwnxFc5U8zY5T3NBGduLzT7KYApNU2VdR');
+    expect(body.walletChanges!.changes[0]).toMatchObject({ asset: 'SOL', raw: '2039280', counterparty: null });
+    expect(body.summary).toEndWith("for G7B17A…2VdR: received 1 96rMF7…gWK6 from 8wytzy…AX1H (its new token account's 0.00203928 SOL rent paid by 8wytzy…AX1H)");
+  });
+});

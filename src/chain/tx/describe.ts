@@ -12,7 +12,7 @@ import { type TransactionErrorInfo, describeTransactionError, formatTransactionE
 import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from './normalize';
 import type { IdlDirectory } from './idl';
 import { type TokenOwners, resolveTokenOwners } from './token-owners';
-import { type Side, counterpartiesOf, feePayerSide, walletSide } from './point-of-view';
+import { type RentPaidFor, type Side, counterpartiesOf, feePayerSide, walletSide, withoutRentPaidFor } from './point-of-view';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
@@ -184,12 +184,38 @@ function unownedText(tx: NormalizedTransaction): string {
     .join('');
 }
 
-/** Only the owner's own fee is named: told for a wallet that did not pay it, there is none. */
-function noChangeText(tx: NormalizedTransaction, owner: OwnerChanges): string {
+/** A wallet's changes as told, with the rent others paid for its token accounts taken out of them (point-of-view.ts). */
+type Told = OwnerChanges & { readonly rentPaidFor?: RentPaidFor };
+
+/** "its new token account", "its 2 new token accounts". */
+function ownNewAccounts(paid: RentPaidFor): string {
+  return paid.opened === 1 ? 'its new token account' : paid.opened > 1 ? `its ${paid.opened} new token accounts` : 'its token accounts';
+}
+
+function rentPayer(paid: RentPaidFor): string {
+  return paid.payer ? shortenAddress(paid.payer) : 'another account';
+}
+
+/** " (its new token account's 0.00203928 SOL rent paid by JsP7iv…AmT9)": after what the wallet sent and received. */
+function rentPaidForNote(paid: RentPaidFor): string {
+  const whose = paid.opened === 1 ? `${ownNewAccounts(paid)}'s` : `${ownNewAccounts(paid)}'`;
+  return ` (${whose} ${solText(paid.lamports)} rent paid by ${rentPayer(paid)})`;
+}
+
+/**
+ * Only the owner's own fee is named: told for a wallet that did not pay it, there is none. A wallet that got
+ * nothing but token accounts another paid for is said to have got them.
+ */
+function noChangeText(tx: NormalizedTransaction, owner: Told): string {
   // accounts of unknown owner moved: they may be this wallet's, so claim no more than is known
   const known = unownedMoves(tx).length > 0 ? ' known' : '';
-  const fee = owner.feeLamports > 0n ? ` apart from the ${solText(owner.feeLamports)} fee` : '';
-  return `no balance change${known} for ${shortenAddress(owner.owner)}${fee}`;
+  const paid = owner.rentPaidFor && owner.changes.length === 0 ? owner.rentPaidFor : null;
+  const apart = paid
+    ? ` apart from ${ownNewAccounts(paid)}, whose ${solText(paid.lamports)} rent ${rentPayer(paid)} paid`
+    : owner.feeLamports > 0n
+      ? ` apart from the ${solText(owner.feeLamports)} fee`
+      : '';
+  return `no balance change${known} for ${shortenAddress(owner.owner)}${apart}`;
 }
 
 /** `accountRent`: a note on the rent of accounts the trade opened or closed, kept apart from the amounts. */
@@ -489,8 +515,11 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
     logs: tx.logs,
   });
   const status: TxStatus = errInfo ? 'FAILED' : 'SUCCESS';
+  // a wallet that did not sign is told what it got, not the rent others paid for it as its own
+  const told: Told = side.rentPaidFor ? { ...withoutRentPaidFor(speaker, side.rentPaidFor), rentPaidFor: side.rentPaidFor } : speaker;
+  const rentPaid = side.rentPaidFor && told.changes.length > 0 ? rentPaidForNote(side.rentPaidFor) : '';
   const summary =
-    (errInfo ? failedSummary(tx, cls, speaker, errInfo) : successSummary(tx, cls, speaker)) + othersText(tx, side) + unownedText(tx);
+    (errInfo ? failedSummary(tx, cls, told, errInfo) : successSummary(tx, cls, told)) + rentPaid + othersText(tx, side) + unownedText(tx);
   const ownerView = (o: OwnerChanges): OwnerChangesView => ({
     owner: o.owner,
     signer: signerSet.has(o.owner),
