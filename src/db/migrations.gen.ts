@@ -5,6 +5,7 @@ import m1 from '../../drizzle/0001_hardening.sql' with { type: 'text' };
 import m2 from '../../drizzle/0002_usage_events.sql' with { type: 'text' };
 import m3 from '../../drizzle/0003_usage_events_lean.sql' with { type: 'text' };
 import m4 from '../../drizzle/0004_x402_payments.sql' with { type: 'text' };
+import m5 from '../../drizzle/0005_call_ids.sql' with { type: 'text' };
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
@@ -12,5 +13,6 @@ export const migrationSql: Record<string, string> = {
   "0002_usage_events": m2,
   "0003_usage_events_lean": m3,
   "0004_x402_payments": m4,
+  "0005_call_ids": m5,
 };
 export { journal };
