@@ -4,16 +4,26 @@ import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
 import { hashApiKey, type KeyOwner } from './keys.ts';
-import type { Balance, Debit } from './ledger.ts';
+import type { KeptWrites } from './kept-writes.ts';
+import type { Balance, Debit, Refund } from './ledger.ts';
 import type { BillingStore } from './store.ts';
 
 export type { KeyOwner };
 
 export interface Payments {
   identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
-  /** One atomic debit, durable when it resolves, or rejects with the 402 (`apiKey`: what was sent, to say why). */
-  charge(owner: KeyOwner | null, apiKey?: string): Promise<Debit>;
-  refund(debit: Debit): Promise<Balance>;
+  /**
+   * One atomic debit for the call `callId`, durable when it resolves, or rejects with the 402
+   * (`apiKey`: what was sent, to say why), or with UnsettledWrite when whether it was taken cannot
+   * be learned in time (then refund it by its call id: it is given back if it was taken).
+   */
+  charge(owner: KeyOwner | null, apiKey: string | undefined, callId: string): Promise<Debit>;
+  /**
+   * Gives back what the call `debit.callId` was debited, once. Resolves with the refund when it is
+   * written at once; else with undefined, and it is kept and written when the database answers
+   * again (`written` runs then, with what was given back).
+   */
+  refund(debit: Debit, written?: (refund: Refund) => void): Promise<Refund | undefined>;
   headers(balance: Balance | Debit): Record<string, string>;
   paymentRequired(reason: string, code?: RefusalCode): GatewayError;
 }
@@ -29,7 +39,7 @@ const REFUSALS: Record<RefusalCode, string> = {
   x402_refused: 'The x402 payment attached to the call was refused.',
 };
 
-export function createPayments(store: BillingStore, config: Config): Payments {
+export function createPayments(store: BillingStore, config: Config, kept: KeptWrites): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key') => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
@@ -48,12 +58,12 @@ export function createPayments(store: BillingStore, config: Config): Payments {
   const noOwner = async (apiKey: string | undefined): Promise<RefusalCode> => (!apiKey ? 'no_key' : (await store.keyKnown(hashApiKey(apiKey))) ? 'revoked_key' : 'unknown_key');
   return {
     identify: (apiKey) => store.identify(apiKey),
-    async charge(owner, apiKey) {
+    async charge(owner, apiKey, callId) {
       if (!owner) {
         const code = await noOwner(apiKey);
         throw paymentRequired(REFUSALS[code], code);
       }
-      const debit = await store.debit(owner.wallet, config.priceLamports);
+      const debit = await store.debit(owner.wallet, config.priceLamports, callId);
       if (!debit) {
         const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit');
@@ -61,7 +71,8 @@ export function createPayments(store: BillingStore, config: Config): Payments {
       }
       return debit;
     },
-    refund: (debit) => store.refund(debit),
+    refund: (debit, written) =>
+      kept.write('refund', { wallet: debit.wallet, callId: debit.callId, paidWith: debit.kind, price: debit.price }, () => store.refund(debit), written),
     headers,
     paymentRequired,
   };

@@ -10,6 +10,8 @@ import type { Config } from '../../config.ts';
 import { GatewayError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
+import type { KeptWrites } from '../kept-writes.ts';
+import { UnsettledWrite } from '../unsettled.ts';
 import type { BillingStore } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
@@ -34,8 +36,8 @@ export interface X402 {
   readonly facilitator: Facilitator;
   /** A 402's body and headers with the x402 offer (`error` says why a payment was refused, if one was). */
   offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
-  /** Verifies and records the payment, or says why it buys nothing. */
-  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp' }): Promise<VerifiedPayment | { refused: string }>;
+  /** Verifies and records the payment for the call `call.callId`, or says why it buys nothing. */
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; callId: string }): Promise<VerifiedPayment | { refused: string }>;
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
@@ -69,7 +71,7 @@ function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
 /** A metric label from a reason: its leading code, bounded. */
 const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64) || 'unknown';
 
-export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger): X402 {
+export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites): X402 {
   const terms = async (): Promise<Terms> => ({
     price: config.x402Price!,
     asset: config.x402Asset,
@@ -109,7 +111,17 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       if (!verified.isValid) return refuse(`${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`, call.face);
       const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
       const payer = verified.payer ?? '';
-      const held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face }, Date.now());
+      const { callId } = call;
+      // Released by the call's id: a release never frees a payment another call holds.
+      const release = () => kept.write('x402_release', { callId, payer }, () => store.releasePayment(txKey, callId));
+      let held: boolean;
+      try {
+        held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face, callId }, Date.now());
+      } catch (e) {
+        // Perhaps recorded, perhaps not: nothing is submitted, and a record this call made is freed once the database answers.
+        if (e instanceof UnsettledWrite) void release();
+        throw e;
+      }
       if (!held) return refuse('payment_already_used: this payment transaction was already presented; sign a new one', call.face);
       x402Payments.inc({ outcome: 'verified', reason: '' });
       return {
@@ -134,8 +146,8 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
           return { headers: responseHeader(version, settled) };
         },
         async release() {
-          // Left held if this fails: the payment then buys nothing more, and was never submitted.
-          await store.releasePayment(txKey).catch((e) => unrecorded('released', e));
+          // Kept until the database takes it: till then the payment buys nothing more, and it was never submitted.
+          await release();
           x402Payments.inc({ outcome: 'released', reason: '' });
         },
       };
