@@ -16,9 +16,10 @@ const LOST_ON_THE_WAY = new Set(['ERR_POSTGRES_CONNECTION_CLOSED', 'ERR_POSTGRES
 /** SQLSTATE classes that end the session itself: 08 connection exception, 57P0x shutdown. */
 const SESSION_ENDED = /^(08|57P0)/;
 
-/** True when a PostgreSQL write that failed with `e` may nevertheless have committed. */
+/** True when a PostgreSQL write that failed with `e` (or drizzle's error wrapping it) may nevertheless have committed. */
 export function outcomeUnknown(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
+  if (e instanceof Error && e.cause !== undefined && !('code' in e)) return outcomeUnknown(e.cause);
   const { code, errno } = e as PostgresErrorLike;
   if (typeof code !== 'string') return false;
   if (LOST_ON_THE_WAY.has(code)) return true;

@@ -6,10 +6,14 @@
 // statement texts of Parse/Query messages, per the PostgreSQL frontend/backend protocol).
 import type { Socket, TCPSocketListener } from 'bun';
 
-/** What to cut: the message whose statement matches `on`, in a transaction whose statements so far match `within`. */
+/**
+ * What to cut: the message whose statement matches `on`, in a transaction whose statements so far
+ * match `within`. `before`: the message is dropped too (the write never reaches the server).
+ */
 export interface Cut {
   on: RegExp;
   within?: RegExp;
+  before?: boolean;
 }
 
 interface Conn {
@@ -34,6 +38,8 @@ export interface CommitCutter {
   arm(cut: Cut, times?: number): Promise<void>;
   /** How many connections were cut. */
   readonly cuts: number;
+  /** While true, every connection is closed as soon as it opens and every open one is closed: the database is away. */
+  away(on: boolean): void;
   stop(): void;
 }
 
@@ -66,14 +72,21 @@ export function commitCutter(url: string): CommitCutter {
   const target = { hostname: through.hostname, port: Number(through.port || 5432) };
   let armed: { cut: Cut; left: number; done: () => void } | undefined;
   let cuts = 0;
+  let gone = false;
+  const open = new Set<Conn>();
 
   const forward = (c: Conn, data: Buffer) => {
     if (c.server) c.server.write(data);
     else c.queued.push(data);
   };
 
-  const cutNow = (c: Conn) => {
+  const cutNow = (c: Conn, counted = true) => {
     c.cut = true;
+    if (!counted) {
+      c.client.end();
+      c.server?.end();
+      return;
+    }
     cuts++;
     // The client loses the connection now; the server keeps its end a moment, long enough to read
     // and run what was forwarded (it commits before it ever sees the close).
@@ -93,6 +106,7 @@ export function commitCutter(url: string): CommitCutter {
     c.pending = c.pending.length ? Buffer.concat([c.pending, data]) : data;
     let at = 0;
     let cutAfter = -1;
+    let cutStart = -1;
     while (true) {
       // The startup and SSL request messages carry no type byte.
       const header = c.started ? 5 : 4;
@@ -105,15 +119,19 @@ export function commitCutter(url: string): CommitCutter {
         if (text !== undefined) {
           if (/^\s*BEGIN/i.test(text)) c.since = '';
           const a = armed?.cut;
-          if (a && cutAfter < 0 && a.on.test(text) && (!a.within || a.within.test(c.since))) cutAfter = at + length;
+          if (a && cutAfter < 0 && a.on.test(text) && (!a.within || a.within.test(c.since))) {
+            cutAfter = at + length;
+            cutStart = at;
+          }
           c.since += `${text}\n`;
         }
       } else if (c.pending.readInt32BE(at + 4) !== 80877103) c.started = true;
       at += length;
     }
     if (cutAfter >= 0) {
-      // The whole chunk goes: an extended-protocol statement needs its Execute and Sync to run.
-      forward(c, c.pending.subarray(0, at));
+      // The whole chunk goes: an extended-protocol statement needs its Execute and Sync to run;
+      // or, cut before, only what came ahead of the message.
+      forward(c, c.pending.subarray(0, armed?.cut.before ? cutStart : at));
       c.pending = Buffer.alloc(0);
       return cutNow(c);
     }
@@ -128,6 +146,8 @@ export function commitCutter(url: string): CommitCutter {
       open(client) {
         const c: Conn = { client, pending: Buffer.alloc(0), queued: [], started: false, statements: new Map(), since: '', cut: false };
         client.data = c;
+        if (gone) return void client.end();
+        open.add(c);
         void Bun.connect<Conn>({
           ...target,
           socket: {
@@ -153,6 +173,7 @@ export function commitCutter(url: string): CommitCutter {
         fromClient(client.data, Buffer.from(data));
       },
       close(client) {
+        open.delete(client.data);
         const server = client.data.server;
         if (!client.data.cut) server?.end();
       },
@@ -168,6 +189,10 @@ export function commitCutter(url: string): CommitCutter {
     url: through.toString(),
     get cuts() {
       return cuts;
+    },
+    away(on) {
+      gone = on;
+      if (on) for (const c of open) cutNow(c, false);
     },
     arm(cut, times = 1) {
       return new Promise<void>((done) => (armed = { cut, left: times, done }));
