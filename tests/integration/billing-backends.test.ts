@@ -74,6 +74,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await expect(store.refund({ callId: newCallId(), wallet: 'nobody', kind: 'credit', price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } })).rejects.toThrow('vanished');
     });
 
+    test('one call id is debited once: asked again later, or twice at once', async () => {
+      const { store } = gw.services;
+      const wallet = (await generateKeyPairSigner()).address;
+      await store.recordDeposit({ signature: `replay-${backend}`, network: 'mainnet-beta', wallet, lamports: BigInt(10 * PRICE), source: 'webhook' }, 0n);
+      await store.claim(wallet, 0, Date.now());
+      const id = newCallId();
+      expect(await store.debit(wallet, PRICE, id)).toMatchObject({ callId: id, kind: 'credit' });
+      await store.debit(wallet, PRICE, id);
+      const twin = newCallId();
+      await Promise.all([store.debit(wallet, PRICE, twin), store.debit(wallet, PRICE, twin)]);
+      expect(await store.account(wallet)).toMatchObject({ creditLamports: BigInt(8 * PRICE), callsMade: 2 });
+    });
+
     test('the same deposit posted 20 times at once and seen by two watchers is credited once', async () => {
       const agent = await sandbox.chain.newWallet(100_000_000n);
       const sig = await deposit(sandbox.chain, agent, gatewayAddress, 7_000_000n);
