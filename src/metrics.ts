@@ -168,7 +168,7 @@ export const ledgerCommit = new Histogram({
 
 export const keptWrites = new Gauge({
   name: 'gateway_kept_writes',
-  help: 'Writes owed to the database that it could not take yet, retried until it does: refunds of failed calls, releases of x402 payments (by kind)',
+  help: 'Writes owed to the database that it could not take yet, retried until it does, by kind: refund (of a failed call), x402_release, x402_finish',
   labelNames: ['kind'] as const,
   registers,
 });

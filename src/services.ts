@@ -141,7 +141,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       await mcp.closeAll();
       await inFlight.settled();
       // What the database could not take yet gets a bounded wait; what is still unwritten then is
-      // counted and logged (docs/operations.md, "When the database is away").
+      // counted and logged (docs/operations.md, "Writes the database could not take").
       const within = config.drainSeconds * 1000;
       await kept.settled(within);
       await usage.settled(within);

@@ -1,5 +1,6 @@
 // Writes owed to the database that it could not take when they were made (it was away, or the
-// answer was lost): refunds of calls that failed, and releases of x402 payments held for them.
+// answer was lost): refunds of calls that failed, and the releases and settlement records of x402
+// payments.
 // Each is idempotent by its call's id, so it is simply tried again, in the background, until the
 // database takes it; the call that owed it has long been answered. Kept in memory only: a process
 // that stops before the database returns loses what is still kept (docs/operations.md, "When the
@@ -8,7 +9,7 @@ import type { Logger } from '../log.ts';
 import { keptWrites, keptWritesGivenUp } from '../metrics.ts';
 
 /** What a kept write is, for the gauge and the log. */
-export type KeptKind = 'refund' | 'x402_release';
+export type KeptKind = 'refund' | 'x402_release' | 'x402_finish';
 
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 2000;

@@ -12,7 +12,7 @@ import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
 import type { KeptWrites } from '../kept-writes.ts';
 import { UnsettledWrite } from '../unsettled.ts';
-import type { BillingStore } from '../store.ts';
+import type { BillingStore, PaymentEnd } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
 
@@ -80,7 +80,6 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
     network: config.paymentNetwork,
     maxTimeoutSeconds: 60,
   });
-  const unrecorded = (what: string, e: unknown) => log.error(`x402 payment not recorded as ${what}`, { event: 'x402_unrecorded', error: e instanceof Error ? e.message : String(e) });
   const refuse = (reason: string, face: string) => {
     x402Payments.inc({ outcome: 'refused', reason: reasonCode(reason) });
     log.info('x402 payment refused', { event: 'x402_refused', reason, face });
@@ -114,6 +113,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       const { callId } = call;
       // Released by the call's id: a release never frees a payment another call holds.
       const release = () => kept.write('x402_release', { callId, payer }, () => store.releasePayment(txKey, callId));
+      const finish = (end: PaymentEnd) => kept.write('x402_finish', { callId, payer, status: end.status }, () => store.finishPayment(txKey, end, Date.now()));
       let held: boolean;
       try {
         held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face, callId }, Date.now());
@@ -134,12 +134,12 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
           }
           if (!settled.success) {
             const reason = `settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`;
-            await store.finishPayment(txKey, { status: 'failed', reason, signature: settled.transaction || undefined }, Date.now()).catch((e) => unrecorded('failed', e));
+            await finish({ status: 'failed', reason, signature: settled.transaction || undefined });
             log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
             return refuse(reason, call.face);
           }
-          // The money moved: the answer is owed even if the record cannot be written now.
-          await store.finishPayment(txKey, { status: 'settled', signature: settled.transaction }, Date.now()).catch((e) => unrecorded('settled', e));
+          // The money moved: the answer is owed even if the record cannot be written now (it is kept).
+          await finish({ status: 'settled', signature: settled.transaction });
           x402Payments.inc({ outcome: 'settled', reason: '' });
           x402SettledUnits.inc(t.price);
           log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
