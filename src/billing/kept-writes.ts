@@ -11,6 +11,8 @@ import { keptWrites, keptWritesGivenUp } from '../metrics.ts';
 /** What a kept write is, for the gauge and the log. */
 export type KeptKind = 'refund' | 'x402_release' | 'x402_finish';
 
+/** A first try that takes longer than this is answered as kept (and goes on): a call never waits long for what it owes. */
+const FIRST_ANSWER_MS = 2000;
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 2000;
 
@@ -34,13 +36,15 @@ export class KeptWrites {
 
   /**
    * Tries `write` now; when it fails, keeps it and tries again (with growing pauses) until it
-   * succeeds. Resolves with its result when the first try wrote it, else with undefined at once
-   * (kept); `written` runs with the result whenever it is written. `fields` name it in the log
-   * (never a secret).
+   * succeeds. Resolves with its result when the first try wrote it, else with undefined as soon
+   * as it fails or FIRST_ANSWER_MS have passed (kept); `written` runs with the result whenever it
+   * is written. `fields` name it in the log (never a secret).
    */
   write<T>(kind: KeptKind, fields: Record<string, unknown>, write: () => Promise<T>, written?: (result: T) => void): Promise<T | undefined> {
     let first!: (result: T | undefined) => void;
     const now = new Promise<T | undefined>((answer) => (first = answer));
+    const slow = setTimeout(() => first(undefined), FIRST_ANSWER_MS);
+    void now.then(() => clearTimeout(slow));
     const done = this.attempt(kind, fields, write, first).then((result) => written?.(result));
     this.waiting.add(done);
     const forget = () => void this.waiting.delete(done);
