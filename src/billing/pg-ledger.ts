@@ -10,13 +10,14 @@
 // is lost around COMMIT the batch may or may not have committed: the ledger then looks its call
 // ids up on a new connection, after taking the accounts' row locks (which the lost transaction
 // holds until the server has committed or rolled it back), and answers each operation as it
-// really ended; one that did not commit is sent again. If the database cannot be asked within
+// really ended; one that did not commit is sent again. A COMMIT not answered within
+// COMMIT_WITHIN_MS is settled the same way. If the database cannot be asked within
 // SETTLE_WITHIN_MS, the operation fails with UnsettledWrite and its caller keeps the question.
 import type { SQL } from 'bun';
 import { outcomeUnknown } from '../db/faults.ts';
 import { callIdsBefore } from './call-id.ts';
 import type { AccountView, Balance, Debit, Refund } from './ledger.ts';
-import { settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from './unsettled.ts';
+import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from './unsettled.ts';
 
 interface Pending {
   wallet: string;
@@ -46,6 +47,16 @@ interface DebitRow {
 
 // Bun's client returns bigint columns as decimal strings: exact through BigInt.
 const balanceOf = (r: BalanceRow): Balance => ({ freeCalls: Number(r.free_calls), creditLamports: BigInt(r.credit_lamports) });
+
+const LATE = Symbol('late');
+
+/** `work`'s answer, or LATE once `ms` have passed without it (a late rejection is then ignored). */
+function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof LATE>((done) => (timer = setTimeout(() => done(LATE), ms)));
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 const byWallet = (a: { wallet: string }, b: { wallet: string }) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : 0);
 
@@ -155,17 +166,25 @@ export class PgLedger {
       // operations keep their order.
       const batch = this.queue.sort(byWallet);
       this.queue = [];
-      let results: unknown[];
+      let results: unknown[] | typeof LATE;
       try {
         // Operations do not fail on their own (a debit that cannot pay returns nothing), so any
         // error is the database's: the whole batch either committed or did not.
-        results = await this.sql.begin((tx) => Promise.all(batch.map((op) => op.apply(tx))));
-        this.commits++;
+        results = await answeredWithin(
+          this.sql.begin((tx) => Promise.all(batch.map((op) => op.apply(tx)))),
+          COMMIT_WITHIN_MS,
+        );
       } catch (e) {
         if (outcomeUnknown(e)) await this.settle(batch);
         else for (const op of batch) op.reject(e);
         continue;
       }
+      // Too late to wait for: settled like a lost answer (what the transaction says later is ignored).
+      if (results === LATE) {
+        await this.settle(batch);
+        continue;
+      }
+      this.commits++;
       batch.forEach((op, i) => op.resolve(results[i]));
     }
     this.flushing = false;

@@ -5,8 +5,11 @@
 // keeps the question: a refund, or a release, by the call's id undoes it if, and only if, it was made.
 import { StorageUnavailable } from '../errors.ts';
 
-/** How long an operation whose outcome is unknown may wait for the database to tell it. */
-export const SETTLE_WITHIN_MS = 5000;
+/** How long, from when it was asked, a write may take to be answered or, its answer lost, settled. */
+export const SETTLE_WITHIN_MS = 6000;
+
+/** A COMMIT not answered within this long is taken as lost and settled like one (the server may still run it). */
+export const COMMIT_WITHIN_MS = 3000;
 /** Pause between two questions to a database that does not answer. */
 const ASK_EVERY_MS = 250;
 

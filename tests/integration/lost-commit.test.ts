@@ -8,6 +8,7 @@ import { SQL } from 'bun';
 import { generateKeyPairSigner } from '@solana/kit';
 import type { HeldPayment } from '../../src/billing/store.ts';
 import { newCallId } from '../../src/billing/call-id.ts';
+import { PgLedger } from '../../src/billing/pg-ledger.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
@@ -133,5 +134,30 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     expect(after).toBe(CREDIT);
     const written = await rows(wallet, 1);
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[true, 500]]);
+  });
+
+  test('a COMMIT never answered: the server ends the idle transaction, so the debit is made again and the call served in time, charged once', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const cut = cutter.arm({ on: COMMIT, within: DEBIT, stall: true });
+    const started = Date.now();
+    const res = await succeeds(key, wallet);
+    await cut;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.status).toBe(200);
+    expect(await credit(key)).toBe(CREDIT - PRICE);
+    const written = await rows(wallet, 1);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
+  });
+
+  test('two replicas refunding one debit at once, and debiting one call id at once, move it once', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const other = new PgLedger(db);
+    const debit = (await gw.services.store.debit(wallet, PRICE, newCallId()))!;
+    const refunds = await Promise.all([gw.services.store.refund(debit), other.refund(debit), gw.services.store.refund(debit), other.refund(debit)]);
+    expect(refunds.filter((r) => r.given !== null)).toHaveLength(1);
+    expect(await credit(key)).toBe(CREDIT);
+    const id = newCallId();
+    await Promise.allSettled([gw.services.store.debit(wallet, PRICE, id), other.debit(wallet, PRICE, id)]);
+    expect(await credit(key)).toBe(CREDIT - PRICE);
   });
 });

@@ -9,11 +9,14 @@ import type { Socket, TCPSocketListener } from 'bun';
 /**
  * What to cut: the message whose statement matches `on`, in a transaction whose statements so far
  * match `within`. `before`: the message is dropped too (the write never reaches the server).
+ * `stall`: the message and all that follows are dropped and the connection stays open, silent
+ * (a COMMIT that is never answered).
  */
 export interface Cut {
   on: RegExp;
   within?: RegExp;
   before?: boolean;
+  stall?: boolean;
 }
 
 interface Conn {
@@ -80,8 +83,12 @@ export function commitCutter(url: string): CommitCutter {
     else c.queued.push(data);
   };
 
-  const cutNow = (c: Conn, counted = true) => {
+  const cutNow = (c: Conn, counted = true, stall = false) => {
     c.cut = true;
+    if (stall) {
+      cuts++;
+      return done();
+    }
     if (!counted) {
       c.client.end();
       c.server?.end();
@@ -93,10 +100,14 @@ export function commitCutter(url: string): CommitCutter {
     c.client.end();
     const server = c.server;
     setTimeout(() => server?.end(), 500);
+    done();
+  };
+
+  const done = () => {
     if (armed && --armed.left <= 0) {
-      const { done } = armed;
+      const { done: resolve } = armed;
       armed = undefined;
-      done();
+      resolve();
     }
   };
 
@@ -130,10 +141,11 @@ export function commitCutter(url: string): CommitCutter {
     }
     if (cutAfter >= 0) {
       // The whole chunk goes: an extended-protocol statement needs its Execute and Sync to run;
-      // or, cut before, only what came ahead of the message.
-      forward(c, c.pending.subarray(0, armed?.cut.before ? cutStart : at));
+      // or, cut before (or stalled), only what came ahead of the message.
+      const { before = false, stall = false } = armed!.cut;
+      forward(c, c.pending.subarray(0, before || stall ? cutStart : at));
       c.pending = Buffer.alloc(0);
-      return cutNow(c);
+      return cutNow(c, true, stall);
     }
     forward(c, c.pending.subarray(0, at));
     c.pending = c.pending.subarray(at);
