@@ -152,12 +152,8 @@ export class Ledger {
       .prepare();
     this.selectAccount = db.select(accountColumns).from(creditAccounts).where(eq(creditAccounts.wallet, wallet)).prepare();
     const callId = sql.placeholder('callId');
-    this.recordDebit = db
-      .insert(ledgerDebits)
-      .values({ callId: value('callId'), wallet, kind: value('kind'), price: value('price') })
-      .onConflictDoNothing()
-      .returning({ callId: ledgerDebits.callId })
-      .prepare();
+    // Bound by position, not through drizzle's placeholder mapping: it runs once per paid call.
+    this.recordDebit = db.$client.prepare<unknown, [string, string, string, number]>('INSERT INTO ledger_debits (call_id, wallet, kind, price) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
     this.recordedDebit = db.select().from(ledgerDebits).where(eq(ledgerDebits.callId, callId)).prepare();
     this.recordRefund = db
       .update(ledgerDebits)
@@ -179,7 +175,7 @@ export class Ledger {
     return this.enqueue(walletAddress, (account) => {
       const taken = debitStep(account, priceLamports);
       if (!taken) return { value: null };
-      if (!this.recordDebit.get({ callId, wallet: walletAddress, kind: taken.kind, price: priceLamports })) {
+      if (this.recordDebit.run(callId, walletAddress, taken.kind, priceLamports).changes === 0) {
         const known = this.recordedDebit.get({ callId })!;
         const again: Debit = { callId, wallet: known.wallet, kind: known.kind, price: known.price, balance: balanceOf(account!) };
         return { value: known.refundedAt === null ? again : null };
