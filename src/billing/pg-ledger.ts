@@ -21,10 +21,13 @@ import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from
 
 interface Pending {
   wallet: string;
+  /** The call's id, or for a debit made again after a lost COMMIT, that attempt's (nextAttempt). */
   callId: string;
+  /** A debit: when found not made, its id is voided before it is made again under another. */
+  debit?: boolean;
   /** A refund's stamp in refunded_at: after a lost COMMIT, tells this refund from an earlier one. */
   refundAt?: number;
-  apply(tx: SQL): Promise<unknown>;
+  apply(tx: SQL, callId: string): Promise<unknown>;
   /** What the operation answers, learned from its call's record after a lost COMMIT. */
   recovered(record: DebitRow | undefined, balance: Balance): { value: unknown } | 'again';
   resolve(value: unknown): void;
@@ -58,6 +61,13 @@ function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | typeof LAT
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** refunded_at of a voided id: no refund is ever made at time 0. */
+const VOID = 0;
+const voided = (r: DebitRow) => r.refunded_at !== null && Number(r.refunded_at) === VOID;
+
+/** The id of a debit made again after its first attempt was voided: the same call, still sorted by its time. */
+const nextAttempt = (callId: string) => `${callId}+`;
+
 const byWallet = (a: { wallet: string }, b: { wallet: string }) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : 0);
 
 export class PgLedger {
@@ -70,11 +80,12 @@ export class PgLedger {
 
   constructor(private readonly sql: SQL) {}
 
-  debit(wallet: string, price: number, callId: string): Promise<Debit | null> {
+  debit(wallet: string, price: number, firstCallId: string): Promise<Debit | null> {
     return this.enqueue({
       wallet,
-      callId,
-      apply: async (tx) => {
+      callId: firstCallId,
+      debit: true,
+      apply: async (tx, callId) => {
         // The record's primary key refuses a second debit of one call: the batch fails, nothing moves.
         const [row] = await tx<(BalanceRow & { free: boolean })[]>`
           WITH cur AS (
@@ -97,8 +108,8 @@ export class PgLedger {
         return row ? ({ callId, wallet, kind: row.free ? 'free' : 'credit', price, balance: balanceOf(row) } satisfies Debit) : null;
       },
       recovered: (record, balance) => {
-        if (!record) return 'again';
-        return { value: record.refunded_at === null ? ({ callId, wallet, kind: record.kind, price: Number(record.price), balance } satisfies Debit) : null };
+        if (!record || voided(record)) return 'again';
+        return { value: record.refunded_at === null ? ({ callId: record.call_id, wallet, kind: record.kind, price: Number(record.price), balance } satisfies Debit) : null };
       },
     });
   }
@@ -171,7 +182,7 @@ export class PgLedger {
         // Operations do not fail on their own (a debit that cannot pay returns nothing), so any
         // error is the database's: the whole batch either committed or did not.
         results = await answeredWithin(
-          this.sql.begin((tx) => Promise.all(batch.map((op) => op.apply(tx)))),
+          this.sql.begin((tx) => Promise.all(batch.map((op) => op.apply(tx, op.callId)))),
           COMMIT_WITHIN_MS,
         );
       } catch (e) {
@@ -204,8 +215,13 @@ export class PgLedger {
     for (const op of batch) {
       const balance = found.balances.get(op.wallet);
       const outcome = balance ? op.recovered(found.records.get(op.callId), balance) : 'again';
-      if (outcome === 'again') this.queue.push(op);
-      else op.resolve(outcome.value);
+      if (outcome !== 'again') {
+        op.resolve(outcome.value);
+        continue;
+      }
+      // Its id was voided by the look-up: made again under the attempt's own id.
+      if (op.debit) op.callId = nextAttempt(op.callId);
+      this.queue.push(op);
     }
   }
 
@@ -217,6 +233,17 @@ export class PgLedger {
       const accounts = await tx<(BalanceRow & { wallet: string })[]>`
         SELECT wallet, free_calls, credit_lamports FROM credit_accounts WHERE wallet = ANY(${wallets}) ORDER BY wallet FOR UPDATE`;
       const records = await tx<DebitRow[]>`SELECT call_id, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${ids})`;
+      // A debit not made may still be on its way (its transaction not begun on the server yet):
+      // its id is voided (recorded with nothing taken, refunded at VOID), so that transaction fails
+      // on the primary key if it ever runs, and the debit is made again under another id.
+      const made = new Set(records.map((r) => r.call_id));
+      const absent = batch.filter((op) => op.debit && !made.has(op.callId));
+      if (absent.length > 0) {
+        await tx`
+          INSERT INTO ledger_debits (call_id, wallet, kind, price, refunded_at)
+          SELECT id, w, 'credit', 0, ${VOID} FROM unnest(${absent.map((op) => op.callId)}::text[], ${absent.map((op) => op.wallet)}::text[]) AS v(id, w)
+          ON CONFLICT DO NOTHING`;
+      }
       return { balances: new Map(accounts.map((a) => [a.wallet, balanceOf(a)])), records: new Map(records.map((r) => [r.call_id, r])) };
     });
   }

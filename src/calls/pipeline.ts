@@ -144,7 +144,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     } else if (e instanceof UnsettledWrite && owner) {
       // Whether the debit was taken is not known yet: it is given back if it was, and only then
       // recorded, as a refunded call.
-      const unknown: Debit = { callId, wallet: owner.wallet, kind: 'credit', price: 0, balance: { freeCalls: 0, creditLamports: 0n } };
+      const unknown: Debit = { callId: e.callId, wallet: owner.wallet, kind: 'credit', price: 0, balance: { freeCalls: 0, creditLamports: 0n } };
       void deps.payments.refund(unknown, (done) => {
         if (!done.given) return;
         deps.usage.record(done.given, row(failure.status, true));
