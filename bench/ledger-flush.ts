@@ -13,6 +13,7 @@ import { Ledger } from '../src/billing/ledger.ts';
 import { UsageLog } from '../src/billing/usage.ts';
 import { silentLogger } from '../src/log.ts';
 import type { LedgerSync } from '../src/config.ts';
+import { newCallId } from '../src/billing/call-id.ts';
 
 const batches = Number(process.argv[2] ?? 200);
 const paidCommits = Number(process.argv[3] ?? 10_000);
@@ -39,7 +40,7 @@ try {
     const wallets = Array.from({ length: 64 }, (_, i) => `wallet-${i}`);
     for (const w of wallets) ledger.credit(w, 10n ** 15n, 0);
     for (const size of [1, 16, 64, 256]) {
-      const times = await flushTimes(ledger, batches, () => Promise.all(Array.from({ length: size }, (_, i) => ledger.debit(wallets[i % wallets.length]!, 1000))));
+      const times = await flushTimes(ledger, batches, () => Promise.all(Array.from({ length: size }, (_, i) => ledger.debit(wallets[i % wallets.length]!, 1000, newCallId()))));
       const mean = times.reduce((a, b) => a + b, 0) / times.length;
       console.log(
         `${sync.padEnd(7)} ${String(size).padStart(13)} ${quantile(times, 0.5).toFixed(3).padStart(14)} ${quantile(times, 0.99).toFixed(3).padStart(14)} ${times.at(-1)!.toFixed(3).padStart(14)} ${((mean * 1000) / size).toFixed(1).padStart(14)}`,
@@ -50,7 +51,7 @@ try {
     const flushes = await flushTimes(ledger, paidCommits, () =>
       Promise.all(
         Array.from({ length: CALLS_PER_COMMIT }, (_, i) =>
-          ledger.debit(wallets[i % wallets.length]!, 1000).then((d) => void usage.record(d!, { capability: 'find-ata', face: 'rest', at: Date.now(), status: 200, refunded: false })),
+          ledger.debit(wallets[i % wallets.length]!, 1000, newCallId()).then((d) => void usage.record(d!, { capability: 'find-ata', face: 'rest', at: Date.now(), status: 200, refunded: false })),
         ),
       ),
     );

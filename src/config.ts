@@ -396,6 +396,12 @@ const SETTINGS = {
     default: 90,
     parse: integer(1, 36_500),
   },
+  usageQueueRows: {
+    env: 'USAGE_QUEUE_ROWS',
+    help: 'usage rows kept in memory while the database cannot take them, retried until it does; beyond this, rows are dropped and counted',
+    default: 100_000,
+    parse: integer(1, 10_000_000),
+  },
   rateLimitRps: {
     env: 'RATE_LIMIT_RPS',
     help: 'sustained requests per second per API key (or per client address without a key); 0 disables',

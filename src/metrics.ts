@@ -166,6 +166,32 @@ export const ledgerCommit = new Histogram({
   registers,
 });
 
+export const keptWrites = new Gauge({
+  name: 'gateway_kept_writes',
+  help: 'Writes owed to the database that it could not take yet, retried until it does, by kind: refund (of a failed call), x402_release, x402_finish',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
+export const keptWritesGivenUp = new Counter({
+  name: 'gateway_kept_writes_given_up_total',
+  help: 'Kept writes still unwritten when a graceful stop ended its wait for them (each is also logged with what it owed)',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
+let usageBacklog: () => number = () => 0;
+/** The usage history tells how many rows wait (read when scraped: the paid path pays nothing for it). */
+export const usageBacklogOf = (read: () => number) => void (usageBacklog = read);
+gaugeOf('gateway_usage_rows_pending', 'Usage rows recorded and not yet written to the database (at most USAGE_QUEUE_ROWS)', () => usageBacklog());
+
+export const usageRowsDropped = new Counter({
+  name: 'gateway_usage_rows_dropped_total',
+  help: 'Usage rows lost: refused because USAGE_QUEUE_ROWS rows already waited for the database, or still unwritten when a graceful stop ended its wait',
+  labelNames: ['reason'] as const,
+  registers,
+});
+
 export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
 
 export const x402Payments = new Counter({

@@ -17,6 +17,7 @@ import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { CallDeps } from './calls/pipeline.ts';
 import { InFlight } from './calls/in-flight.ts';
+import { KeptWrites } from './billing/kept-writes.ts';
 import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
@@ -43,7 +44,7 @@ export interface Services extends CallDeps {
  * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
  * one, and the accounts its payments depend on, checked before the gateway serves.
  */
-async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
+async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
   if (config.x402Price === undefined) return undefined;
   const signer = config.x402FacilitatorUrl ? undefined : await loadFeePayer(config.x402FeePayerKeypair!);
   const facilitator = !signer
@@ -64,7 +65,7 @@ async function x402Of(config: Config, store: BillingStore, upstreams: Record<Net
     minFeePayerLamports: config.x402FeePayerMinLamports,
   });
   await checkAccounts(accounts, config, log);
-  return { x402: createX402(config, store, facilitator, log, accounts), accounts };
+  return { x402: createX402(config, store, facilitator, log, kept, accounts), accounts };
 }
 
 /**
@@ -107,9 +108,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
   ) as Record<Network, Upstream>;
+  // Refunds and x402 releases the database could not take when they were made, written when it answers again.
+  const kept = new KeptWrites(log);
   let x402: Awaited<ReturnType<typeof x402Of>>;
   try {
-    x402 = await x402Of(config, store, upstreams, log);
+    x402 = await x402Of(config, store, upstreams, log, kept);
   } catch (e) {
     await store.close().catch(() => {});
     throw e;
@@ -133,7 +136,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     pg && pgModules && config.rateLimitRps > 0
       ? new pgModules[1].PgRateLimiter(pg.client, config.rateLimitRps, config.rateLimitBurst)
       : new RateLimiter(config.rateLimitRps, config.rateLimitBurst);
-  const usage = pg && pgModules ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log) : new UsageLog(db!, ledger!, config.usageRetentionDays, log);
+  const usage =
+    pg && pgModules
+      ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log, config.usageQueueRows, (before) => pg.ledger.prune(before))
+      : new UsageLog(db!, ledger!, config.usageRetentionDays, log, config.usageQueueRows);
   const mcp = new McpSessions({
     maxSessions: config.mcpMaxSessions,
     maxPerAddress: config.mcpMaxSessionsPerAddress,
@@ -151,7 +157,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     store,
     upstreams,
     ctx,
-    payments: createPayments(store, config),
+    payments: createPayments(store, config, kept),
     x402: x402?.x402,
     usage,
     inFlight,
@@ -168,7 +174,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       // still running and the usage rows that record them are written before the database closes.
       await mcp.closeAll();
       await inFlight.settled();
-      await usage.settled();
+      // What the database could not take yet gets a bounded wait; what is still unwritten then is
+      // counted and logged (docs/operations.md, "Writes the database could not take").
+      const within = config.drainSeconds * 1000;
+      await kept.settled(within);
+      await usage.settled(within);
       await watcher?.stop();
       if ('close' in limiter) limiter.close();
       await store.close();

@@ -18,16 +18,21 @@
 // power loss can drop the last moments of debits (in the customer's favour), never a credit or a
 // key. With sync 'full' every batch is fsynced as well.
 //
+// Once per call: every debit is recorded under its call's id (ledger_debits) in the transaction
+// that takes it, and a refund gives back only a debit so recorded and not yet refunded. A refund
+// asked twice, or a debit retried after a failure, moves nothing a second time.
+//
 // In-memory view: the committed state of recently used accounts, written right after every commit
 // that changes them (write-through), so reads (/api/keys/me, the balance on a 402) cost no query.
 // The database stays the truth: debits are decided on the row as read under the write lock, never
 // on the view, and every write to credit_accounts goes through this class, which keeps the view exact.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { LedgerSync } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { otherWriters } from '../db/other-writers.ts';
-import { creditAccounts, exactLamports } from '../db/schema.ts';
+import { creditAccounts, exactLamports, ledgerDebits } from '../db/schema.ts';
+import { callIdsBefore } from './call-id.ts';
 import { ledgerBatch, ledgerCommit } from '../metrics.ts';
 
 export interface Balance {
@@ -36,10 +41,19 @@ export interface Balance {
 }
 
 export interface Debit {
+  /** The call it paid for (call-id.ts): what its refund and usage row go by. */
+  callId: string;
   wallet: string;
   kind: 'free' | 'credit';
   price: number;
   balance: Balance;
+}
+
+/** What a refund did: the account after it, and the debit it gave back as recorded. */
+export interface Refund {
+  balance: Balance;
+  /** Null when nothing was owed: the call was never debited (its debit did not commit), or was refunded already. */
+  given: Debit | null;
 }
 
 export interface AccountView extends Balance {
@@ -74,8 +88,11 @@ export const MAX_BATCH = 256;
 /** A write nobody waits for commits alone after this long if no debit comes to carry it. */
 const DEFERRED_MS = 200;
 
-/** What one debit or refund does to an account: pure, so a batch can apply many in memory. */
-type Step = (account: AccountView | null) => { value: unknown; next?: AccountView };
+/**
+ * What one debit or refund does to an account, applied in memory so a batch writes each account
+ * once; it may read and write the call's record (ledger_debits) in the batch's transaction.
+ */
+type Step = (account: AccountView | null, at: number) => { value: unknown; next?: AccountView; error?: Error };
 
 interface Pending {
   /** A debit or refund: `step` on the account of `wallet`, written with the batch's other steps on it. */
@@ -109,6 +126,10 @@ export class Ledger {
   // Prepared once: building SQL per call cost more than the update itself.
   private readonly writeAccount;
   private readonly selectAccount;
+  private readonly recordDebit;
+  private readonly recordedDebit;
+  private readonly recordRefund;
+  private readonly pruneDebits;
   private readonly relaxed: boolean;
   private readonly othersWrote: () => boolean;
   private readonly view = new LRUCache<string, AccountView>({ max: 100_000 });
@@ -130,27 +151,55 @@ export class Ledger {
       .where(eq(creditAccounts.wallet, wallet))
       .prepare();
     this.selectAccount = db.select(accountColumns).from(creditAccounts).where(eq(creditAccounts.wallet, wallet)).prepare();
+    const callId = sql.placeholder('callId');
+    // Bound by position, not through drizzle's placeholder mapping: it runs once per paid call.
+    this.recordDebit = db.$client.prepare<unknown, [string, string, string, number]>('INSERT INTO ledger_debits (call_id, wallet, kind, price) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    this.recordedDebit = db.select().from(ledgerDebits).where(eq(ledgerDebits.callId, callId)).prepare();
+    this.recordRefund = db
+      .update(ledgerDebits)
+      .set({ refundedAt: now })
+      .where(and(eq(ledgerDebits.callId, callId), isNull(ledgerDebits.refundedAt)))
+      .returning({ kind: ledgerDebits.kind, price: ledgerDebits.price })
+      .prepare();
+    this.pruneDebits = db.delete(ledgerDebits).where(lt(ledgerDebits.callId, sql.placeholder('before'))).prepare();
     this.relaxed = sync === 'normal';
     this.othersWrote = otherWriters(db.$client);
   }
 
-  /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once committed. */
-  debit(walletAddress: string, priceLamports: number): Promise<Debit | null> {
+  /**
+   * Takes one free call, or else `price` lamports, for the call `callId`; null when the account
+   * cannot pay. Resolves once committed. A call id already debited is not debited again: it
+   * resolves to that debit (null if it was refunded).
+   */
+  debit(walletAddress: string, priceLamports: number, callId: string): Promise<Debit | null> {
     return this.enqueue(walletAddress, (account) => {
       const taken = debitStep(account, priceLamports);
       if (!taken) return { value: null };
-      const debit: Debit = { wallet: walletAddress, kind: taken.kind, price: priceLamports, balance: balanceOf(taken.next) };
+      if (this.recordDebit.run(callId, walletAddress, taken.kind, priceLamports).changes === 0) {
+        const known = this.recordedDebit.get({ callId })!;
+        const again: Debit = { callId, wallet: known.wallet, kind: known.kind, price: known.price, balance: balanceOf(account!) };
+        return { value: known.refundedAt === null ? again : null };
+      }
+      const debit: Debit = { callId, wallet: walletAddress, kind: taken.kind, price: priceLamports, balance: balanceOf(taken.next) };
       return { value: debit, next: taken.next };
     });
   }
 
-  /** Gives back exactly what `debit` took. Resolves once committed. */
-  refund(debit: Debit): Promise<Balance> {
-    return this.enqueue(debit.wallet, (account) => {
-      if (!account) throw new Error('refund: credit account vanished');
-      const next = refundStep(account, debit);
-      return { value: balanceOf(next), next };
+  /** Gives back what the call `debit.callId` was debited, once however often asked. Resolves once committed. */
+  refund(debit: Debit): Promise<Refund> {
+    return this.enqueue(debit.wallet, (account, at) => {
+      if (!account) return { value: undefined, error: new Error('refund: credit account vanished') };
+      const recorded = this.recordRefund.get({ callId: debit.callId, now: at });
+      if (!recorded) return { value: { balance: balanceOf(account), given: null } satisfies Refund };
+      const given: Debit = { ...debit, kind: recorded.kind, price: recorded.price };
+      const next = refundStep(account, given);
+      return { value: { balance: balanceOf(next), given } satisfies Refund, next };
     });
+  }
+
+  /** Forgets the records of calls made before `before` (Unix ms): no refund is owed that long. */
+  prune(before: number): void {
+    this.pruneDebits.run({ before: callIdsBefore(before) });
   }
 
   /** The committed state of the wallet's account, from memory when it was seen recently. */
@@ -186,10 +235,11 @@ export class Ledger {
 
   /**
    * A write nobody waits for (usage history): it rides along with the next group commit, so a paid
-   * call costs no extra sync; when no debit comes it commits alone within DEFERRED_MS.
+   * call costs no extra sync; when no debit comes it commits alone within DEFERRED_MS. `onDone`
+   * runs once it committed, `onError` when it did not.
    */
-  defer(apply: () => unknown, onError: (e: unknown) => void): void {
-    this.queue.push({ apply, resolve: () => {}, reject: onError });
+  defer(apply: () => unknown, onError: (e: unknown) => void, onDone: () => void = () => {}): void {
+    this.queue.push({ apply, resolve: onDone, reject: onError });
     if (!this.flushScheduled && !this.lazyFlush) this.lazyFlush = setTimeout(() => this.flush(), DEFERRED_MS);
   }
 
@@ -230,7 +280,7 @@ export class Ledger {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     // Each account the batch touches, as read under the write lock and then stepped in order.
     const accounts = new Map<string, AccountView | null>();
-    const changed = new Map<string, number[]>();
+    const changed = new Set<string>();
     // The connection's own setting (FULL) is what every other commit uses; only the batch relaxes
     // it. Not a prepared statement: SQLite applies this pragma when it is compiled, not when run.
     if (this.relaxed) this.db.$client.run('PRAGMA synchronous = NORMAL');
@@ -238,32 +288,31 @@ export class Ledger {
       this.db.$client.transaction(() => {
         const at = Date.now();
         batch.forEach((op, i) => {
-          // An operation that fails changes nothing and fails alone.
-          try {
-            if (!op.step) return void (outcomes[i] = { ok: true, value: op.apply!() });
-            const w = op.wallet!;
-            if (!accounts.has(w)) accounts.set(w, this.selectAccount.get({ wallet: w }) ?? null);
-            const { value, next } = op.step(accounts.get(w)!);
-            if (next) {
-              accounts.set(w, next);
-              const ops = changed.get(w);
-              if (ops) ops.push(i);
-              else changed.set(w, [i]);
+          if (!op.step) {
+            // A deferred write that fails fails alone, unless it took the transaction with it
+            // (SQLite rolls back by itself on a full disk, for one): then the whole batch fails.
+            try {
+              outcomes[i] = { ok: true, value: op.apply!() };
+            } catch (e) {
+              if (!this.db.$client.inTransaction) throw e;
+              outcomes[i] = { ok: false, value: e };
             }
-            outcomes[i] = { ok: true, value };
-          } catch (e) {
-            outcomes[i] = { ok: false, value: e };
+            return;
           }
+          const w = op.wallet!;
+          if (!accounts.has(w)) accounts.set(w, this.selectAccount.get({ wallet: w }) ?? null);
+          // A step that cannot apply says so and changes nothing; any error thrown is the
+          // database's, and fails the batch: a call's record and its account commit together.
+          const { value, next, error } = op.step(accounts.get(w)!, at);
+          if (next) {
+            accounts.set(w, next);
+            changed.add(w);
+          }
+          outcomes[i] = error ? { ok: false, value: error } : { ok: true, value };
         });
-        for (const [w, ops] of changed) {
+        for (const w of changed) {
           const a = accounts.get(w)!;
-          try {
-            this.writeAccount.run({ wallet: w, freeCalls: a.freeCalls, creditLamports: a.creditLamports, callsMade: a.callsMade, now: at });
-          } catch (e) {
-            // Nothing of this account was written: its changes fail together, the rest commit.
-            for (const i of ops) outcomes[i] = { ok: false, value: e };
-            accounts.delete(w);
-          }
+          this.writeAccount.run({ wallet: w, freeCalls: a.freeCalls, creditLamports: a.creditLamports, callsMade: a.callsMade, now: at });
         }
       }).immediate();
       this.commits++;

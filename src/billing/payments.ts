@@ -4,8 +4,9 @@ import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
 import { keyHashOf, type KeyOwner } from './keys.ts';
+import type { KeptWrites } from './kept-writes.ts';
 import type { MaybePromise } from '../maybe.ts';
-import type { Balance, Debit } from './ledger.ts';
+import type { Balance, Debit, Refund } from './ledger.ts';
 import type { BillingStore } from './store.ts';
 
 export type { KeyOwner };
@@ -13,11 +14,18 @@ export type { KeyOwner };
 export interface Payments {
   identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
   /**
-   * One atomic debit of `price` lamports (the capability's, chosen by the pipeline), durable when it
-   * resolves, or rejects with the 402 (`apiKey`: what was sent, to say why).
+   * One atomic debit of `price` lamports (the capability's, chosen by the pipeline) for the call
+   * `callId`, durable when it resolves, or rejects with the 402
+   * (`apiKey`: what was sent, to say why), or with UnsettledWrite when whether it was taken cannot
+   * be learned in time (then refund it by its call id: it is given back if it was taken).
    */
-  charge(owner: KeyOwner | null, apiKey: string | undefined, price: number): Promise<Debit>;
-  refund(debit: Debit): Promise<Balance>;
+  charge(owner: KeyOwner | null, apiKey: string | undefined, price: number, callId: string): Promise<Debit>;
+  /**
+   * Gives back what the call `debit.callId` was debited, once. Resolves with the refund when it is
+   * written at once; else with undefined, and it is kept and written when the database answers
+   * again (`written` runs then, with what was given back).
+   */
+  refund(debit: Debit, written?: (refund: Refund) => void): Promise<Refund | undefined>;
   headers(balance: Balance | Debit): Record<string, string>;
   /** The 402 of a call costing `price` lamports; `extra` adds fields (when and by whom a key was revoked). */
   paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): GatewayError;
@@ -50,7 +58,7 @@ const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the s
 /** " after N free calls" for a price sentence; nothing when the gateway grants none. */
 export const afterFreeCalls = (n: number): string => (n === 0 ? '' : ` after ${n} free ${n === 1 ? 'call' : 'calls'}`);
 
-export function createPayments(store: BillingStore, config: Config): Payments {
+export function createPayments(store: BillingStore, config: Config, kept: KeptWrites): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number, extra: Record<string, unknown> = {}) => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
@@ -81,12 +89,12 @@ export function createPayments(store: BillingStore, config: Config): Payments {
   return {
     identify: (apiKey) => store.identify(apiKey),
     whyRefused,
-    async charge(owner, apiKey, price) {
+    async charge(owner, apiKey, price, callId) {
       if (!owner) {
         const { code, reason, ...extra } = await whyRefused(apiKey);
         throw paymentRequired(reason, code, price, extra);
       }
-      const debit = await store.debit(owner.wallet, price);
+      const debit = await store.debit(owner.wallet, price, callId);
       if (!debit) {
         const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);
@@ -94,7 +102,8 @@ export function createPayments(store: BillingStore, config: Config): Payments {
       }
       return debit;
     },
-    refund: (debit) => store.refund(debit),
+    refund: (debit, written) =>
+      kept.write('refund', { wallet: debit.wallet, callId: debit.callId, paidWith: debit.kind, price: debit.price }, () => store.refund(debit), written),
     headers,
     paymentRequired,
   };

@@ -8,7 +8,9 @@ import { migratePostgres, openPostgres, type PgDb } from '../db/pg-client.ts';
 import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../db/pg-schema.ts';
 import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from './deposits.ts';
 import { generateApiKey, hashApiKey, keyHashOf } from './keys.ts';
+import { outcomeUnknown } from '../db/faults.ts';
 import { PgLedger } from './pg-ledger.ts';
+import { settleWithin, SETTLE_WITHIN_MS } from './unsettled.ts';
 import { cursorOf, cursorRow, type BillingStore, type WatcherCursor } from './store.ts';
 
 type Tx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
@@ -100,7 +102,7 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
       const [row] = await db.select({ revokedAt: apiKeys.revokedAt, revokedBy: apiKeys.revokedBy }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash));
       return row ?? null;
     },
-    debit: (wallet, price) => ledger.debit(wallet, price),
+    debit: (wallet, price, callId) => ledger.debit(wallet, price, callId),
     refund: (debit) => ledger.refund(debit),
     account: (wallet) => ledger.account(wallet),
     async issueChallenge(ttlSeconds, requester, wallet, now) {
@@ -159,13 +161,27 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
         return outcomes;
       });
     },
-    // The primary key decides between replicas: a second insert of one payment waits for the first to commit, then inserts nothing.
+    // The primary key decides between replicas: a second insert of one payment waits for the first
+    // to commit, then inserts nothing. When the insert's answer is lost, the record read back says
+    // whose it is: this call's (held), another's (a replay), or nobody's (not written: try again).
     async holdPayment(p, now) {
-      const rows = await db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey });
-      return rows.length === 1;
+      const deadline = Date.now() + SETTLE_WITHIN_MS;
+      while (true) {
+        try {
+          const rows = await db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey });
+          if (rows.length === 1) return true;
+        } catch (e) {
+          if (!outcomeUnknown(e)) throw e;
+        }
+        const owner = await settleWithin(deadline, p.callId, async () => {
+          const [row] = await db.select({ callId: x402Payments.callId }).from(x402Payments).where(eq(x402Payments.txKey, p.txKey));
+          return row ? (row.callId ?? '') : null;
+        });
+        if (owner !== null) return owner === p.callId;
+      }
     },
-    async releasePayment(txKey) {
-      await db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.status, 'held')));
+    async releasePayment(txKey, callId) {
+      await db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.callId, callId), eq(x402Payments.status, 'held')));
     },
     async finishPayment(txKey, end, now) {
       const reason = end.status === 'failed' ? end.reason : null;

@@ -1,69 +1,102 @@
 // Usage history on PostgreSQL: the same rows and pages as UsageLog (usage.ts), written by each
 // replica for its own calls. A row is written after the call's answer is settled, without holding
-// the answer back; a failed write is logged, never charged to the caller.
-import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+// the answer back; a row the database does not take is kept and written again, in order, until it
+// does (once: unique by its call's id, so a write whose answer was lost is simply repeated).
+import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import type { PgDb } from '../db/pg-client.ts';
 import { usageEvents, x402Payments } from '../db/pg-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Debit } from './ledger.ts';
-import { unrecorded, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from './usage.ts';
+import { Backlog, DEBIT_RECORD_MS, usageRow, waitFor, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from './usage.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from './usage-pages.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
+const SETTLE_MS = 10_000;
+/** Rows written by one INSERT at most. */
+const ROWS_PER_INSERT = 1000;
+
+type Row = ReturnType<typeof usageRow>;
 
 export class PgUsageLog implements UsageHistory {
   private lastPrune = 0;
-  private pending: (typeof usageEvents.$inferInsert)[] = [];
+  /** Rows waiting to be written, oldest first (those of a failed write go back to the front). */
+  private pending: Row[] = [];
+  /** Rows in `pending`: marking one refunded sets its flag in place. */
+  private readonly queued = new Set<Row>();
   private writing?: Promise<void>;
   /** Marks not yet written. */
   private readonly marking = new Set<Promise<void>>();
-  private readonly fail = (e: unknown) => unrecorded(this.log, e);
+  private readonly backlog: Backlog;
+  private stopped = false;
 
   constructor(
     private readonly db: PgDb,
     private readonly retentionDays: number,
     private readonly log: Logger,
-  ) {}
+    maxQueued = 100_000,
+    /** Forgets the ledger's records of calls made before a time (pg-ledger.ts prune). */
+    private readonly pruneDebits: (before: number) => Promise<void> = async () => {},
+  ) {
+    this.backlog = new Backlog(maxQueued, log);
+  }
 
   record(debit: Debit, call: UsageCall): UsageMark {
-    const row = usageRow(debit, call);
-    this.pending.push(row);
-    this.writing ??= this.write();
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
-      void this.prune(call.at).catch(this.fail);
+      void this.prune(call.at).catch((e) => this.log.warn('usage history not pruned', { error: e instanceof Error ? e.message : String(e) }));
     }
+    if (!this.backlog.admit()) return { refunded: () => {} };
+    const row = usageRow(debit, call);
+    this.pending.push(row);
+    this.queued.add(row);
+    this.writing ??= this.write();
     return {
       refunded: () => {
-        const mark = this.markRefunded(row).catch(this.fail);
+        if (this.queued.has(row)) return void (row.refunded = true);
+        const mark = this.markRefunded(row);
         this.marking.add(mark);
         void mark.finally(() => this.marking.delete(mark));
       },
     };
   }
 
-  async settled(): Promise<void> {
-    while (this.writing || this.marking.size > 0) await Promise.all([this.writing, ...this.marking]);
+  async settled(withinMs = SETTLE_MS): Promise<void> {
+    const written = await waitFor(() => !this.writing && this.marking.size === 0, withinMs, () => {});
+    this.stopped = true;
+    if (!written) this.backlog.givenUp();
   }
 
-  /** Marks a recorded row refunded: in place while it waits to be written, else once the writes in flight are done. */
-  private async markRefunded(row: ReturnType<typeof usageRow>) {
-    if (this.pending.includes(row)) return void (row.refunded = true);
+  /** Marks a row refunded by its call's id once the writes in flight are done; again until the database takes it. */
+  private async markRefunded(row: Row) {
+    // Set in place too: if its write in flight fails, the row is written again already marked.
+    row.refunded = true;
     await this.writing;
-    const same = and(eq(usageEvents.wallet, row.wallet), eq(usageEvents.at, row.at), eq(usageEvents.capability, row.capability), eq(usageEvents.face, row.face), eq(usageEvents.refunded, false));
-    // Marks running at once (here or on another replica) would all pick the same newest row; one
-    // that is locked is skipped for the next, so each marks its own.
-    const latest = this.db.select({ id: usageEvents.id }).from(usageEvents).where(same).orderBy(desc(usageEvents.id)).limit(1).for('update', { skipLocked: true });
-    await this.db.update(usageEvents).set({ refunded: true }).where(inArray(usageEvents.id, latest));
+    while (!this.stopped) {
+      try {
+        await this.db.update(usageEvents).set({ refunded: true }).where(eq(usageEvents.callId, row.callId));
+        return;
+      } catch (e) {
+        await Bun.sleep(this.backlog.failed(e));
+      }
+    }
   }
 
   // One INSERT at a time, carrying every row recorded meanwhile: ids follow the order the calls were
   // recorded in (the history's order), and a burst costs one round trip instead of one per call.
   private async write() {
-    while (this.pending.length > 0) {
-      const rows = this.pending.splice(0, 1000);
-      await this.db.insert(usageEvents).values(rows).then(() => {}, this.fail);
+    while (this.pending.length > 0 && !this.stopped) {
+      const rows = this.pending.splice(0, ROWS_PER_INSERT);
+      for (const row of rows) this.queued.delete(row);
+      try {
+        await this.db.insert(usageEvents).values(rows).onConflictDoNothing({ target: usageEvents.callId });
+        this.backlog.written(rows.length);
+      } catch (e) {
+        // Back to the front, in order, before any newer row.
+        this.pending = rows.concat(this.pending);
+        for (const row of rows) this.queued.add(row);
+        await Bun.sleep(this.backlog.failed(e));
+      }
     }
     this.writing = undefined;
   }
@@ -84,6 +117,7 @@ export class PgUsageLog implements UsageHistory {
    * the first query, is never taken.
    */
   async prune(now = Date.now()): Promise<void> {
+    await this.pruneDebits(now - DEBIT_RECORD_MS);
     const cutoff = this.cutoff(now);
     const [keep] = await this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, cutoff)).orderBy(usageEvents.id).limit(1);
     await this.db.delete(usageEvents).where(and(lt(usageEvents.at, cutoff), keep ? lt(usageEvents.id, keep.id) : undefined));

@@ -26,7 +26,7 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
     ready: Promise.resolve(),
     identify: (apiKey) => identify(apiKey),
     keyStatus: async (keyHash) => db.select({ revokedAt: apiKeys.revokedAt, revokedBy: apiKeys.revokedBy }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() ?? null,
-    debit: (wallet, price) => ledger.debit(wallet, price),
+    debit: (wallet, price, callId) => ledger.debit(wallet, price, callId),
     refund: (debit) => ledger.refund(debit),
     account: (wallet) => ledger.account(wallet),
     issueChallenge: async (ttl, requester, wallet, now) => issueChallenge(db, ttl, requester, wallet, now),
@@ -60,10 +60,13 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
     },
     async holdPayment(p, now) {
       const row = db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey }).get();
-      return row !== undefined;
+      if (row) return true;
+      // Held already: by this call (asked again) or by another (a replay).
+      const holder = db.select({ callId: x402Payments.callId }).from(x402Payments).where(eq(x402Payments.txKey, p.txKey)).get();
+      return holder?.callId === p.callId;
     },
-    async releasePayment(txKey) {
-      db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.status, 'held'))).run();
+    async releasePayment(txKey, callId) {
+      db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.callId, callId), eq(x402Payments.status, 'held'))).run();
     },
     async finishPayment(txKey, end, now) {
       const reason = end.status === 'failed' ? end.reason : null;

@@ -5,7 +5,7 @@
 import type { Network } from '../config.ts';
 import type { DepositOutcome, DepositRecord, DepositStatus } from './deposits.ts';
 import type { KeyOwner, Revocation } from './keys.ts';
-import type { AccountView, Balance, Debit } from './ledger.ts';
+import type { AccountView, Balance, Debit, Refund } from './ledger.ts';
 
 export interface ClaimedKey extends Balance {
   apiKey: string;
@@ -32,6 +32,8 @@ export interface HeldPayment {
   payTo: string;
   capability: string;
   face: 'rest' | 'mcp';
+  /** The call it pays for: after a write whose outcome is unknown, tells this call's record from a replay's. */
+  callId: string;
 }
 
 /** How a held payment ended. */
@@ -45,10 +47,15 @@ export interface BillingStore {
   identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null>;
   /** A key with this hash as issued: live (`revokedAt` null) or revoked, when and by whom; null when never issued. Says why a key was refused. */
   keyStatus(keyHash: string): Promise<{ revokedAt: number | null; revokedBy: Revocation['revokedBy'] } | null>;
-  /** Takes one free call, or else `price` lamports; null when the account cannot pay. Resolves once durable. */
-  debit(wallet: string, priceLamports: number): Promise<Debit | null>;
-  /** Gives back exactly what `debit` took. Resolves once durable. */
-  refund(debit: Debit): Promise<Balance>;
+  /**
+   * Takes one free call, or else `price` lamports, for the call `callId`; null when the account
+   * cannot pay. Resolves once durable, and with what really happened even when the connection
+   * was lost around COMMIT; rejects with UnsettledWrite (pg-ledger.ts) when that cannot be learned
+   * in time. A call id is never debited twice.
+   */
+  debit(wallet: string, priceLamports: number, callId: string): Promise<Debit | null>;
+  /** Gives back what the call `debit.callId` was debited, once however often asked. Resolves once durable. */
+  refund(debit: Debit): Promise<Refund>;
   /** The account's committed state; at once when the store holds it in memory. */
   account(wallet: string): AccountView | null | Promise<AccountView | null>;
   /** A newer challenge for a wallet supersedes only the same requester's (client address) older ones. */
@@ -67,10 +74,13 @@ export interface BillingStore {
   recordWatcherChunk(network: Network, address: string, deposits: DepositRecord[], minDepositLamports: bigint, cursor: WatcherCursor): Promise<DepositOutcome[]>;
   /** True while this process is the one deposit watcher for the address (always, on SQLite). */
   leadWatcher(network: Network, address: string): Promise<boolean>;
-  /** x402: records a verified payment, committed before it resolves; false when its transaction was recorded before (a replay). */
+  /**
+   * x402: records a verified payment, committed before it resolves; false when its transaction was
+   * recorded before for another call (a replay). A lost answer is settled by reading the record back.
+   */
   holdPayment(p: HeldPayment, now: number): Promise<boolean>;
-  /** x402: forgets a held payment whose call failed: it was never submitted, so it may pay for another call. */
-  releasePayment(txKey: string): Promise<void>;
+  /** x402: forgets the payment held for call `callId` whose call failed: it was never submitted, so it may pay for another call. */
+  releasePayment(txKey: string, callId: string): Promise<void>;
   finishPayment(txKey: string, end: PaymentEnd, now: number): Promise<void>;
   /** Throws when the database cannot answer (health check). */
   ping(): Promise<void>;

@@ -1,10 +1,13 @@
 // Usage history for the key holder: one row per charged call (time, capability, face, what paid
 // for it, refund, status). Rows ride along with the ledger's group commit, so recording costs the
-// paid path no extra sync, and they are kept for a bounded number of days.
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+// paid path no extra sync, and they are kept for a bounded number of days. A row the database
+// cannot take is kept and written again, in order, until it can (once: unique by its call's id);
+// at most USAGE_QUEUE_ROWS wait, and what overflows is counted and logged (Backlog).
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { usageEvents, x402Payments } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
+import { usageBacklogOf, usageRowsDropped } from '../metrics.ts';
 import type { Debit, Ledger } from './ledger.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor, type UsageItem, type UsagePage } from './usage-pages.ts';
 
@@ -24,10 +27,13 @@ export interface UsageCall {
 export const USAGE_PAGE_MAX = 100;
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/** How long the ledger keeps a debit's record (ledger_debits): longer than any refund can be owed. */
+export const DEBIT_RECORD_MS = 7 * DAY_MS;
 
 /** The row of one charged call, as both backends store it. */
 export function usageRow(debit: Debit, call: UsageCall) {
   return {
+    callId: debit.callId,
     wallet: debit.wallet,
     at: call.at,
     capability: call.capability,
@@ -51,13 +57,90 @@ export interface UsageMark {
 export interface UsageHistory {
   record(debit: Debit, call: UsageCall): UsageMark;
   page(wallet: string, limit: number, cursor?: UsageCursor): UsagePage | Promise<UsagePage>;
-  /** Resolves once every row and mark recorded so far is written (a graceful stop waits for it). */
-  settled(): Promise<void>;
+  /**
+   * Resolves once every row and mark recorded so far is written (a graceful stop waits for it), or
+   * `withinMs` have passed: then what is still unwritten is given up, counted and logged.
+   */
+  settled(withinMs?: number): Promise<void>;
 }
 
-/** What both backends log when usage rows could not be written (the call itself stands). */
-export function unrecorded(log: Logger, e: unknown): void {
-  log.error('usage row not recorded', { error: e instanceof Error ? e.message : String(e) });
+/** How long settled() waits by default. */
+const SETTLE_MS = 10_000;
+const FIRST_RETRY_MS = 100;
+const LAST_RETRY_MS = 2000;
+
+/**
+ * The rows waiting for the database, bounded (USAGE_QUEUE_ROWS): a row beyond the bound is
+ * dropped and counted. Failures to write and overflows are each logged once per episode: at the
+ * first, and again when everything kept has been written.
+ */
+export class Backlog {
+  /** Rows recorded and not yet written. */
+  size = 0;
+  private failing = false;
+  private overflowing = false;
+  /** Pause before the next retry: grows while writes keep failing. */
+  private pause = FIRST_RETRY_MS;
+
+  constructor(
+    private readonly max: number,
+    private readonly log: Logger,
+  ) {
+    usageBacklogOf(() => this.size);
+  }
+
+  /** True when one more row may wait; else it is dropped (counted, logged once per episode). */
+  admit(): boolean {
+    if (this.size < this.max) {
+      this.size++;
+      return true;
+    }
+    usageRowsDropped.inc({ reason: 'queue_full' });
+    if (!this.overflowing) {
+      this.overflowing = true;
+      this.log.error('usage rows dropped: the queue of rows waiting for the database is full', { event: 'usage_rows_dropped', queued: this.size, max: this.max });
+    }
+    return false;
+  }
+
+  written(rows: number): void {
+    this.size -= rows;
+    this.pause = FIRST_RETRY_MS;
+    if (this.size === 0 && (this.failing || this.overflowing)) {
+      this.failing = this.overflowing = false;
+      this.log.info('usage rows written again', { event: 'usage_rows_caught_up' });
+    }
+  }
+
+  /** A write failed: its rows stay queued. How long to wait before trying again. */
+  failed(e: unknown): number {
+    if (!this.failing) {
+      this.failing = true;
+      this.log.warn('usage rows kept for later: the database did not take them', { event: 'usage_rows_kept', queued: this.size, error: e instanceof Error ? e.message : String(e) });
+    }
+    const pause = this.pause;
+    this.pause = Math.min(pause * 2, LAST_RETRY_MS);
+    return pause;
+  }
+
+  /** A graceful stop ended its wait: what is left is lost. */
+  givenUp(): void {
+    if (this.size === 0) return;
+    usageRowsDropped.inc({ reason: 'stopped' }, this.size);
+    this.log.error('usage rows given up at stop', { event: 'usage_rows_given_up', rows: this.size });
+    this.size = 0;
+  }
+}
+
+/** Waits until `done()` or `ms` have passed, doing `step` between looks; true when done. */
+export async function waitFor(done: () => boolean, ms: number, step: () => void | Promise<void>): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() >= deadline) return false;
+    await step();
+    if (!done()) await Bun.sleep(Math.min(50, Math.max(0, deadline - Date.now())));
+  }
+  return true;
 }
 
 /** Rows written by one statement at most; a larger batch is written in several. */
@@ -79,63 +162,100 @@ type Row = ReturnType<typeof usageRow>;
 export class UsageLog implements UsageHistory {
   /** Multi-row inserts by row count, prepared on first use. */
   private readonly inserts = new Map<number, (rows: Row[]) => void>();
+  private readonly markRow;
   /** Rows recorded and not yet handed to the ledger. */
   private pending: Row[] = [];
+  /** Rows the database did not take, to be handed over again before any newer row. */
+  private retry: Row[] = [];
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Rows not written yet (held, handed over or kept): marking one refunded sets its flag in place. */
+  private readonly unwritten = new Set<Row>();
+  /** Marks of written rows not written yet. */
+  private marks = 0;
+  private readonly backlog: Backlog;
   private handOverTimer: ReturnType<typeof setTimeout> | undefined;
   private lastPrune = 0;
-  private readonly fail = (e: unknown) => unrecorded(this.log, e);
+  private readonly fail = (e: unknown) => void this.backlog.failed(e);
 
   constructor(
     private readonly db: Db,
     private readonly ledger: Ledger,
     private readonly retentionDays: number,
-    private readonly log: Logger,
+    log: Logger,
+    maxQueued = 100_000,
   ) {
+    this.backlog = new Backlog(maxQueued, log);
+    this.markRow = db.update(usageEvents).set({ refunded: true }).where(eq(usageEvents.callId, sql.placeholder('callId'))).prepare();
     ledger.beforeSettle(() => this.handOver());
   }
 
   /** Records one charged call; returns at once, the row commits with a later ledger batch. */
   record(debit: Debit, call: UsageCall): UsageMark {
-    const row = usageRow(debit, call);
-    const batch = this.pending;
-    const held = batch.push(row);
-    if (held === 1) this.handOverTimer = setTimeout(() => this.handOver(), WRITE_AFTER_MS);
-    else if (held >= ROWS_PER_WRITE) this.handOver();
     if (call.at - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = call.at;
       this.ledger.defer(() => this.prune(call.at), this.fail);
     }
+    if (!this.backlog.admit()) return { refunded: () => {} };
+    const row = usageRow(debit, call);
+    this.unwritten.add(row);
+    const held = this.pending.push(row);
+    if (held === 1) this.handOverTimer = setTimeout(() => this.handOver(), WRITE_AFTER_MS);
+    else if (held >= ROWS_PER_WRITE) this.handOver();
     return {
       refunded: () => {
-        // Not yet handed over: the row goes in as refunded.
-        if (batch === this.pending) return void (row.refunded = true);
-        // Deferred like the insert, so it runs after it (the ledger commits in order). Two calls alike
-        // in wallet, arrival, capability and face are alike in every column: marking either is exact.
-        this.ledger.defer(() => {
-          const { wallet, at, capability, face } = row;
-          const same = and(eq(usageEvents.wallet, wallet), eq(usageEvents.at, at), eq(usageEvents.capability, capability), eq(usageEvents.face, face), eq(usageEvents.refunded, false));
-          const latest = this.db.select({ id: usageEvents.id }).from(usageEvents).where(same).orderBy(desc(usageEvents.id)).limit(1);
-          this.db.update(usageEvents).set({ refunded: true }).where(inArray(usageEvents.id, latest)).run();
-        }, this.fail);
+        // Not written yet: the row goes in as refunded (its insert reads the row when it runs).
+        if (this.unwritten.has(row)) return void (row.refunded = true);
+        this.mark(row.callId);
       },
     };
   }
 
-  /** Gives the held rows to the ledger, to be written with its next commit. */
-  private handOver() {
+  /** Marks a written row refunded, with the ledger's next commit (so after its insert); again later if that fails. */
+  private mark(callId: string) {
+    this.marks++;
+    this.ledger.defer(
+      () => this.markRow.run({ callId }),
+      (e) => setTimeout(() => (this.marks--, this.mark(callId)), this.backlog.failed(e)),
+      () => this.marks--,
+    );
+  }
+
+  /**
+   * Gives the held rows to the ledger, to be written with its next commit. While older rows wait
+   * to be tried again, newer ones wait behind them (`retrying` hands them all over, oldest first).
+   */
+  private handOver(retrying = false) {
     clearTimeout(this.handOverTimer);
     this.handOverTimer = undefined;
-    const rows = this.pending;
+    if (this.retry.length > 0 && !retrying) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const rows = this.retry.length > 0 ? this.retry.concat(this.pending) : this.pending;
     if (rows.length === 0) return;
     this.pending = [];
+    this.retry = [];
     // The rows of one commit are written together: in one statement a row cost SQLite 1.9 us
     // against 2.2-2.7 us alone, and binding by position skips drizzle's mapping of each value.
-    this.ledger.defer(() => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-        const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-        this.insertOf(chunk)(chunk);
-      }
-    }, this.fail);
+    this.ledger.defer(
+      () => {
+        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+          const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+          this.insertOf(chunk)(chunk);
+        }
+      },
+      (e) => this.keep(rows, e),
+      () => {
+        for (const row of rows) this.unwritten.delete(row);
+        this.backlog.written(rows.length);
+      },
+    );
+  }
+
+  /** Rows the database did not take: tried again, before any newer row, after a pause. */
+  private keep(rows: Row[], e: unknown) {
+    this.retry = this.retry.concat(rows);
+    const pause = this.backlog.failed(e);
+    this.retryTimer ??= setTimeout(() => this.handOver(true), pause);
   }
 
   /**
@@ -148,7 +268,8 @@ export class UsageLog implements UsageHistory {
     if (known) return known;
     const fields = Object.keys(rows[0]!) as (keyof Row)[];
     const values = rows.map((_, i) => Object.fromEntries(fields.map((f) => [f, sql.placeholder(`${i}.${f}`)])));
-    const query = this.db.insert(usageEvents).values(values as never).toSQL();
+    // A row whose earlier write committed unseen is not written twice (call_id is unique).
+    const query = this.db.insert(usageEvents).values(values as never).onConflictDoNothing().toSQL();
     // Which row and field each `?` stands for, in the order drizzle wrote them.
     const slots = query.params.map((p) => {
       const name = (p as unknown as { value: { name: string } }).value.name;
@@ -169,8 +290,16 @@ export class UsageLog implements UsageHistory {
     return insert;
   }
 
-  async settled(): Promise<void> {
-    this.ledger.settle();
+  async settled(withinMs = SETTLE_MS): Promise<void> {
+    const written = await waitFor(
+      () => this.backlog.size === 0 && this.marks === 0,
+      withinMs,
+      () => {
+        this.handOver(true);
+        this.ledger.settle();
+      },
+    );
+    if (!written) this.backlog.givenUp();
   }
 
   /** The wallet's calls, newest first, `limit` at a time, from the cursor on (usage-pages.ts). */
@@ -184,8 +313,9 @@ export class UsageLog implements UsageHistory {
     return mergePage(keyPaid, x402, limit);
   }
 
-  /** Deletes rows past the retention period. */
+  /** Deletes rows past the retention period, and the ledger's records of calls too old to be refunded. */
   prune(now = Date.now()): void {
+    this.ledger.prune(now - DEBIT_RECORD_MS);
     // Rows arrive in time order, so everything below the first row young enough to keep is old:
     // found by walking up the rowid from the oldest, with no index on `at` to keep up per call.
     const cutoff = this.cutoff(now);

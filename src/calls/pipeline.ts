@@ -7,6 +7,8 @@ import type { Payments } from '../billing/payments.ts';
 import type { X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
+import { newCallId } from '../billing/call-id.ts';
+import { UnsettledWrite } from '../billing/unsettled.ts';
 import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
 import { exampleArguments, exampleUrl, parseInput, type Capability, type CapabilityContext, type ExampleOf } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
@@ -110,18 +112,23 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
+  // The call's own id: its debit, refund and usage row are each made once by it, whatever is retried.
+  const callId = newCallId(at);
+  const row = (status: number, refunded: boolean) => ({ capability: cap.name, face: caller.face, at, status, refunded });
   try {
     const input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
-    receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name)));
+    receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name), callId));
     const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
     countCharge(cap.name, charged, 'success');
-    const usage = deps.usage.record(charged, { capability: cap.name, face: caller.face, at, status: 200, refunded: false });
+    const usage = deps.usage.record(charged, row(200, false));
     // Given back when the face could not deliver the answer: the call's row says so, and the lamports count as refunded.
     const refund = async () => {
-      await deps.payments.refund(charged);
-      usage.refunded();
-      if (charged.kind === 'credit') refunded.add(Number(charged.price));
+      await deps.payments.refund(charged, (done) => {
+        if (!done.given) return;
+        usage.refunded();
+        if (done.given.kind === 'credit') refunded.add(done.given.price);
+      });
     };
     const undelivered = () => deps.inFlight.detach(refund(), 'refund not made', { event: 'refund_failed', wallet: charged.wallet, paidWith: charged.kind, price: charged.price });
     return { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund: undelivered };
@@ -134,9 +141,20 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     if (failure.status === 402 && deps.x402) await offered(failure, cap, caller, deps, deps.x402);
     let balance: Record<string, string> | undefined;
     if (receipt) {
-      balance = deps.payments.headers(await deps.payments.refund(receipt));
-      deps.usage.record(receipt, { capability: cap.name, face: caller.face, at, status: failure.status, refunded: true });
+      // Kept and made when the database answers again, if it cannot be made now.
+      const given = await deps.payments.refund(receipt);
+      if (given) balance = deps.payments.headers(given.balance);
+      deps.usage.record(receipt, row(failure.status, true));
       countCharge(cap.name, receipt, 'refunded');
+    } else if (e instanceof UnsettledWrite && owner) {
+      // Whether the debit was taken is not known yet: it is given back if it was, and only then
+      // recorded, as a refunded call.
+      const unknown: Debit = { callId: e.callId, wallet: owner.wallet, kind: 'credit', price: 0, balance: { freeCalls: 0, creditLamports: 0n } };
+      void deps.payments.refund(unknown, (done) => {
+        if (!done.given) return;
+        deps.usage.record(done.given, row(failure.status, true));
+        countCharge(cap.name, counted(done.given), 'refunded');
+      });
     }
     return { ...failure, headers: { ...headers, ...balance, ...failure.headers } };
   }
@@ -170,7 +188,7 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   let held: Awaited<ReturnType<X402['hold']>>;
   try {
     input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
-    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)! });
+    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId: newCallId() });
   } catch (e) {
     return failed(e);
   }

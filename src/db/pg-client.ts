@@ -12,8 +12,15 @@ export type PgDb = BunSQLDatabase<typeof schema> & { $client: SQL };
 /** Arbitrary constant naming the migration lock among the database's advisory locks. */
 const MIGRATION_LOCK = 0x43494701;
 
+/**
+ * A transaction left idle this long is ended by the server. Ours never wait between statements;
+ * one whose client vanished without closing its socket (a network partition) would otherwise
+ * hold its row locks until TCP gives up, and a write whose answer was lost could not be settled.
+ */
+export const IDLE_IN_TRANSACTION_MS = 5000;
+
 export function openPostgres(url: string, maxConnections: number): PgDb {
-  const client = new SQL(url, { max: maxConnections });
+  const client = new SQL(url, { max: maxConnections, connection: { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS } });
   return drizzle({ client, schema }) as PgDb;
 }
 

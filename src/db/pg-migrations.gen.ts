@@ -4,11 +4,13 @@ import m0 from '../../drizzle/pg/0000_init.sql' with { type: 'text' };
 import m1 from '../../drizzle/pg/0001_usage_events_lean.sql' with { type: 'text' };
 import m2 from '../../drizzle/pg/0002_x402_payments.sql' with { type: 'text' };
 import m3 from '../../drizzle/pg/0003_key_revoked_by.sql' with { type: 'text' };
+import m4 from '../../drizzle/pg/0004_call_ids.sql' with { type: 'text' };
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
   "0001_usage_events_lean": m1,
   "0002_x402_payments": m2,
   "0003_key_revoked_by": m3,
+  "0004_call_ids": m4,
 };
 export { journal };

@@ -36,6 +36,15 @@ export const creditAccounts = pgTable(
   ],
 );
 
+/** schema.ts ledgerDebits: the primary key is what lets a call be debited, and refunded, once across replicas. */
+export const ledgerDebits = pgTable('ledger_debits', {
+  callId: text('call_id').primaryKey(),
+  wallet: text('wallet').notNull(),
+  kind: text('kind', { enum: ['free', 'credit'] }).notNull(),
+  price: bigint('price', { mode: 'number' }).notNull(),
+  refundedAt: ms('refunded_at'),
+});
+
 export const pendingClaims = pgTable(
   'pending_claims',
   {
@@ -101,6 +110,7 @@ export const usageEvents = pgTable(
   'usage_events',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    callId: text('call_id').unique(),
     wallet: text('wallet').notNull(),
     at: ms('at').notNull(),
     capability: text('capability').notNull(),
@@ -130,6 +140,7 @@ export const x402Payments = pgTable(
     reason: text('reason'),
     createdAt: ms('created_at').notNull(),
     settledAt: ms('settled_at'),
+    callId: text('call_id'),
   },
   (t) => [index('x402_payments_payer_idx').on(t.payer, t.createdAt)],
 );

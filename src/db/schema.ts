@@ -58,6 +58,22 @@ export const creditAccounts = sqliteTable(
   ],
 );
 
+/**
+ * Every debit by the id of the call it paid for, written in the transaction that takes it from the
+ * account: the primary key lets a call be debited once, and `refunded_at` lets it be refunded once,
+ * whoever asks and however often (a refund kept while the database was away, a retry after a lost
+ * COMMIT). After a write whose outcome is unknown, this row is how the gateway learns whether the
+ * call was paid. Call ids begin with their time (src/calls/call-id.ts), so old rows are pruned by
+ * the primary key (with the usage history), kept a week: longer than any refund can be owed.
+ */
+export const ledgerDebits = sqliteTable('ledger_debits', {
+  callId: text('call_id').primaryKey(),
+  wallet: text('wallet').notNull(),
+  kind: text('kind', { enum: ['free', 'credit'] }).notNull(),
+  price: integer('price').notNull(),
+  refundedAt: integer('refunded_at'),
+});
+
 /** Credit waiting for the wallet to prove ownership; the key itself is made at claim time. */
 export const pendingClaims = sqliteTable(
   'pending_claims',
@@ -148,6 +164,8 @@ export const usageEvents = sqliteTable(
   'usage_events',
   {
     id: integer('id').primaryKey(),
+    /** The call's id (ledger_debits): a row retried after a failed or unknown write is written once. */
+    callId: text('call_id').unique(),
     wallet: text('wallet').notNull(),
     at: integer('at').notNull(),
     capability: text('capability').notNull(),
@@ -182,6 +200,8 @@ export const x402Payments = sqliteTable(
     reason: text('reason'),
     createdAt: integer('created_at').notNull(),
     settledAt: integer('settled_at'),
+    /** The call it pays for: after a write whose outcome is unknown, tells this call's record from a replay's. */
+    callId: text('call_id'),
   },
   (t) => [index('x402_payments_payer_idx').on(t.payer, t.createdAt)],
 );

@@ -7,6 +7,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 // Real processes and a real database on a busy 2-core machine: seconds, not milliseconds.
 setDefaultTimeout(30_000);
@@ -61,14 +62,29 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const wallet = (await generateKeyPairSigner()).address;
       await store.recordDeposit({ signature: `ledger-${backend}`, network: 'mainnet-beta', wallet, lamports: BigInt(111 * PRICE), source: 'webhook' }, 0n);
       expect(await store.claim(wallet, 0, Date.now())).toMatchObject({ freeCalls: 0, creditLamports: BigInt(111 * PRICE) });
-      const debits = await Promise.all(Array.from({ length: 600 }, () => store.debit(wallet, PRICE)));
+      const debits = await Promise.all(Array.from({ length: 600 }, () => store.debit(wallet, PRICE, newCallId())));
       const taken = debits.filter((d) => d !== null);
       expect(taken).toHaveLength(111);
       expect(taken.every((d) => d.balance.creditLamports >= 0n)).toBe(true);
       expect(await store.account(wallet)).toMatchObject({ creditLamports: 0n, callsMade: 111 });
-      await Promise.all(taken.map((d) => store.refund(d)));
+      // Each refund asked twice at once: given back once.
+      const refunds = await Promise.all(taken.flatMap((d) => [store.refund(d), store.refund(d)]));
+      expect(refunds.filter((r) => r.given !== null)).toHaveLength(111);
       expect(await store.account(wallet)).toMatchObject({ creditLamports: BigInt(111 * PRICE), callsMade: 0 });
-      await expect(store.refund({ wallet: 'nobody', kind: 'credit', price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } })).rejects.toThrow('vanished');
+      await expect(store.refund({ callId: newCallId(), wallet: 'nobody', kind: 'credit', price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } })).rejects.toThrow('vanished');
+    });
+
+    test('one call id is debited once: asked again later, or twice at once', async () => {
+      const { store } = gw.services;
+      const wallet = (await generateKeyPairSigner()).address;
+      await store.recordDeposit({ signature: `replay-${backend}`, network: 'mainnet-beta', wallet, lamports: BigInt(10 * PRICE), source: 'webhook' }, 0n);
+      await store.claim(wallet, 0, Date.now());
+      const id = newCallId();
+      expect(await store.debit(wallet, PRICE, id)).toMatchObject({ callId: id, kind: 'credit' });
+      await store.debit(wallet, PRICE, id);
+      const twin = newCallId();
+      await Promise.all([store.debit(wallet, PRICE, twin), store.debit(wallet, PRICE, twin)]);
+      expect(await store.account(wallet)).toMatchObject({ creditLamports: BigInt(8 * PRICE), callsMade: 2 });
     });
 
     test('the same deposit posted 20 times at once and seen by two watchers is credited once', async () => {

@@ -12,6 +12,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey } from '../support/agent.ts';
 import { openStalledSessions, type StalledClients } from '../support/stalled-sse.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 const PRICE = 1000;
 const CREDIT = 100_000_000; // above the minimum deposit
@@ -123,9 +124,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
     test('20 calls alike in every column, refunded at once: each marks its own row', async () => {
       const wallet = (await generateKeyPairSigner()).address;
-      const debit = { wallet, kind: 'credit' as const, price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } };
+      const debit = () => ({ callId: newCallId(), wallet, kind: 'credit' as const, price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } });
       const call = { capability: 'optimal-fee', face: 'mcp' as const, at: Date.now(), status: 200, refunded: false };
-      const marks = Array.from({ length: 20 }, () => gw.services.usage.record(debit, call));
+      const marks = Array.from({ length: 20 }, () => gw.services.usage.record(debit(), call));
       // Written first (as a call's row is by the time its answer turns out undelivered), then marked all at once.
       await Bun.sleep(300);
       for (const m of marks) m.refunded();

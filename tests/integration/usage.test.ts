@@ -6,6 +6,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { connectMcp } from '../support/mcp.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'usage-webhook-secret';
@@ -111,7 +112,7 @@ describe('usage history', () => {
     const owner = (await s.payments.identify(key))!;
     const longAgo = Date.now() - (s.config.usageRetentionDays + 1) * 86_400_000;
     const before = (await usage(key)).body.calls.length;
-    s.usage.record({ wallet: owner.wallet, kind: 'credit', price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } }, {
+    s.usage.record({ callId: newCallId(), wallet: owner.wallet, kind: 'credit', price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } }, {
       capability: 'decode-tx',
       face: 'rest',
       at: longAgo,

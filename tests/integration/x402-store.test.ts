@@ -5,18 +5,20 @@ import type { HeldPayment } from '../../src/billing/store.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { USDC_MINT } from '../support/x402.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 setDefaultTimeout(30_000);
 
-const payment = (txKey: string, amount = 10_000): HeldPayment => ({
+const payment = (txKey: string, callId = newCallId()): HeldPayment => ({
   txKey,
   network: 'mainnet-beta',
   payer: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
   asset: USDC_MINT,
-  amount,
+  amount: 10_000,
   payTo: '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H',
   capability: 'find-ata',
   face: 'rest',
+  callId,
 });
 
 for (const backend of ['sqlite', 'postgres'] as const) {
@@ -35,13 +37,16 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     });
 
     test('released, it may be held again; settled or failed, never', async () => {
-      expect(await store().holdPayment(payment('released'), Date.now())).toBe(true);
-      await store().releasePayment('released');
+      expect(await store().holdPayment(payment('released', 'call-a'), Date.now())).toBe(true);
+      // Only the call that holds it releases it.
+      await store().releasePayment('released', 'call-b');
+      expect(await store().holdPayment(payment('released'), Date.now())).toBe(false);
+      await store().releasePayment('released', 'call-a');
       expect(await store().holdPayment(payment('released'), Date.now())).toBe(true);
 
-      expect(await store().holdPayment(payment('settled'), Date.now())).toBe(true);
+      expect(await store().holdPayment(payment('settled', 'call-s'), Date.now())).toBe(true);
       await store().finishPayment('settled', { status: 'settled', signature: 'sig-1' }, Date.now());
-      await store().releasePayment('settled');
+      await store().releasePayment('settled', 'call-s');
       expect(await store().holdPayment(payment('settled'), Date.now())).toBe(false);
 
       expect(await store().holdPayment(payment('failed'), Date.now())).toBe(true);

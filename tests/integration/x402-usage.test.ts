@@ -18,6 +18,7 @@ import { closeSchema } from '../support/closed-schema.ts';
 import { connectMcp } from '../support/mcp.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { craftPayment, mintUsdc, payer, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 const PRICE = 10_000;
 const LAMPORTS = 2_200_000;
@@ -146,7 +147,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const at = Date.now();
       for (let i = 0; i < 5; i++) {
         const txKey = `same-ms-${backend}-${i}+/=`;
-        expect(await store.holdPayment({ txKey, network: 'mainnet-beta', payer: me.wallet, asset: USDC_MINT, amount: PRICE, payTo: world.payTo, capability: 'find-ata', face: 'rest' }, at)).toBe(true);
+        expect(await store.holdPayment({ txKey, network: 'mainnet-beta', payer: me.wallet, asset: USDC_MINT, amount: PRICE, payTo: world.payTo, capability: 'find-ata', face: 'rest', callId: newCallId() }, at)).toBe(true);
         await store.finishPayment(txKey, { status: 'settled', signature: `sig-${i}` }, at);
       }
       const all = (await history('?limit=100')).calls;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
 import { debitStep, Ledger, MAX_BATCH, refundStep, type AccountView } from '../../src/billing/ledger.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 let dir: string;
 let db: Db;
@@ -26,7 +27,7 @@ afterEach(() => {
 test('free calls first, then the price from credit, then nothing; never below zero', async () => {
   ledger.credit('w', BigInt(2 * PRICE + 5), 2);
   const kinds = [];
-  for (let i = 0; i < 5; i++) kinds.push((await ledger.debit('w', PRICE))?.kind ?? null);
+  for (let i = 0; i < 5; i++) kinds.push((await ledger.debit('w', PRICE, newCallId()))?.kind ?? null);
   expect(kinds).toEqual(['free', 'free', 'credit', 'credit', null]);
   expect(ledger.account('w')).toMatchObject({ freeCalls: 0, creditLamports: 5n, callsMade: 4 });
 });
@@ -34,7 +35,7 @@ test('free calls first, then the price from credit, then nothing; never below ze
 test('500 debits asked at once: exactly what the account covers succeeds, in as few commits as the batch cap allows', async () => {
   ledger.credit('w', BigInt(123 * PRICE), 7);
   const before = ledger.commits;
-  const results = await Promise.all(Array.from({ length: 500 }, () => ledger.debit('w', PRICE)));
+  const results = await Promise.all(Array.from({ length: 500 }, () => ledger.debit('w', PRICE, newCallId())));
   expect(results.filter((r) => r?.kind === 'free')).toHaveLength(7);
   expect(results.filter((r) => r?.kind === 'credit')).toHaveLength(123);
   expect(results.filter((r) => r === null)).toHaveLength(370);
@@ -44,7 +45,7 @@ test('500 debits asked at once: exactly what the account covers succeeds, in as 
 
 test('a debit is on disk when it resolves: another connection sees it', async () => {
   ledger.credit('w', BigInt(10 * PRICE), 0);
-  await ledger.debit('w', PRICE);
+  await ledger.debit('w', PRICE, newCallId());
   const other = new Database(join(dir, 'l.sqlite'), { readonly: true });
   expect(other.query('SELECT credit_lamports AS c FROM credit_accounts WHERE wallet = ?').get('w')).toEqual({ c: 9 * PRICE });
   other.close();
@@ -52,8 +53,8 @@ test('a debit is on disk when it resolves: another connection sees it', async ()
 
 test('a refund gives back exactly what was taken, free call or credit', async () => {
   ledger.credit('w', BigInt(PRICE), 1);
-  const free = (await ledger.debit('w', PRICE))!;
-  const paid = (await ledger.debit('w', PRICE))!;
+  const free = (await ledger.debit('w', PRICE, newCallId()))!;
+  const paid = (await ledger.debit('w', PRICE, newCallId()))!;
   expect([free.kind, paid.kind]).toEqual(['free', 'credit']);
   await Promise.all([ledger.refund(free), ledger.refund(paid)]);
   expect(ledger.account('w')).toMatchObject({ freeCalls: 1, creditLamports: BigInt(PRICE), callsMade: 0 });
@@ -61,8 +62,8 @@ test('a refund gives back exactly what was taken, free call or credit', async ()
 
 test('an operation that fails in a batch fails alone', async () => {
   ledger.credit('w', BigInt(3 * PRICE), 0);
-  const ghost = { wallet: 'nobody', kind: 'credit' as const, price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } };
-  const [a, refund, b] = await Promise.allSettled([ledger.debit('w', PRICE), ledger.refund(ghost), ledger.debit('w', PRICE)]);
+  const ghost = { callId: newCallId(), wallet: 'nobody', kind: 'credit' as const, price: PRICE, balance: { freeCalls: 0, creditLamports: 0n } };
+  const [a, refund, b] = await Promise.allSettled([ledger.debit('w', PRICE, newCallId()), ledger.refund(ghost), ledger.debit('w', PRICE, newCallId())]);
   expect(a.status).toBe('fulfilled');
   expect(refund.status).toBe('rejected');
   expect(b.status).toBe('fulfilled');
@@ -72,7 +73,7 @@ test('an operation that fails in a batch fails alone', async () => {
 test('accounts of different wallets do not touch each other', async () => {
   ledger.credit('a', BigInt(PRICE), 0);
   ledger.credit('b', BigInt(0), 0);
-  const [a, b] = await Promise.all([ledger.debit('a', PRICE), ledger.debit('b', PRICE)]);
+  const [a, b] = await Promise.all([ledger.debit('a', PRICE, newCallId()), ledger.debit('b', PRICE, newCallId())]);
   expect(a?.kind).toBe('credit');
   expect(b).toBeNull();
 });
@@ -80,9 +81,9 @@ test('accounts of different wallets do not touch each other', async () => {
 test('amounts past 2^53 stay exact through credit, debit and refund', async () => {
   const big = 2n ** 60n + 7n;
   expect(ledger.credit('w', big, 0).creditLamports).toBe(big);
-  const debit = (await ledger.debit('w', PRICE))!;
+  const debit = (await ledger.debit('w', PRICE, newCallId()))!;
   expect(debit.balance.creditLamports).toBe(big - BigInt(PRICE));
-  expect((await ledger.refund(debit)).creditLamports).toBe(big);
+  expect((await ledger.refund(debit)).balance.creditLamports).toBe(big);
   expect(ledger.account('w')!.creditLamports).toBe(big);
 });
 
@@ -99,7 +100,7 @@ test('a deferred write rides along with the debits of the same turn: no extra co
   const count = () => (db.$client.query('SELECT count(*) AS n FROM notes').get() as { n: number }).n;
   const failures: unknown[] = [];
   const before = ledger.commits;
-  const debits = Promise.all([ledger.debit('w', PRICE), ledger.debit('w', PRICE)]);
+  const debits = Promise.all([ledger.debit('w', PRICE, newCallId()), ledger.debit('w', PRICE, newCallId())]);
   ledger.defer(() => note.run(1), (e) => failures.push(e));
   await debits;
   expect(ledger.commits - before).toBe(1);
@@ -121,7 +122,7 @@ test('the in-memory view matches the database after debits, refunds and a credit
     return { freeCalls: row.freeCalls, creditLamports: BigInt(row.c), callsMade: row.callsMade };
   };
   expect(ledger.account('w')).toMatchObject(stored());
-  const debits = await Promise.all([ledger.debit('w', PRICE), ledger.debit('w', PRICE), ledger.debit('w', PRICE)]);
+  const debits = await Promise.all([ledger.debit('w', PRICE, newCallId()), ledger.debit('w', PRICE, newCallId()), ledger.debit('w', PRICE, newCallId())]);
   expect(ledger.account('w')).toMatchObject(stored());
   await ledger.refund(debits[1]!);
   expect(ledger.account('w')).toMatchObject(stored());
@@ -151,10 +152,10 @@ test('debits commit without an fsync (synchronous=NORMAL) by default, or with on
   const seen: number[] = [];
   // A deferred write runs inside the same batch as the debit queued in the same turn.
   const probe = (l: Ledger) => l.defer(() => seen.push(synchronous()), (e) => { throw e; });
-  await Promise.all([ledger.debit('w', PRICE), probe(ledger)]);
+  await Promise.all([ledger.debit('w', PRICE, newCallId()), probe(ledger)]);
   expect(synchronous()).toBe(FULL);
   const strict = new Ledger(db, 'full');
-  await Promise.all([strict.debit('w', PRICE), probe(strict)]);
+  await Promise.all([strict.debit('w', PRICE, newCallId()), probe(strict)]);
   expect(seen).toEqual([1, FULL]);
   expect(synchronous()).toBe(FULL);
 });
@@ -167,19 +168,19 @@ test('debit and refund steps: free call first, then credit, never below zero; a 
   expect(second).toEqual({ kind: 'credit', next: { wallet: 'w', freeCalls: 0, creditLamports: 2n, callsMade: 2 } });
   expect(debitStep(second.next, 3)).toBeUndefined();
   expect(debitStep(null, 3)).toBeUndefined();
-  const debit = { wallet: 'w', kind: 'credit' as const, price: 3, balance: { freeCalls: 0, creditLamports: 2n } };
+  const debit = { callId: 'c', wallet: 'w', kind: 'credit' as const, price: 3, balance: { freeCalls: 0, creditLamports: 2n } };
   expect(refundStep(second.next, debit)).toEqual(first.next);
   expect(refundStep(first.next, { ...debit, kind: 'free' })).toEqual(a);
 });
 
 test('debits, refunds and refusals of one wallet in one batch: each answer and the row match doing them one by one', async () => {
   ledger.credit('w', BigInt(3 * PRICE), 2);
-  const first = (await ledger.debit('w', PRICE))!;
+  const first = (await ledger.debit('w', PRICE, newCallId()))!;
   const before = ledger.commits;
   // One turn: a refund, then more debits than the account covers.
-  const [refunded, ...debits] = await Promise.all([ledger.refund(first), ...Array.from({ length: 8 }, () => ledger.debit('w', PRICE))]);
+  const [refunded, ...debits] = await Promise.all([ledger.refund(first), ...Array.from({ length: 8 }, () => ledger.debit('w', PRICE, newCallId()))]);
   expect(ledger.commits - before).toBe(1);
-  expect(refunded).toEqual({ freeCalls: 2, creditLamports: BigInt(3 * PRICE) });
+  expect(refunded).toEqual({ balance: { freeCalls: 2, creditLamports: BigInt(3 * PRICE) }, given: first });
   expect(debits.map((d) => d?.kind ?? null)).toEqual(['free', 'free', 'credit', 'credit', 'credit', null, null, null]);
   expect(debits.map((d) => d?.balance.creditLamports ?? null)).toEqual([BigInt(3 * PRICE), BigInt(3 * PRICE), BigInt(2 * PRICE), BigInt(PRICE), 0n, null, null, null]);
   const row = db.$client.query('SELECT free_calls, CAST(credit_lamports AS TEXT) AS credit, calls_made FROM credit_accounts WHERE wallet = ?').get('w');
@@ -188,13 +189,37 @@ test('debits, refunds and refusals of one wallet in one batch: each answer and t
 
 test('a change another process commits between batches is what the next batch debits from, not the remembered view', async () => {
   ledger.credit('w', BigInt(PRICE), 0);
-  expect((await ledger.debit('w', PRICE))?.kind).toBe('credit');
+  expect((await ledger.debit('w', PRICE, newCallId()))?.kind).toBe('credit');
   expect(ledger.account('w')?.creditLamports).toBe(0n);
   // Another connection (another process) adds credit behind the ledger's back.
   const other = new Database(join(dir, 'l.sqlite'));
   other.run('UPDATE credit_accounts SET credit_lamports = ? WHERE wallet = ?', [2 * PRICE, 'w']);
   other.close();
-  const results = await Promise.all([ledger.debit('w', PRICE), ledger.debit('w', PRICE), ledger.debit('w', PRICE)]);
+  const results = await Promise.all([ledger.debit('w', PRICE, newCallId()), ledger.debit('w', PRICE, newCallId()), ledger.debit('w', PRICE, newCallId())]);
   expect(results.map((r) => r?.kind ?? null)).toEqual(['credit', 'credit', null]);
   expect(results[1]?.balance.creditLamports).toBe(0n);
+});
+
+test('one call id is debited once, whether asked again later or twice in one batch', async () => {
+  ledger.credit('w', BigInt(10 * PRICE), 0);
+  const id = newCallId();
+  const first = (await ledger.debit('w', PRICE, id))!;
+  const again = await ledger.debit('w', PRICE, id);
+  expect(again).toMatchObject({ callId: id, kind: 'credit', price: PRICE });
+  const twin = newCallId();
+  const both = await Promise.all([ledger.debit('w', PRICE, twin), ledger.debit('w', PRICE, twin)]);
+  expect(both.map((d) => d?.callId)).toEqual([twin, twin]);
+  expect(ledger.account('w')).toMatchObject({ creditLamports: BigInt(8 * PRICE), callsMade: 2 });
+  expect(first.balance.creditLamports).toBe(BigInt(9 * PRICE));
+});
+
+test('refunds of one debit asked at once, and again later, give it back once; a call never debited gets nothing', async () => {
+  ledger.credit('w', BigInt(2 * PRICE), 0);
+  const debit = (await ledger.debit('w', PRICE, newCallId()))!;
+  const refunds = await Promise.all(Array.from({ length: 5 }, () => ledger.refund(debit)));
+  expect(refunds.filter((r) => r.given !== null)).toHaveLength(1);
+  expect((await ledger.refund(debit)).given).toBeNull();
+  const never = { ...debit, callId: newCallId() };
+  expect(await ledger.refund(never)).toEqual({ balance: { freeCalls: 0, creditLamports: BigInt(2 * PRICE) }, given: null });
+  expect(ledger.account('w')).toMatchObject({ creditLamports: BigInt(2 * PRICE), callsMade: 0 });
 });

@@ -12,6 +12,7 @@ import { Ledger, type Debit } from '../../src/billing/ledger.ts';
 import { UsageLog, type UsageItem } from '../../src/billing/usage.ts';
 import { parseCursor } from '../../src/billing/usage-pages.ts';
 import { silentLogger } from '../../src/log.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 let dir: string;
 let db: Db;
@@ -31,7 +32,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const debit = (wallet: string): Debit => ({ wallet, kind: 'credit', price: 1000, balance: { freeCalls: 0, creditLamports: 0n } });
+const debit = (wallet: string): Debit => ({ callId: newCallId(), wallet, kind: 'credit', price: 1000, balance: { freeCalls: 0, creditLamports: 0n } });
 const keyPaid = (at: number, capability = 'find-ata', wallet = W) => usage.record(debit(wallet), { capability, face: 'rest', at, status: 200, refunded: false });
 let n = 0;
 function x402(createdAt: number, over: Partial<typeof x402Payments.$inferInsert> = {}) {

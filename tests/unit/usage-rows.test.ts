@@ -10,13 +10,14 @@ import { openDatabase, type Db } from '../../src/db/client.ts';
 import { Ledger, type Debit } from '../../src/billing/ledger.ts';
 import { UsageLog } from '../../src/billing/usage.ts';
 import { silentLogger } from '../../src/log.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 let dir: string;
 let db: Db;
 let ledger: Ledger;
 let usage: UsageLog;
-const free: Debit = { wallet: 'wallet-a', kind: 'free', price: 7, balance: { freeCalls: 0, creditLamports: 0n } };
-const credit = (wallet: string): Debit => ({ wallet, kind: 'credit', price: 1000, balance: { freeCalls: 0, creditLamports: 0n } });
+const free = (): Debit => ({ callId: newCallId(), wallet: 'wallet-a', kind: 'free', price: 7, balance: { freeCalls: 0, creditLamports: 0n } });
+const credit = (wallet: string): Debit => ({ callId: newCallId(), wallet, kind: 'credit', price: 1000, balance: { freeCalls: 0, creditLamports: 0n } });
 const rows = () =>
   db.$client.query('SELECT wallet, at, capability, face, paid_with AS paidWith, lamports, refunded, status FROM usage_events ORDER BY id').all() as Record<string, unknown>[];
 
@@ -34,7 +35,7 @@ afterEach(() => {
 test('a burst larger than one insert lands whole, once and in order, in one commit', () => {
   const now = Date.now();
   const sent = Array.from({ length: 150 }, (_, i) => ({
-    debit: i % 3 === 0 ? free : credit(`wallet-${i % 5}`),
+    debit: i % 3 === 0 ? free() : credit(`wallet-${i % 5}`),
     call: { capability: i % 2 ? 'find-ata' : 'optimal-fee', face: i % 4 ? ('rest' as const) : ('mcp' as const), at: now + i, status: 200, refunded: false },
   }));
   for (const s of sent) usage.record(s.debit, s.call);
@@ -59,7 +60,7 @@ test('rows are held until 256 wait, then ride along with the next debit; the res
   ledger.credit('wallet-c', 10n ** 12n, 0);
   const now = Date.now();
   for (let i = 0; i < 300; i++) usage.record(credit('wallet-c'), { capability: 'find-ata', face: 'rest', at: now + i, status: 200, refunded: false });
-  await ledger.debit('wallet-c', 1000);
+  await ledger.debit('wallet-c', 1000, newCallId());
   expect(rows().map((r) => r.at)).toEqual(Array.from({ length: 256 }, (_, i) => now + i));
   // The last 44 are handed over after 100 ms and commit alone within the ledger's 200 ms for writes nobody waits for.
   await Bun.sleep(400);

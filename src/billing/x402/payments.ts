@@ -10,7 +10,9 @@ import type { Config } from '../../config.ts';
 import { GatewayError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
-import type { BillingStore } from '../store.ts';
+import type { KeptWrites } from '../kept-writes.ts';
+import { UnsettledWrite } from '../unsettled.ts';
+import type { BillingStore, PaymentEnd } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import type { X402Accounts } from './accounts.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
@@ -38,8 +40,8 @@ export interface X402 {
    * the pipeline); `error` says why a payment was refused, if one was.
    */
   offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, price: number, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
-  /** Verifies and records a payment of exactly `call.price` atomic units, or says why it buys nothing. */
-  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number }): Promise<VerifiedPayment | { refused: string }>;
+  /** Verifies and records, for the call `call.callId`, a payment of exactly `call.price` atomic units, or says why it buys nothing. */
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number; callId: string }): Promise<VerifiedPayment | { refused: string }>;
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
@@ -77,7 +79,7 @@ const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64)
  * `accounts`: the accounts payments depend on, read when a payment is refused for a reason the
  * chain gave, to name the one at fault (an unfunded fee payer, a missing pay-to token account).
  */
-export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, accounts?: Pick<X402Accounts, 'explain'>): X402 {
+export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
   const explained = (reason: string) => (accounts ? accounts.explain(reason) : reason);
   const terms = async (price: number): Promise<Terms> => ({
     price,
@@ -87,7 +89,6 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
     network: config.paymentNetwork,
     maxTimeoutSeconds: 60,
   });
-  const unrecorded = (what: string, e: unknown) => log.error(`x402 payment not recorded as ${what}`, { event: 'x402_unrecorded', error: e instanceof Error ? e.message : String(e) });
   const refuse = (reason: string, face: string) => {
     x402Payments.inc({ outcome: 'refused', reason: reasonCode(reason) });
     log.info('x402 payment refused', { event: 'x402_refused', reason, face });
@@ -121,7 +122,18 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       }
       const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
       const payer = verified.payer ?? '';
-      const held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face }, Date.now());
+      const { callId } = call;
+      // Released by the call's id: a release never frees a payment another call holds.
+      const release = () => kept.write('x402_release', { callId, payer }, () => store.releasePayment(txKey, callId));
+      const finish = (end: PaymentEnd) => kept.write('x402_finish', { callId, payer, status: end.status }, () => store.finishPayment(txKey, end, Date.now()));
+      let held: boolean;
+      try {
+        held = await store.holdPayment({ txKey, network: t.network, payer, asset: t.asset, amount: t.price, payTo: t.payTo, capability: call.capability, face: call.face, callId }, Date.now());
+      } catch (e) {
+        // Perhaps recorded, perhaps not: nothing is submitted, and a record this call made is freed once the database answers.
+        if (e instanceof UnsettledWrite) void release();
+        throw e;
+      }
       if (!held) return refuse('payment_already_used: this payment transaction was already presented; sign a new one', call.face);
       x402Payments.inc({ outcome: 'verified', reason: '' });
       return {
@@ -134,20 +146,20 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
           }
           if (!settled.success) {
             const reason = await explained(`settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`);
-            await store.finishPayment(txKey, { status: 'failed', reason, signature: settled.transaction || undefined }, Date.now()).catch((e) => unrecorded('failed', e));
+            await finish({ status: 'failed', reason, signature: settled.transaction || undefined });
             log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
             return refuse(reason, call.face);
           }
-          // The money moved: the answer is owed even if the record cannot be written now.
-          await store.finishPayment(txKey, { status: 'settled', signature: settled.transaction }, Date.now()).catch((e) => unrecorded('settled', e));
+          // The money moved: the answer is owed even if the record cannot be written now (it is kept).
+          await finish({ status: 'settled', signature: settled.transaction });
           x402Payments.inc({ outcome: 'settled', reason: '' });
           x402SettledUnits.inc(t.price);
           log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
           return { headers: responseHeader(version, settled) };
         },
         async release() {
-          // Left held if this fails: the payment then buys nothing more, and was never submitted.
-          await store.releasePayment(txKey).catch((e) => unrecorded('released', e));
+          // Kept until the database takes it: till then the payment buys nothing more, and it was never submitted.
+          await release();
           x402Payments.inc({ outcome: 'released', reason: '' });
         },
       };

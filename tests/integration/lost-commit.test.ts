@@ -1,0 +1,171 @@
+// A write whose answer is lost on its way back from PostgreSQL: the server commits, the gateway's
+// connection drops before it hears so (tests/support/commit-cutter.ts stands between them). On the
+// debit, the refund, the usage row and the x402 record, the gateway must learn what really
+// happened before it answers, so that afterwards credit = deposits - (2xx answers x price)
+// exactly, with one usage row per 2xx, a refunded row per charged failure, and no duplicates.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { SQL } from 'bun';
+import { generateKeyPairSigner } from '@solana/kit';
+import type { HeldPayment } from '../../src/billing/store.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
+import { PgLedger } from '../../src/billing/pg-ledger.ts';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import type { TestGateway } from '../support/gateway.ts';
+import { fundedKey } from '../support/agent.ts';
+import { commitCutter, type CommitCutter } from '../support/commit-cutter.ts';
+import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+import { USDC_MINT } from '../support/x402.ts';
+
+setDefaultTimeout(60_000);
+
+const PRICE = 2_200_000;
+const CREDIT = 20 * PRICE;
+/** The debit's statement (today's and before), its refund's, and a usage row's insert. */
+const DEBIT = /calls_made = a\.calls_made \+ 1/;
+const REFUND = /calls_made = (a\.)?calls_made - 1/;
+const COMMIT = /^\s*COMMIT/i;
+const USAGE_INSERT = /^insert into "usage_events"/i;
+
+const sandbox = sandboxGateways({ mint: true });
+
+describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is lost', () => {
+  let gw: TestGateway;
+  let cutter: CommitCutter;
+  let db: SQL;
+
+  beforeAll(async () => {
+    const url = await freshDatabase();
+    cutter = commitCutter(url);
+    db = new SQL(url, { max: 2 });
+    gw = await sandbox.gateway({ databaseUrl: cutter.url, gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_lost', freeCalls: 0 });
+  }, POSTGRES_HOOK_TIMEOUT_MS);
+  afterAll(async () => {
+    await db?.close();
+    cutter?.stop();
+  });
+
+  const succeeds = (key: string, wallet: string) => gw.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key });
+  // Charged, then refunded: no such transaction.
+  const fails = (key: string) => gw.get(`/api/chain/decode-tx?signature=${'4'.repeat(88)}`, { 'x-api-key': key });
+  const credit = async (key: string) => (await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports as number;
+  /** The wallet's usage rows once `count` are written (they are written just after the answers). */
+  const rows = async (wallet: string, count: number) => {
+    let found: { call_id: string; refunded: boolean; status: number }[] = [];
+    for (let i = 0; i < 200 && found.length < count; i++, await Bun.sleep(25)) {
+      found = await db`SELECT call_id, refunded, status FROM usage_events WHERE wallet = ${wallet} ORDER BY id`;
+    }
+    await Bun.sleep(300);
+    return (await db`SELECT call_id, refunded, status FROM usage_events WHERE wallet = ${wallet} ORDER BY id`) as typeof found;
+  };
+
+  test('on the debit: the call is served and charged once, its row written once', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const cut = cutter.arm({ on: COMMIT, within: DEBIT });
+    const res = await succeeds(key, wallet);
+    await cut;
+    expect(res.status).toBe(200);
+    expect(await credit(key)).toBe(CREDIT - PRICE);
+    const written = await rows(wallet, 1);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
+  });
+
+  test('on the refund: the failed call is refunded exactly once, its row says so', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const cut = cutter.arm({ on: COMMIT, within: REFUND });
+    const res = await fails(key);
+    await cut;
+    expect(res.status).toBe(404);
+    expect(await credit(key)).toBe(CREDIT);
+    const written = await rows(wallet, 1);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[true, 404]]);
+  });
+
+  test('on the usage row: written once whether its insert committed unheard or never arrived', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    let cut = cutter.arm({ on: USAGE_INSERT });
+    expect((await succeeds(key, wallet)).status).toBe(200);
+    await cut;
+    cut = cutter.arm({ on: USAGE_INSERT, before: true });
+    expect((await succeeds(key, wallet)).status).toBe(200);
+    await cut;
+    const written = await rows(wallet, 2);
+    expect(written).toHaveLength(2);
+    expect(new Set(written.map((r) => r.call_id)).size).toBe(2);
+    expect(written.every((r) => !r.refunded && r.status === 200)).toBe(true);
+    expect(await credit(key)).toBe(CREDIT - 2 * PRICE);
+  });
+
+  test('on the x402 record: read back as this call\'s, so it is held (and a replay is not)', async () => {
+    const store = gw.services.store;
+    const payment = (callId: string): HeldPayment => ({
+      txKey: `lost-${callId}`,
+      network: 'mainnet-beta',
+      payer: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
+      asset: USDC_MINT,
+      amount: 10_000,
+      payTo: '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H',
+      capability: 'find-ata',
+      face: 'rest',
+      callId,
+    });
+    const mine = payment(newCallId());
+    const cut = cutter.arm({ on: /^insert into "x402_payments"/i });
+    expect(await store.holdPayment(mine, Date.now())).toBe(true);
+    await cut;
+    expect(await store.holdPayment({ ...mine, callId: newCallId() }, Date.now())).toBe(false);
+    const records = await db`SELECT call_id, status FROM x402_payments WHERE tx_key = ${mine.txKey}`;
+    expect(records).toEqual([{ call_id: mine.callId, status: 'held' }]);
+  });
+
+  test('when the database stays away past the wait: storage_unavailable, and the debit that did commit is refunded once it is back', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const cut = cutter.arm({ on: COMMIT, within: DEBIT });
+    void cut.then(() => cutter.away(true));
+    const started = Date.now();
+    const res = await succeeds(key, wallet);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.status).toBe(500);
+    expect(res.body).toMatchObject({ code: 'storage_unavailable', live_status: 'FAILED' });
+    expect(res.headers.get('retry-after')).toBeTruthy();
+    cutter.away(false);
+    // The refund kept for it is written once the database answers: the credit comes back whole.
+    let after = 0;
+    for (let i = 0; i < 100 && after !== CREDIT; i++, await Bun.sleep(100)) after = await credit(key);
+    expect(after).toBe(CREDIT);
+    const written = await rows(wallet, 1);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[true, 500]]);
+  });
+
+  test('a COMMIT never answered: the server ends the idle transaction, so the debit is made again and the call served in time, charged once', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const cut = cutter.arm({ on: COMMIT, within: DEBIT, stall: true });
+    const started = Date.now();
+    const res = await succeeds(key, wallet);
+    await cut;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.status).toBe(200);
+    expect(await credit(key)).toBe(CREDIT - PRICE);
+    const written = await rows(wallet, 1);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
+    // The first attempt's id was voided (so that transaction could never commit late) and the
+    // debit made again under the next attempt's id, which its usage row carries.
+    const records = await db`SELECT call_id, price, refunded_at FROM ledger_debits WHERE wallet = ${wallet} ORDER BY call_id`;
+    expect(records).toEqual([
+      { call_id: expect.any(String), price: '0', refunded_at: '0' },
+      { call_id: `${records[0].call_id}+`, price: String(PRICE), refunded_at: null },
+    ]);
+    expect(written[0]!.call_id).toBe(`${records[0].call_id}+`);
+  });
+
+  test('two replicas refunding one debit at once, and debiting one call id at once, move it once', async () => {
+    const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
+    const other = new PgLedger(db);
+    const debit = (await gw.services.store.debit(wallet, PRICE, newCallId()))!;
+    const refunds = await Promise.all([gw.services.store.refund(debit), other.refund(debit), gw.services.store.refund(debit), other.refund(debit)]);
+    expect(refunds.filter((r) => r.given !== null)).toHaveLength(1);
+    expect(await credit(key)).toBe(CREDIT);
+    const id = newCallId();
+    await Promise.allSettled([gw.services.store.debit(wallet, PRICE, id), other.debit(wallet, PRICE, id)]);
+    expect(await credit(key)).toBe(CREDIT - PRICE);
+  });
+});
