@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { SQL } from 'bun';
 import { generateKeyPairSigner } from '@solana/kit';
-import type { HeldPayment } from '../../src/billing/store.ts';
 import { newCallId } from '../../src/billing/call-id.ts';
 import { PgLedger } from '../../src/billing/pg-ledger.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
@@ -14,7 +13,7 @@ import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { commitCutter, type CommitCutter } from '../support/commit-cutter.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { USDC_MINT } from '../support/x402.ts';
+import { heldPayment } from '../support/x402.ts';
 
 setDefaultTimeout(60_000);
 
@@ -97,17 +96,7 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
 
   test('on the x402 record: read back as this call\'s, so it is held (and a replay is not)', async () => {
     const store = gw.services.store;
-    const payment = (callId: string): HeldPayment => ({
-      txKey: `lost-${callId}`,
-      network: 'mainnet-beta',
-      payer: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
-      asset: USDC_MINT,
-      amount: 10_000,
-      payTo: '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H',
-      capability: 'find-ata',
-      face: 'rest',
-      callId,
-    });
+    const payment = (callId: string) => heldPayment(`lost-${callId}`, callId);
     const mine = payment(newCallId());
     const cut = cutter.arm({ on: /^insert into "x402_payments"/i });
     expect(await store.holdPayment(mine, Date.now())).toBe(true);

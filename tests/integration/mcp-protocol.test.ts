@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { rpcAnswers } from '../support/mcp.ts';
 
 const HTTP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -24,18 +25,6 @@ afterAll(async () => {
   await chain.stop();
 });
 
-/** JSON-RPC answers of a POST, whether it answered JSON or an event stream. */
-async function answers(res: Response): Promise<any[]> {
-  const text = await res.text();
-  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return [JSON.parse(text)];
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('data:'))
-    .map((l) => l.slice(5).trim())
-    .filter(Boolean)
-    .map((d) => JSON.parse(d));
-}
-
 async function session() {
   const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: HTTP_HEADERS, body: JSON.stringify(INIT) });
   expect(res.status).toBe(200);
@@ -43,7 +32,7 @@ async function session() {
   const id = res.headers.get('mcp-session-id')!;
   const headers = { ...HTTP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
   await fetch(`${gw.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  const post = async (body: unknown) => answers(await fetch(`${gw.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) }));
+  const post = async (body: unknown) => rpcAnswers(await fetch(`${gw.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) }));
   return { id, headers, post };
 }
 
@@ -131,7 +120,7 @@ describe('2026-07-28: stateless requests', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeNull();
-    const [answer] = await answers(res);
+    const [answer] = await rpcAnswers(res);
     expect(answer.result.supportedVersions).toContain('2026-07-28');
     expect(answer.result.capabilities.tools).toBeDefined();
     expect(gw.services.mcp.size()).toBe(before);
@@ -144,7 +133,7 @@ describe('2026-07-28: stateless requests', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_chain_blockhash', arguments: {}, _meta: MODERN_META } }),
     });
     expect(res.status).toBe(200);
-    const [answer] = await answers(res);
+    const [answer] = await rpcAnswers(res);
     expect(JSON.parse(answer.result.content[0].text)).toMatchObject({ live_status: 'SUCCESS' });
   });
 });

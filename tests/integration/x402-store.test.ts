@@ -1,25 +1,13 @@
 // The x402 payment record on both stores (SQLite file, PostgreSQL): a payment transaction is held
 // once however many ask at once, a released one may be held again, a finished one never is.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { HeldPayment } from '../../src/billing/store.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { USDC_MINT } from '../support/x402.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { heldPayment } from '../support/x402.ts';
 
 setDefaultTimeout(30_000);
 
-const payment = (txKey: string, callId = newCallId()): HeldPayment => ({
-  txKey,
-  network: 'mainnet-beta',
-  payer: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
-  asset: USDC_MINT,
-  amount: 10_000,
-  payTo: '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H',
-  capability: 'find-ata',
-  face: 'rest',
-  callId,
-});
+const payment = heldPayment;
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   describe.skipIf(backend === 'postgres' && shouldSkipPostgres('x402-store'))(`x402 payments on ${backend}`, () => {

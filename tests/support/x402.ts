@@ -37,6 +37,8 @@ import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/client';
 import type { Config } from '../../src/config.ts';
 import { LAMPORTS_PER_SOL, type Sandbox } from './sandbox/index.ts';
 import { USDC_MINT } from './sandbox/constants.ts';
+import type { HeldPayment } from '../../src/billing/store.ts';
+import { newCallId } from '../../src/billing/call-id.ts';
 
 export { USDC_MINT };
 export const USDC = address(USDC_MINT);
@@ -238,3 +240,16 @@ export async function startFacilitator(chain: Sandbox, feePayer: KeyPairSigner):
   });
   return { url: `http://127.0.0.1:${server.port}`, calls, stop: () => server.stop(true) };
 }
+
+/** An x402 payment as the store records it, for store-level tests: `txKey` names its transaction. */
+export const heldPayment = (txKey: string, callId = newCallId()): HeldPayment => ({
+  txKey,
+  network: 'mainnet-beta',
+  payer: 'vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg',
+  asset: USDC_MINT,
+  amount: 10_000,
+  payTo: '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H',
+  capability: 'find-ata',
+  face: 'rest',
+  callId,
+});
