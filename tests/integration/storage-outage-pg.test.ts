@@ -1,0 +1,159 @@
+// Two gateway processes on one PostgreSQL, 24 clients making paid calls round robin, and the
+// database taken away for five seconds three ways (issue 33): `pg_ctl stop -m immediate`, a kill -9
+// of all its processes, and a graceful `pg_ctl stop -m fast` (a restart that takes five seconds),
+// then started again. What must hold after each:
+// - money exact: credit = deposit - (2xx answers x price); one usage row per 2xx, a refunded row per
+//   charged failure at most, no duplicates;
+// - every refused paid call got the storage_unavailable JSON with Retry-After, none a bare 500, none
+//   a hang past 10 s; free calls stayed 200;
+// - both replicas alive; /readyz 503 within 2 s of the database going and 200 within 2 s of its return;
+// - a deposit made during the outage is credited by the watcher once the database is back.
+// Every fact is gathered before one comparison, so a failed run names all that failed (and prints
+// them: `bun run test:outage` runs this file repeatedly and counts them).
+// OUTAGE_MODES=immediate,kill9,fast (the default) picks the modes.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { SQL } from 'bun';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import { claimWhenSeen, deposit, heliusPayload } from '../support/agent.ts';
+import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres, startPostgres, freshDatabase, type PostgresServer } from '../support/postgres.ts';
+import { clientOf, http, startReplica, type Replica } from '../support/replicas.ts';
+import { ask, load, within, type Answer } from '../support/outage.ts';
+
+setDefaultTimeout(60_000);
+
+const PRICE = 2_200_000;
+const CREDIT_CALLS = 30_000;
+const SECRET = 'whsec_outage_pg';
+const OUTAGE_MS = 5_000;
+const CLIENTS = 24;
+const MODES = (process.env.OUTAGE_MODES ?? 'immediate,kill9,fast').split(',') as ('immediate' | 'kill9' | 'fast')[];
+const skip = shouldSkipPostgres('storage outage');
+
+const sandbox = sandboxGateways({ mint: true });
+
+describe.skipIf(skip)('the database away under paid load, two replicas', () => {
+  let pg: PostgresServer;
+  let databaseUrl: string;
+  let pair: Replica[];
+  let gatewayAddress: Address;
+
+  beforeAll(async () => {
+    // A server of its own: the shared one serves the other test files.
+    pg = await startPostgres();
+    databaseUrl = await freshDatabase(pg.url);
+    gatewayAddress = (await generateKeyPairSigner()).address;
+    const env = {
+      DATABASE_URL: databaseUrl,
+      MAINNET_RPC_URLS: sandbox.chain.url,
+      DEVNET_RPC_URLS: sandbox.chain.url,
+      GATEWAY_ADDRESS: gatewayAddress,
+      WEBHOOK_SECRET: SECRET,
+      FREE_CALLS: '0',
+      // On, and out of the way: the shared limiter is in play, and falls back to the local one while the database is away.
+      RATE_LIMIT_RPS: '100000',
+      RATE_LIMIT_BURST: '100000',
+      CHALLENGES_PER_MINUTE: '0',
+      DEPOSIT_POLL_SECONDS: '1',
+    };
+    pair = await Promise.all([startReplica(env), startReplica(env)]);
+  }, POSTGRES_HOOK_TIMEOUT_MS);
+  afterAll(async () => {
+    await Promise.all((pair ?? []).map((r) => r.stop()));
+    await pg?.stop();
+  });
+
+  /** A new wallet's key, bought through the webhook on one replica and claimed on the other. */
+  async function funded(lamports: number) {
+    const agent = await sandbox.chain.newWallet(BigInt(lamports) + 1_000_000_000n);
+    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(lamports));
+    const hook = await http(pair[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, lamports), headers: { authorization: SECRET } });
+    expect(hook.status).toBe(200);
+    return { key: await claimWhenSeen(clientOf(pair[1]!.url), agent, 5_000), wallet: agent.address };
+  }
+
+  /** First time (ms after `from`) each replica's /readyz answered `status`, polled every 100 ms for `timeoutMs`. */
+  const readyzTurns = (status: number, from: number, timeoutMs: number) =>
+    Promise.all(pair.map(async (r) => ((await within(timeoutMs, async () => (await ask(r.url + '/readyz', {}, 1_000)).status === status)) === null ? null : Date.now() - from)));
+
+  for (const mode of MODES) {
+    test(`${mode}: five seconds without the database, then back`, async () => {
+      const { key, wallet } = await funded(CREDIT_CALLS * PRICE);
+      const path = `/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`;
+      const paid = load(CLIENTS, async (i) => (await Bun.sleep(10), ask(pair[i % 2]!.url + path, { 'x-api-key': key })));
+      await within(10_000, () => paid.answers.filter((a) => a.status === 200).length >= 50);
+      const logsBefore = pair.map((r) => r.logs.length);
+
+      const downAt = Date.now();
+      await pg.down(mode);
+      const notReady = readyzTurns(503, downAt, 2_000);
+      // During the outage: free calls (with and without a key) and a deposit the watcher must not lose.
+      await Bun.sleep(500);
+      const free = await Promise.all(pair.flatMap((r) => [ask(r.url + '/api/chain/blockhash'), ask(r.url + '/api/chain/blockhash', { 'x-api-key': key })]));
+      const depositor = await sandbox.chain.newWallet(3_000_000_000n);
+      await deposit(sandbox.chain, depositor, gatewayAddress, 2_000_000_000n);
+      const readyzDuring = await notReady;
+      await Bun.sleep(Math.max(0, downAt + OUTAGE_MS - Date.now()));
+
+      await pg.up();
+      const upAt = Date.now();
+      const readyzAfter = await readyzTurns(200, upAt, 5_000);
+      const servedAgain = await within(5_000, () => paid.answers.some((a) => a.status === 200 && a.at >= upAt));
+      await Bun.sleep(1_000);
+      const answers = await paid.stop();
+
+      const ok = answers.filter((a) => a.status === 200);
+      const failed = answers.filter((a) => a.status !== 200);
+      const unclean = failed.filter((a) => !(a.status === 500 && a.body?.code === 'storage_unavailable' && a.body?.live_status === 'FAILED' && Number(a.retryAfter) > 0));
+      const me = (await http(pair[0]!.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body;
+      const sql = new SQL(databaseUrl);
+      const rows = await sql<{ refunded: boolean; status: number; n: number }[]>`SELECT refunded, status, count(*)::int AS n FROM usage_events WHERE wallet = ${wallet} GROUP BY refunded, status`;
+      const hasCallIds = (await sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'usage_events' AND column_name = 'call_id'`).length > 0;
+      const duplicates = hasCallIds ? Number((await sql`SELECT count(*) - count(DISTINCT call_id) AS d FROM usage_events WHERE wallet = ${wallet}`)[0].d) : 0;
+      await sql.close();
+      const kept = rows.filter((r) => !r.refunded && r.status === 200).reduce((n, r) => n + r.n, 0);
+      const refundedRows = rows.filter((r) => r.refunded).reduce((n, r) => n + r.n, 0);
+      const depositSeen = await claimWhenSeen(clientOf(pair[0]!.url), depositor, 15_000).then(
+        () => true,
+        () => false,
+      );
+      const newLogs = pair.map((r, i) => r.logs.slice(logsBefore[i]));
+      const alive = await Promise.all(pair.map(async (r) => (await ask(r.url + '/healthz')).status === 200));
+
+      const facts = {
+        creditExact: me.creditLamports === (CREDIT_CALLS - ok.length) * PRICE && me.callsMade === ok.length,
+        usageRowPer2xx: kept === ok.length,
+        refundedRowsAtMostFailures: refundedRows <= failed.length,
+        noDuplicateRows: duplicates === 0 && rows.every((r) => r.status === 200 || r.refunded),
+        someRefused: failed.length > 0,
+        everyRefusalStorageUnavailable: unclean.length === 0,
+        noHangPast10s: answers.every((a) => a.status !== 0 && a.ms < 10_000),
+        freeCalls200: free.every((a) => a.status === 200),
+        servedWithin2sOfReturn: servedAgain !== null && servedAgain <= 2_000,
+        readyz503Within2s: readyzDuring.every((t) => t !== null && t <= 2_000),
+        readyz200Within2sOfReturn: readyzAfter.every((t) => t !== null && t <= 2_000),
+        bothReplicasAlive: alive.every(Boolean) && pair.every((r) => r.logs.every((l) => !l.includes('cannot open the database'))),
+        oneWarningPerReplica: newLogs.every((l) => l.filter((x) => x.includes('storage unavailable (postgres')).length === 1),
+        oneRecoveryLinePerReplica: newLogs.every((l) => l.filter((x) => x.includes('storage answers again (postgres')).length === 1),
+        noStackInLogs: newLogs.every((l) => !l.some((x) => /unhandled error|capability failed/.test(x))),
+        depositDuringOutageCredited: depositSeen,
+      };
+      const figures = {
+        answers: answers.length,
+        ok: ok.length,
+        failed: failed.length,
+        unclean: unclean.slice(0, 3).map((a) => ({ status: a.status, body: a.body })),
+        creditLamports: me.creditLamports,
+        expectedCredit: (CREDIT_CALLS - ok.length) * PRICE,
+        callsMade: me.callsMade,
+        usageRows: rows,
+        readyzDuring,
+        readyzAfter,
+        servedAgain,
+        slowest: Math.max(...answers.map((a) => a.ms)),
+      };
+      console.log(`OUTAGE-FACTS ${mode} ${JSON.stringify(facts)} ${JSON.stringify(figures)}`);
+      expect(facts).toEqual(Object.fromEntries(Object.keys(facts).map((k) => [k, true])) as typeof facts);
+    });
+  }
+});
