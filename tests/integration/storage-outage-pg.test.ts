@@ -15,10 +15,11 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { SQL } from 'bun';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { claimWhenSeen, deposit, heliusPayload } from '../support/agent.ts';
+import { claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
 import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres, startPostgres, freshDatabase, type PostgresServer } from '../support/postgres.ts';
 import { clientOf, http, startReplica, type Replica } from '../support/replicas.ts';
 import { ask, load, within, type Answer } from '../support/outage.ts';
+import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
 
 setDefaultTimeout(60_000);
 
@@ -39,8 +40,10 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
   let gatewayAddress: Address;
 
   beforeAll(async () => {
-    // A server of its own: the shared one serves the other test files.
-    pg = await startPostgres();
+    // A server of its own (the shared one serves the other test files), with Postgres's own commit
+    // settings: the shared one acknowledges commits before their WAL is written (synchronous_commit
+    // off), which an immediate stop or a kill -9 loses, 2xx answers and all.
+    pg = await startPostgres({ durable: true });
     databaseUrl = await freshDatabase(pg.url);
     gatewayAddress = (await generateKeyPairSigner()).address;
     const env = {
@@ -83,13 +86,36 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
       const paid = load(CLIENTS, async (i) => (await Bun.sleep(10), ask(pair[i % 2]!.url + path, { 'x-api-key': key })));
       await within(10_000, () => paid.answers.filter((a) => a.status === 200).length >= 50);
       const logsBefore = pair.map((r) => r.logs.length);
+      const claimer = await sandbox.chain.newWallet();
+      const challenge = (await http(pair[0]!.url, `/api/keys/challenge?wallet=${claimer.address}`)).body.challenge as string;
+      const claimBody = { wallet: claimer.address, signature: await signChallenge(claimer, challenge), challenge };
 
       const downAt = Date.now();
-      await pg.down(mode);
+      const going = pg.down(mode);
       const notReady = readyzTurns(503, downAt, 2_000);
+      await going;
       // During the outage: free calls (with and without a key) and a deposit the watcher must not lose.
       await Bun.sleep(500);
       const free = await Promise.all(pair.flatMap((r) => [ask(r.url + '/api/chain/blockhash'), ask(r.url + '/api/chain/blockhash', { 'x-api-key': key })]));
+      // What writes (or must read the key) answers the same as a paid call: a challenge, a claim, the balance.
+      const claimPost = await http(pair[1]!.url, '/api/keys/claim', { method: 'POST', body: claimBody });
+      const keyRoutes = [
+        ...(await Promise.all([ask(`${pair[0]!.url}/api/keys/challenge?wallet=${claimer.address}`), ask(`${pair[1]!.url}/api/keys/me`, { 'x-api-key': key })])),
+        { status: claimPost.status, body: claimPost.body, retryAfter: claimPost.headers.get('retry-after'), at: 0, ms: 0 },
+      ];
+      // MCP sessions still open (the key cannot be looked up, the address names the rate-limit bucket) and a paid tool answers the same body as an error result.
+      const mcp = await Promise.all(
+        TRANSPORTS.map(async (kind) => {
+          try {
+            const client = await connectMcp(pair[0]!.url, kind, { headers: { 'x-api-key': key } });
+            const r = await client.call('find_ata', { wallet, mint: sandbox.mint }).finally(() => client.close());
+            const meta = r.result._meta?.['io.github.chain-intelligence-gateway/http'];
+            return r.isError && r.body?.code === 'storage_unavailable' && meta?.status === 500 && Number(meta.headers['retry-after']) > 0;
+          } catch {
+            return false;
+          }
+        }),
+      );
       const depositor = await sandbox.chain.newWallet(3_000_000_000n);
       await deposit(sandbox.chain, depositor, gatewayAddress, 2_000_000_000n);
       const readyzDuring = await notReady;
@@ -104,7 +130,8 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
 
       const ok = answers.filter((a) => a.status === 200);
       const failed = answers.filter((a) => a.status !== 200);
-      const unclean = failed.filter((a) => !(a.status === 500 && a.body?.code === 'storage_unavailable' && a.body?.live_status === 'FAILED' && Number(a.retryAfter) > 0));
+      const clean = (a: Answer) => a.status === 500 && a.body?.code === 'storage_unavailable' && a.body?.live_status === 'FAILED' && Number(a.retryAfter) > 0;
+      const unclean = failed.filter((a) => !clean(a));
       const me = (await http(pair[0]!.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body;
       const sql = new SQL(databaseUrl);
       const rows = await sql<{ refunded: boolean; status: number; n: number }[]>`SELECT refunded, status, count(*)::int AS n FROM usage_events WHERE wallet = ${wallet} GROUP BY refunded, status`;
@@ -129,6 +156,8 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
         everyRefusalStorageUnavailable: unclean.length === 0,
         noHangPast10s: answers.every((a) => a.status !== 0 && a.ms < 10_000),
         freeCalls200: free.every((a) => a.status === 200),
+        keyRoutesStorageUnavailable: keyRoutes.every(clean),
+        mcpToolResultStorageUnavailable: mcp.every(Boolean),
         servedWithin2sOfReturn: servedAgain !== null && servedAgain <= 2_000,
         readyz503Within2s: readyzDuring.every((t) => t !== null && t <= 2_000),
         readyz200Within2sOfReturn: readyzAfter.every((t) => t !== null && t <= 2_000),
@@ -143,6 +172,7 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
         ok: ok.length,
         failed: failed.length,
         unclean: unclean.slice(0, 3).map((a) => ({ status: a.status, body: a.body })),
+        keyRoutes: keyRoutes.filter((a) => !clean(a)).map((a) => ({ status: a.status, body: a.body })),
         creditLamports: me.creditLamports,
         expectedCredit: (CREDIT_CALLS - ok.length) * PRICE,
         callsMade: me.callsMade,

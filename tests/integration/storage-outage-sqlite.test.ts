@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { fundedKey } from '../support/agent.ts';
+import { fundedKey, signChallenge } from '../support/agent.ts';
 import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
 import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, within, type Answer } from '../support/outage.ts';
 import type { TestGateway } from '../support/gateway.ts';
@@ -98,11 +98,17 @@ describe.skipIf(!tmpfs)(suite, () => {
     const wallet = new URL(f.paidUrl).searchParams.get('wallet')!;
     const paid = paidLoad(f);
     await within(5_000, () => paid.answers.filter((a) => a.status === 200).length >= 20);
+    const claimer = await sandbox.chain.newWallet();
+    const challenge = (await f.gw.get(`/api/keys/challenge?wallet=${claimer.address}`)).body.challenge;
     const filler = join(tmpfs!.dir, 'filler');
     fillDisk(filler);
     expect(await within(5_000, () => paid.answers.some((a) => a.status === 500))).not.toBeNull();
     // While it is full: free calls need no storage; readiness names the storage and why.
     expect((await ask(f.freeUrl)).status).toBe(200);
+    // Claims write: the same answer, for the challenge and for the claim itself.
+    expectStorageUnavailable(await ask(`${f.gw.url}/api/keys/challenge?wallet=${claimer.address}`));
+    const claim = await f.gw.post('/api/keys/claim', { wallet: claimer.address, signature: await signChallenge(claimer, challenge), challenge });
+    expectStorageUnavailable({ status: claim.status, body: claim.body, retryAfter: claim.headers.get('retry-after'), at: 0, ms: 0 });
     expect(await within(2_000, async () => (await readyz(f.gw)).databaseError === 'sqlite: disk full')).not.toBeNull();
     expect((await ask(f.gw.url + '/readyz')).status).toBe(503);
     await expectMcpRefusals(f, wallet);
