@@ -166,6 +166,7 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
         oneRecoveryLinePerReplica: newLogs.every((l) => l.filter((x) => x.includes('storage answers again (postgres')).length === 1),
         noStackInLogs: newLogs.every((l) => !l.some((x) => /unhandled error|capability failed/.test(x))),
         depositDuringOutageCredited: depositSeen,
+        watcherPausedAndResumedOnce: newLogs.every((l) => l.filter((x) => x.includes('deposit watcher paused')).length === 1 && l.filter((x) => x.includes('deposit watcher resumed')).length === 1 && !l.some((x) => x.includes('deposit watcher poll failed'))),
       };
       const figures = {
         answers: answers.length,
