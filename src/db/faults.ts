@@ -13,8 +13,6 @@ const PG_CLIENT: Record<string, StorageFault> = {
   ERR_POSTGRES_CONNECTION_REFUSED: 'unreachable',
   ERR_POSTGRES_CONNECTION_FAILED: 'unreachable',
   ERR_POSTGRES_CONNECTION_TIMEOUT: 'timeout',
-  ERR_POSTGRES_IDLE_TIMEOUT: 'unreachable',
-  ERR_POSTGRES_LIFETIME_TIMEOUT: 'unreachable',
 };
 
 /** PostgreSQL's SQLSTATE classes and codes (its errno) that say the server cannot serve now. */

@@ -10,7 +10,8 @@
 // - a deposit made during the outage is credited by the watcher once the database is back.
 // Every fact is gathered before one comparison, so a failed run names all that failed (and prints
 // them: `bun run test:outage` runs this file repeatedly and counts them).
-// OUTAGE_MODES=immediate,kill9,fast (the default) picks the modes.
+// A fourth run restarts it with `pg_ctl restart -m fast` and no wait: readiness must see even that.
+// OUTAGE_MODES=immediate,kill9,fast,restart (the default) picks the modes.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { SQL } from 'bun';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
@@ -28,7 +29,7 @@ const CREDIT_CALLS = 30_000;
 const SECRET = 'whsec_outage_pg';
 const OUTAGE_MS = 5_000;
 const CLIENTS = 24;
-const MODES = (process.env.OUTAGE_MODES ?? 'immediate,kill9,fast').split(',') as ('immediate' | 'kill9' | 'fast')[];
+const MODES = (process.env.OUTAGE_MODES ?? 'immediate,kill9,fast,restart').split(',') as ('immediate' | 'kill9' | 'fast' | 'restart')[];
 const skip = shouldSkipPostgres('storage outage');
 
 const sandbox = sandboxGateways({ mint: true });
@@ -79,8 +80,32 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
   const readyzTurns = (status: number, from: number, timeoutMs: number) =>
     Promise.all(pair.map(async (r) => ((await within(timeoutMs, async () => (await ask(r.url + '/readyz', {}, 1_000)).status === status)) === null ? null : Date.now() - from)));
 
+  /** What needs no storage works; what writes (or must read the key) answers like a paid call: a challenge, a claim, the balance, an MCP tool. */
+  async function duringOutage(key: string, wallet: string, claimBody: Record<string, string>) {
+    const free = await Promise.all(pair.flatMap((r) => [ask(r.url + '/api/chain/blockhash'), ask(r.url + '/api/chain/blockhash', { 'x-api-key': key })]));
+    const claimPost = await http(pair[1]!.url, '/api/keys/claim', { method: 'POST', body: claimBody });
+    const keyRoutes = [
+      ...(await Promise.all([ask(`${pair[0]!.url}/api/keys/challenge?wallet=${claimBody.wallet}`), ask(`${pair[1]!.url}/api/keys/me`, { 'x-api-key': key })])),
+      { status: claimPost.status, body: claimPost.body, retryAfter: claimPost.headers.get('retry-after'), at: 0, ms: 0 },
+    ];
+    // MCP sessions still open (the key cannot be looked up: the address names the rate-limit bucket) and a paid tool answers the same body as an error result.
+    const mcp = await Promise.all(
+      TRANSPORTS.map(async (kind) => {
+        try {
+          const client = await connectMcp(pair[0]!.url, kind, { headers: { 'x-api-key': key } });
+          const r = await client.call('find_ata', { wallet, mint: sandbox.mint }).finally(() => client.close());
+          const meta = r.result._meta?.['io.github.chain-intelligence-gateway/http'];
+          return r.isError && r.body?.code === 'storage_unavailable' && meta?.status === 500 && Number(meta.headers['retry-after']) > 0;
+        } catch {
+          return false;
+        }
+      }),
+    );
+    return { free, keyRoutes, mcp };
+  }
+
   for (const mode of MODES) {
-    test(`${mode}: five seconds without the database, then back`, async () => {
+    test(mode === 'restart' ? 'restart: pg_ctl restart -m fast, back at once' : `${mode}: five seconds without the database, then back`, async () => {
       const { key, wallet } = await funded(CREDIT_CALLS * PRICE);
       const path = `/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`;
       const paid = load(CLIENTS, async (i) => (await Bun.sleep(10), ask(pair[i % 2]!.url + path, { 'x-api-key': key })));
@@ -91,37 +116,18 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
       const claimBody = { wallet: claimer.address, signature: await signChallenge(claimer, challenge), challenge };
 
       const downAt = Date.now();
-      const going = pg.down(mode);
+      const going = mode === 'restart' ? pg.restart() : pg.down(mode);
       const notReady = readyzTurns(503, downAt, 2_000);
       await going;
-      // During the outage: free calls (with and without a key) and a deposit the watcher must not lose.
-      await Bun.sleep(500);
-      const free = await Promise.all(pair.flatMap((r) => [ask(r.url + '/api/chain/blockhash'), ask(r.url + '/api/chain/blockhash', { 'x-api-key': key })]));
-      // What writes (or must read the key) answers the same as a paid call: a challenge, a claim, the balance.
-      const claimPost = await http(pair[1]!.url, '/api/keys/claim', { method: 'POST', body: claimBody });
-      const keyRoutes = [
-        ...(await Promise.all([ask(`${pair[0]!.url}/api/keys/challenge?wallet=${claimer.address}`), ask(`${pair[1]!.url}/api/keys/me`, { 'x-api-key': key })])),
-        { status: claimPost.status, body: claimPost.body, retryAfter: claimPost.headers.get('retry-after'), at: 0, ms: 0 },
-      ];
-      // MCP sessions still open (the key cannot be looked up, the address names the rate-limit bucket) and a paid tool answers the same body as an error result.
-      const mcp = await Promise.all(
-        TRANSPORTS.map(async (kind) => {
-          try {
-            const client = await connectMcp(pair[0]!.url, kind, { headers: { 'x-api-key': key } });
-            const r = await client.call('find_ata', { wallet, mint: sandbox.mint }).finally(() => client.close());
-            const meta = r.result._meta?.['io.github.chain-intelligence-gateway/http'];
-            return r.isError && r.body?.code === 'storage_unavailable' && meta?.status === 500 && Number(meta.headers['retry-after']) > 0;
-          } catch {
-            return false;
-          }
-        }),
-      );
+      // During the outage: free calls, the key routes, MCP, and a deposit the watcher must not lose.
+      const during = mode === 'restart' ? undefined : (await Bun.sleep(500), await duringOutage(key, wallet, claimBody));
       const depositor = await sandbox.chain.newWallet(3_000_000_000n);
       await deposit(sandbox.chain, depositor, gatewayAddress, 2_000_000_000n);
       const readyzDuring = await notReady;
-      await Bun.sleep(Math.max(0, downAt + OUTAGE_MS - Date.now()));
-
-      await pg.up();
+      if (mode !== 'restart') {
+        await Bun.sleep(Math.max(0, downAt + OUTAGE_MS - Date.now()));
+        await pg.up();
+      }
       const upAt = Date.now();
       const readyzAfter = await readyzTurns(200, upAt, 5_000);
       const servedAgain = await within(5_000, () => paid.answers.some((a) => a.status === 200 && a.at >= upAt));
@@ -147,17 +153,13 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
       const newLogs = pair.map((r, i) => r.logs.slice(logsBefore[i]));
       const alive = await Promise.all(pair.map(async (r) => (await ask(r.url + '/healthz')).status === 200));
 
-      const facts = {
+      const always = {
         creditExact: me.creditLamports === (CREDIT_CALLS - ok.length) * PRICE && me.callsMade === ok.length,
         usageRowPer2xx: kept === ok.length,
         refundedRowsAtMostFailures: refundedRows <= failed.length,
         noDuplicateRows: duplicates === 0 && rows.every((r) => r.status === 200 || r.refunded),
-        someRefused: failed.length > 0,
         everyRefusalStorageUnavailable: unclean.length === 0,
         noHangPast10s: answers.every((a) => a.status !== 0 && a.ms < 10_000),
-        freeCalls200: free.every((a) => a.status === 200),
-        keyRoutesStorageUnavailable: keyRoutes.every(clean),
-        mcpToolResultStorageUnavailable: mcp.every(Boolean),
         servedWithin2sOfReturn: servedAgain !== null && servedAgain <= 2_000,
         readyz503Within2s: readyzDuring.every((t) => t !== null && t <= 2_000),
         readyz200Within2sOfReturn: readyzAfter.every((t) => t !== null && t <= 2_000),
@@ -166,14 +168,22 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
         oneRecoveryLinePerReplica: newLogs.every((l) => l.filter((x) => x.includes('storage answers again (postgres')).length === 1),
         noStackInLogs: newLogs.every((l) => !l.some((x) => /unhandled error|capability failed/.test(x))),
         depositDuringOutageCredited: depositSeen,
+      };
+      // What only an outage that lasts can show.
+      const lasting = during && {
+        someRefused: failed.length > 0,
+        freeCalls200: during.free.every((a) => a.status === 200),
+        keyRoutesStorageUnavailable: during.keyRoutes.every(clean),
+        mcpToolResultStorageUnavailable: during.mcp.every(Boolean),
         watcherPausedAndResumedOnce: newLogs.every((l) => l.filter((x) => x.includes('deposit watcher paused')).length === 1 && l.filter((x) => x.includes('deposit watcher resumed')).length === 1 && !l.some((x) => x.includes('deposit watcher poll failed'))),
       };
+      const facts = { ...always, ...lasting };
       const figures = {
         answers: answers.length,
         ok: ok.length,
         failed: failed.length,
         unclean: unclean.slice(0, 3).map((a) => ({ status: a.status, body: a.body })),
-        keyRoutes: keyRoutes.filter((a) => !clean(a)).map((a) => ({ status: a.status, body: a.body })),
+        keyRoutes: during?.keyRoutes.filter((a) => !clean(a)).map((a) => ({ status: a.status, body: a.body })),
         creditLamports: me.creditLamports,
         expectedCredit: (CREDIT_CALLS - ok.length) * PRICE,
         callsMade: me.callsMade,
@@ -182,6 +192,7 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
         readyzAfter,
         servedAgain,
         slowest: Math.max(...answers.map((a) => a.ms)),
+        storageLines: newLogs.map((l) => l.filter((x) => x.includes('storage ')).map((x) => x.slice(0, 160))),
       };
       console.log(`OUTAGE-FACTS ${mode} ${JSON.stringify(facts)} ${JSON.stringify(figures)}`);
       expect(facts).toEqual(Object.fromEntries(Object.keys(facts).map((k) => [k, true])) as typeof facts);

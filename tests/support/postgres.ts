@@ -59,6 +59,8 @@ export interface PostgresServer {
   down(how: 'immediate' | 'fast' | 'kill9'): Promise<void>;
   /** Starts it again on the same port and data (after down()). */
   up(): Promise<void>;
+  /** `pg_ctl restart -m fast`: a graceful restart, back as soon as it can be. */
+  restart(): Promise<void>;
 }
 
 export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PostgresServer> {
@@ -94,6 +96,7 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
       while (spawnSync('kill', ['-0', String(postmaster)]).status === 0) await Bun.sleep(20);
     },
     up: start,
+    restart: () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-o', settings, '-l', join(dir, 'server.log'), '-w', 'restart']),
   };
 }
 
