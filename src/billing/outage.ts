@@ -1,8 +1,8 @@
 // What the gateway does while its database is away (issue 33): every storage call that fails for a
 // storage reason (db/faults.ts) becomes the one answer for it, StorageUnavailable (500, a code,
 // Retry-After), never a bare 500 with a stack. An outage is an episode: one warning when it begins,
-// one line when the database answers again, a counter of what it refused and a gauge for the
-// state. A probe asks the database twice a second, so /readyz turns 503 within a second or so of
+// one line once the database has answered again for a moment, a counter of what it refused and a
+// gauge for the state. A probe asks the database twice a second, so /readyz turns 503 within a second or so of
 // the database going away (a graceful restart too) and 200 as soon as it answers again; nothing
 // needs a restart.
 import { storageFault, type StorageFault } from '../db/faults.ts';
@@ -15,14 +15,28 @@ import type { BillingStore } from './store.ts';
 export const STORAGE_PROBE_MS = 500;
 /** A probe with no answer within this long counts as a failure: a database that hangs is away too. */
 const PROBE_TIMEOUT_MS = 1000;
+/**
+ * An outage is over for the log once the database has answered this long: a call failing just
+ * after the first probe succeeded (a pooled connection that met the server still starting) is the
+ * same outage, not a second warning. Readiness turns at once either way.
+ */
+const SETTLE_MS = 2000;
 
 export interface StorageProbe {
   /** Throws when the database cannot serve; `outage` is true while one is known, for a probe that checks more then. */
   (outage: boolean): void | Promise<void>;
 }
 
+interface Episode {
+  reason: StorageFault;
+  since: number;
+  refused: number;
+}
+
 export class StorageOutage {
-  private down: { reason: StorageFault; since: number; refused: number } | undefined;
+  private down: Episode | undefined;
+  /** An outage the database answers again after, not yet logged as over (SETTLE_MS). */
+  private settling: { episode: Episode; timer: ReturnType<typeof setTimeout> } | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private probing = false;
   /** Told when the database goes away (false) and when it answers again (true). */
@@ -32,6 +46,7 @@ export class StorageOutage {
     readonly backend: 'sqlite' | 'postgres',
     private readonly log: Logger,
     private readonly probe: StorageProbe,
+    private readonly settleMs = SETTLE_MS,
   ) {
     storageAvailable.set(1);
   }
@@ -89,8 +104,17 @@ export class StorageOutage {
 
   private wentAway(reason: StorageFault) {
     if (this.down) return;
-    this.down = { reason, since: Date.now(), refused: 0 };
     storageAvailable.set(0);
+    const settling = this.settling;
+    if (settling) {
+      // Back only a moment ago: the same outage goes on, already told.
+      clearTimeout(settling.timer);
+      this.settling = undefined;
+      this.down = settling.episode;
+      this.onChange?.(false);
+      return;
+    }
+    this.down = { reason, since: Date.now(), refused: 0 };
     this.log.warn(`storage unavailable (${this.backend}: ${reason}): paid calls and claims answer storage_unavailable with Retry-After until it answers again`, {
       event: 'storage_unavailable',
       backend: this.backend,
@@ -100,18 +124,24 @@ export class StorageOutage {
   }
 
   private answered() {
-    const down = this.down;
-    if (!down) return;
+    const episode = this.down;
+    if (!episode) return;
     this.down = undefined;
     storageAvailable.set(1);
-    this.log.info(`storage answers again (${this.backend})`, {
-      event: 'storage_available',
-      backend: this.backend,
-      reason: down.reason,
-      downSeconds: Math.round((Date.now() - down.since) / 100) / 10,
-      refused: down.refused,
-    });
     this.onChange?.(true);
+    const backAt = Date.now();
+    const timer = setTimeout(() => {
+      this.settling = undefined;
+      this.log.info(`storage answers again (${this.backend})`, {
+        event: 'storage_available',
+        backend: this.backend,
+        reason: episode.reason,
+        downSeconds: Math.round((backAt - episode.since) / 100) / 10,
+        refused: episode.refused,
+      });
+    }, this.settleMs);
+    timer.unref?.();
+    this.settling = { episode, timer };
   }
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey, signChallenge } from '../support/agent.ts';
-import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
+import { CLIENTS, connectMcp } from '../support/mcp.ts';
 import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, within, type Answer } from '../support/outage.ts';
 import type { TestGateway } from '../support/gateway.ts';
 
@@ -46,9 +46,9 @@ const paidLoad = (f: Funded) => load(6, async () => (await Bun.sleep(20), ask(f.
 
 const readyz = async (gw: TestGateway) => (await ask(gw.url + '/readyz')).body;
 
-/** While the storage is away: MCP paid tool calls through the official clients on both transports are error results with the same body. */
+/** While the storage is away: MCP paid tool calls through the official clients (both transports, and the 2026-07-28 stateless revision) are error results with the same body. */
 async function expectMcpRefusals(f: Funded, wallet: string) {
-  for (const kind of TRANSPORTS) {
+  for (const kind of CLIENTS) {
     const mcp = await connectMcp(f.gw.url, kind, { headers: { 'x-api-key': f.key } });
     try {
       const r = await mcp.call('find_ata', { wallet, mint: sandbox.mint });
@@ -71,8 +71,9 @@ async function expectExact(f: Funded, answers: Answer[], databasePath: string) {
   // No refused call kept its debit: the credit is the deposit less the 2xx answers, exactly.
   const me = (await f.gw.get('/api/keys/me', { 'x-api-key': f.key })).body;
   expect({ creditLamports: me.creditLamports, callsMade: me.callsMade }).toEqual({ creditLamports: (CREDIT_CALLS - ok.length) * PRICE, callsMade: ok.length });
-  // Told once, and once that it is over: no line per refused call, no stack.
+  // Told once, and once that it is over (after it has stayed back for 2 s): no line per refused call, no stack.
   const logs = f.gw.logs;
+  await within(5_000, () => logs.some((l) => l.includes('storage answers again (sqlite')));
   expect(logs.filter((l) => l.includes('storage unavailable (sqlite'))).toHaveLength(1);
   expect(logs.filter((l) => l.includes('storage answers again (sqlite'))).toHaveLength(1);
   expect(logs.filter((l) => /unhandled error|capability failed/.test(l))).toEqual([]);

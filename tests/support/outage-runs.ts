@@ -33,5 +33,6 @@ const modes = Object.keys(held);
 const facts = [...new Set(modes.flatMap((m) => Object.keys(held[m]!)))];
 const width = Math.max(...facts.map((f) => f.length));
 console.log(`${''.padEnd(width)}  ${modes.map((m) => m.padStart(10)).join('')}`);
-for (const f of facts) console.log(`${f.padEnd(width)}  ${modes.map((m) => `${held[m]![f] ?? 0}/${seen[m]}`.padStart(10)).join('')}`);
+// A fact a mode does not check (a restart is too quick to call during it) shows as "-".
+for (const f of facts) console.log(`${f.padEnd(width)}  ${modes.map((m) => (f in held[m]! ? `${held[m]![f]}/${seen[m]}` : '-').padStart(10)).join('')}`);
 process.exit(passedRuns === runs ? 0 : 1);

@@ -7,13 +7,15 @@ import { StorageUnavailable } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import { registry } from '../../src/metrics.ts';
 
+const SETTLE_MS = 30;
+const settled = () => Bun.sleep(SETTLE_MS * 3);
 const closed = () => Object.assign(new Error('Connection closed'), { code: 'ERR_POSTGRES_CONNECTION_CLOSED' });
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 
 function outage(probe: (during: boolean) => void | Promise<void> = () => {}) {
   const lines: string[] = [];
   const changes: boolean[] = [];
-  const o = new StorageOutage('postgres', createLogger('debug', [], (l) => lines.push(l), 'json'), probe);
+  const o = new StorageOutage('postgres', createLogger('debug', [], (l) => lines.push(l), 'json'), probe, SETTLE_MS);
   o.onChange = (available) => changes.push(available);
   const events = () => lines.map((l) => JSON.parse(l)).filter((l) => l.event?.startsWith('storage_'));
   return { o, events, changes };
@@ -35,7 +37,7 @@ describe('StorageOutage', () => {
     expect(events()).toEqual([]);
   });
 
-  test('a hundred failed calls: a hundred StorageUnavailable, counted, one warning; the probe that finds it back, one line', async () => {
+  test('a hundred failed calls: a hundred StorageUnavailable, counted, one warning; the probe that finds it back, one line once it stays back', async () => {
     let answering = false;
     const { o, events, changes } = outage(() => {
       if (!answering) throw closed();
@@ -53,11 +55,32 @@ describe('StorageOutage', () => {
     await o.check();
     expect(o.available).toBe(true);
     expect(await gauge()).toBe(1);
+    await settled();
     expect(events().map((e) => [e.level, e.event, e.reason, e.refused])).toEqual([
       ['warn', 'storage_unavailable', 'unreachable', undefined],
       ['info', 'storage_available', 'unreachable', 100],
     ]);
     expect(changes).toEqual([false, true]);
+  });
+
+  test('a call failing just after the database came back is the same outage: readiness turns again, the log stays at one warning and one line', async () => {
+    let answering = false;
+    const { o, events, changes } = outage(() => {
+      if (!answering) throw closed();
+    });
+    o.fault(closed());
+    answering = true;
+    await o.check();
+    expect(o.available).toBe(true);
+    o.fault(Object.assign(new Error('the database system is starting up'), { code: 'ERR_POSTGRES_SERVER_ERROR', errno: '57P03' }));
+    expect(o.available).toBe(false);
+    await o.check();
+    await settled();
+    expect(events().map((e) => [e.event, e.refused])).toEqual([
+      ['storage_unavailable', undefined],
+      ['storage_available', 2],
+    ]);
+    expect(changes).toEqual([false, true, false, true]);
   });
 
   test('a probe that fails begins the episode on its own (readiness turns before any call fails); one that hangs fails after 1 s', async () => {
