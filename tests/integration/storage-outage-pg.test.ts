@@ -150,6 +150,8 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
         () => true,
         () => false,
       );
+      // The line that the outage is over comes once the database has answered for 2 s.
+      await within(5_000, () => pair.every((r, i) => r.logs.slice(logsBefore[i]).some((x) => x.includes('storage answers again (postgres'))));
       const newLogs = pair.map((r, i) => r.logs.slice(logsBefore[i]));
       const alive = await Promise.all(pair.map(async (r) => (await ask(r.url + '/healthz')).status === 200));
 
