@@ -116,9 +116,10 @@ describe.skipIf(!tmpfs)(suite, () => {
     rmSync(filler);
     const freedAt = Date.now();
     const back = await within(5_000, () => paid.answers.some((a) => a.status === 200 && a.at >= freedAt));
-    const ready = await within(5_000, async () => (await ask(f.gw.url + '/readyz')).status === 200);
+    const ready = (await within(5_000, async () => (await ask(f.gw.url + '/readyz')).status === 200)) === null ? null : Date.now() - freedAt;
     await Bun.sleep(300);
     const answers = await paid.stop();
+    console.log(`OUTAGE-SQLITE disk full: paid calls back ${back} ms and /readyz 200 ${ready} ms after space was freed`);
     expect({ back: back !== null && back <= 2_000, ready: ready !== null && ready <= 2_000 }).toEqual({ back: true, ready: true });
     await expectExact(f, answers, databasePath);
   });
@@ -148,9 +149,10 @@ describe.skipIf(!tmpfs)(suite, () => {
     await holder.exited;
     const releasedAt = Date.now();
     const back = await within(5_000, () => paid.answers.some((a) => a.status === 200 && a.at >= releasedAt));
-    const ready = await within(5_000, async () => (await ask(f.gw.url + '/readyz')).status === 200);
+    const ready = (await within(5_000, async () => (await ask(f.gw.url + '/readyz')).status === 200)) === null ? null : Date.now() - releasedAt;
     await Bun.sleep(300);
     const answers = await paid.stop();
+    console.log(`OUTAGE-SQLITE lock: paid calls back ${back} ms and /readyz 200 ${ready} ms after the lock was released`);
     expect({ back: back !== null && back <= 2_000, ready: ready !== null && ready <= 2_000 }).toEqual({ back: true, ready: true });
     await expectExact(f, answers, databasePath);
   });
