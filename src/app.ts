@@ -6,6 +6,7 @@ import { keyDirectRoutes, keyRoutes } from './http/keys.ts';
 import { metaRoutes } from './http/meta.ts';
 import { bodyRefusal, malformed, MAX_BODY_BYTES, parseJsonBody } from './body.ts';
 import { jsonResponse as json } from './json.ts';
+import { GatewayError } from './errors.ts';
 import { LLMS_TXT_PATH, llmsTxt } from './llms.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { rpcBodyRefusal, rpcParseError } from './mcp/refusals.ts';
@@ -88,6 +89,8 @@ export function buildApp(s: Services) {
 
 /** The 500 for what a handler threw and nothing below it caught: logged whole, answered without internals. */
 export function unhandled(log: Logger, error: unknown, code = 'UNKNOWN'): Response {
+  // A refusal thrown by a handler rather than returned (the storage away, billing/outage.ts) is answered as it is.
+  if (error instanceof GatewayError) return json(error.status, error.body, error.headers);
   log.error('unhandled error', { code, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return json(500, { error: 'Internal server error', live_status: 'FAILED' });
 }

@@ -192,6 +192,20 @@ export const usageRowsDropped = new Counter({
   registers,
 });
 
+export const storageRefused = new Counter({
+  name: 'gateway_storage_unavailable_total',
+  help: 'Database operations that failed because the storage was away (answered storage_unavailable, or a free call falling back), by reason: unreachable, timeout, shutting down, disk full, read-only, locked, I/O error',
+  labelNames: ['reason'] as const,
+  registers,
+});
+
+export const storageAvailable = new Gauge({
+  name: 'gateway_storage_available',
+  help: '1 while the database answers, 0 during a storage outage (from the first failed operation or probe until a probe succeeds)',
+  registers,
+});
+storageAvailable.set(1);
+
 export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
 
 export const x402Payments = new Counter({

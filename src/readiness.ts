@@ -1,11 +1,11 @@
-// Readiness for a load balancer: the database takes a write lock, and some upstream answered
-// within the window. Traffic alone cannot tell (an idle gateway calls no upstream), so a probe
+// Readiness for a load balancer: the database answers (billing/outage.ts probes it twice a second
+// and follows the calls that found it away), and some upstream answered within the window. Traffic alone cannot tell (an idle gateway calls no upstream), so a probe
 // asks each network for its slot whenever it has been quiet for a third of the window. The probe
 // logs a network once when it stops answering (naming the sandbox chain when it never answered:
 // an offline first run) and once when it answers again, not a line per failed attempt.
 import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
-import type { Db } from './db/client.ts';
+import type { StorageOutage } from './billing/outage.ts';
 import type { Logger } from './log.ts';
 import type { X402Accounts, X402AccountsReport } from './billing/x402/accounts.ts';
 
@@ -15,6 +15,8 @@ const OFFLINE_HINT =
 export interface ReadinessReport {
   ready: boolean;
   database: 'writable' | 'failed';
+  /** Why the database is not ready, naming it: "postgres: unreachable", "sqlite: disk full". */
+  databaseError?: string;
   /** Seconds since each network's upstreams last answered (null: not yet). */
   upstreams: Record<string, number | null>;
   /** Why, for each network with no answer within the window: "unreachable: connection refused". */
@@ -31,19 +33,16 @@ export interface ReadinessReport {
 
 export class Readiness {
   private timer: ReturnType<typeof setInterval> | undefined;
-  /** Postgres (no SQLite file): the last answer of the store's ping, refreshed by the probe. */
-  private remoteWritable = true;
   /** Networks the probe last saw fail, so that a lasting outage is logged once. */
   private readonly failing = new Set<string>();
   /** The x402 problems and warnings last logged, so that each is logged once, when it appears. */
   private x402Said = new Set<string>();
 
   constructor(
-    private readonly db: Db | undefined,
+    private readonly storage: StorageOutage,
     private readonly upstreams: Record<Network, Upstream>,
     private readonly windowMs: number,
     private readonly log: Logger,
-    private readonly ping?: () => Promise<void>,
     /** x402's accounts (the fee payer pays every settlement's fee, the pay-to account receives them): read by the probe. */
     private readonly x402?: Pick<X402Accounts, 'read' | 'lastReport' | 'ids'>,
   ) {}
@@ -60,10 +59,6 @@ export class Readiness {
           ),
         );
       void Promise.all(probes).then((results) => this.report(results));
-      this.ping?.().then(
-        () => (this.remoteWritable = true),
-        () => (this.remoteWritable = false),
-      );
       this.x402?.read().then(
         (r) => this.reportX402(r),
         () => {},
@@ -72,6 +67,7 @@ export class Readiness {
     probe();
     this.timer = setInterval(probe, Math.max(250, Math.floor(this.windowMs / 3)));
     this.timer.unref?.();
+    this.storage.start();
   }
 
   /** One line for the networks that stopped answering in this round, one for those back. */
@@ -100,19 +96,11 @@ export class Readiness {
 
   stop(): void {
     clearInterval(this.timer);
+    this.storage.stop();
   }
 
   check(now = Date.now()): ReadinessReport {
-    let database: ReadinessReport['database'] = 'writable';
-    if (!this.db) database = this.remoteWritable ? 'writable' : 'failed';
-    else {
-      try {
-        this.db.$client.run('BEGIN IMMEDIATE');
-        this.db.$client.run('ROLLBACK');
-      } catch {
-        database = 'failed';
-      }
-    }
+    const database: ReadinessReport['database'] = this.storage.available ? 'writable' : 'failed';
     const upstreams: ReadinessReport['upstreams'] = {};
     const upstreamErrors: ReadinessReport['upstreamErrors'] = {};
     let answered = false;
@@ -122,6 +110,7 @@ export class Readiness {
       else upstreamErrors[network] = u.failureReason() ?? 'no answer yet';
     }
     const report: ReadinessReport = { ready: database === 'writable' && answered, database, upstreams, upstreamErrors };
+    if (!this.storage.available) report.databaseError = this.storage.reason;
     if (this.x402) {
       const last = this.x402.lastReport;
       if (this.x402.ids.feePayer) report.x402FeePayerLamports = last?.feePayerLamports ?? null;

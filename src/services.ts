@@ -4,12 +4,13 @@
 import { Upstream } from './chain/upstream.ts';
 import { checkPrices, ConfigError, NETWORKS, type Config, type Network } from './config.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
-import { openDatabase, type Db } from './db/client.ts';
+import { BUSY_TIMEOUT_MS, openDatabase, probeWritable, type Db } from './db/client.ts';
 import type { Logger } from './log.ts';
 import { Ledger } from './billing/ledger.ts';
 import { createPayments } from './billing/payments.ts';
 import { RateLimiter } from './billing/rate-limit.ts';
-import { UsageLog } from './billing/usage.ts';
+import { UsageLog, type UsageHistory } from './billing/usage.ts';
+import type { UsageCursor } from './billing/usage-pages.ts';
 import { sqliteStore } from './billing/sqlite-store.ts';
 import type { BillingStore } from './billing/store.ts';
 import { DepositWatcher } from './billing/watcher.ts';
@@ -23,12 +24,15 @@ import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
+import { guard, guardStore, StorageOutage } from './billing/outage.ts';
 
 export interface Services extends CallDeps {
   config: Config;
   /** The SQLite database; absent when DATABASE_URL selects PostgreSQL. */
   db?: Db;
   store: BillingStore;
+  /** Whether the database answers, and the episode of an outage (billing/outage.ts). */
+  storage: StorageOutage;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
   quorum?: DepositQuorum;
@@ -39,6 +43,9 @@ export interface Services extends CallDeps {
   startedAt: number;
   close(): Promise<void>;
 }
+
+/** How long a SQLite write waits for a lock held elsewhere while an outage lasts. */
+const OUTAGE_BUSY_TIMEOUT_MS = 250;
 
 /**
  * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
@@ -97,13 +104,19 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const pg = pgModules ? pgModules[0].pgStore(config.databaseUrl!) : undefined;
   const db = pg ? undefined : openDatabase(config.databasePath);
   const ledger = db ? new Ledger(db, config.ledgerSync) : undefined;
-  const store = pg ?? sqliteStore(db!, ledger);
+  const raw = pg ?? sqliteStore(db!, ledger);
   try {
-    await store.ready;
+    await raw.ready;
   } catch (e) {
-    await store.close().catch(() => {});
+    await raw.close().catch(() => {});
     throw e;
   }
+  // SQLite: probed with its write lock, and with a committed write while an outage lasts (a full
+  // disk still grants the lock); during one a write waits for a lock held elsewhere only briefly,
+  // so that a paid call is answered at once instead of holding the event loop for the whole busy timeout.
+  const storage = pg ? new StorageOutage('postgres', log, () => pg.ping()) : new StorageOutage('sqlite', log, (outage) => probeWritable(db!.$client, outage));
+  if (db) storage.onChange = (available) => db.$client.run(`PRAGMA busy_timeout = ${available ? BUSY_TIMEOUT_MS : OUTAGE_BUSY_TIMEOUT_MS}`);
+  const store = guardStore(raw, storage);
   const urls: Record<Network, string[]> = { 'mainnet-beta': config.mainnetRpcUrls, devnet: config.devnetRpcUrls };
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
@@ -132,14 +145,20 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     config.gatewayAddress && config.depositPollSeconds > 0
       ? new DepositWatcher({ store, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log, confirm: quorum?.confirm })
       : undefined;
+  const local = new RateLimiter(config.rateLimitRps, config.rateLimitBurst);
   const limiter =
     pg && pgModules && config.rateLimitRps > 0
-      ? new pgModules[1].PgRateLimiter(pg.client, config.rateLimitRps, config.rateLimitBurst)
-      : new RateLimiter(config.rateLimitRps, config.rateLimitBurst);
-  const usage =
+      ? new pgModules[1].PgRateLimiter(pg.client, config.rateLimitRps, config.rateLimitBurst, { local, outage: storage })
+      : local;
+  const usageLog =
     pg && pgModules
       ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log, config.usageQueueRows, (before) => pg.ledger.prune(before))
       : new UsageLog(db!, ledger!, config.usageRetentionDays, log, config.usageQueueRows);
+  const usage: UsageHistory = {
+    record: (debit, call) => usageLog.record(debit, call),
+    page: guard(storage, (wallet: string, limit: number, cursor?: UsageCursor) => usageLog.page(wallet, limit, cursor)),
+    settled: (withinMs) => usageLog.settled(withinMs),
+  };
   const mcp = new McpSessions({
     maxSessions: config.mcpMaxSessions,
     maxPerAddress: config.mcpMaxSessionsPerAddress,
@@ -149,12 +168,13 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const readiness = new Readiness(db, upstreams, config.readyWindowSeconds * 1000, log, pg ? () => pg.ping() : undefined, x402?.accounts);
+  const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
   return {
     config,
     log,
     db,
     store,
+    storage,
     upstreams,
     ctx,
     payments: createPayments(store, config, kept),

@@ -80,6 +80,9 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
   // process dies its connection closes and Postgres releases the lock at once for another replica.
   let lockConn: Awaited<ReturnType<SQL['reserve']>> | undefined;
   let leading = false;
+  // The health probe's own session: a restart of the server ends it, so the next probe sees even a
+  // restart that came and went between two probes (a pooled connection would just reconnect).
+  let probeConn: ReturnType<SQL['reserve']> | undefined;
 
   const balanceColumns = { freeCalls: creditAccounts.freeCalls, creditLamports: creditAccounts.creditLamports };
 
@@ -207,10 +210,18 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
       }
     },
     async ping() {
-      await client`SELECT 1`;
+      const conn = (probeConn ??= client.reserve());
+      try {
+        await (await conn)`SELECT 1`;
+      } catch (e) {
+        if (probeConn === conn) probeConn = undefined;
+        (await conn.catch(() => undefined))?.release();
+        throw e;
+      }
     },
     async close() {
       lockConn?.release();
+      (await probeConn?.catch(() => undefined))?.release();
       await client.close();
     },
   };

@@ -11,6 +11,7 @@ import type { Network } from '../config.ts';
 import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { watcherScanned } from '../metrics.ts';
+import { StorageUnavailable } from '../errors.ts';
 import { MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
 import type { BillingStore, WatcherCursor } from './store.ts';
 
@@ -54,6 +55,8 @@ export class DepositWatcher {
   /** The last poll ran out of budget before reaching the cursor. */
   private behind = false;
   private leading: boolean | undefined;
+  /** The last poll found the storage away. */
+  private paused = false;
   /** Listed transactions the node could not show yet, by when that was first seen. */
   private readonly unreadable = new Map<string, number>();
 
@@ -62,10 +65,35 @@ export class DepositWatcher {
   start(intervalSeconds: number): void {
     const loop = async () => {
       if (this.stopped) return;
-      await this.poll().catch((e) => this.deps.log.warn('deposit watcher poll failed', { error: e instanceof Error ? e.message : String(e) }));
+      await this.poll().then(
+        () => this.resumed(),
+        (e) => this.failed(e),
+      );
       if (!this.stopped) this.timer = setTimeout(loop, this.behind ? 0 : intervalSeconds * 1000);
     };
     this.timer = setTimeout(loop, 0);
+  }
+
+  /**
+   * A poll that failed. The storage away pauses the watcher (one line, not one per poll): nothing
+   * is lost, since the cursor moves only with the deposits it covers, in one transaction, and
+   * Postgres gives up the leader lock with the lost session, to be taken again by whichever
+   * replica polls first once the database answers.
+   */
+  private failed(e: unknown) {
+    if (e instanceof StorageUnavailable) {
+      if (!this.paused) this.deps.log.warn('deposit watcher paused: the database is not answering; it resumes where it stopped', { reason: e.reason });
+      this.paused = true;
+      this.leading = undefined;
+      return;
+    }
+    this.deps.log.warn('deposit watcher poll failed', { error: e instanceof Error ? e.message : String(e) });
+  }
+
+  private resumed() {
+    if (!this.paused) return;
+    this.paused = false;
+    this.deps.log.info('deposit watcher resumed');
   }
 
   async stop(): Promise<void> {

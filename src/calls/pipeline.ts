@@ -13,7 +13,7 @@ import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
 import { exampleArguments, exampleUrl, parseInput, type Capability, type CapabilityContext, type ExampleOf } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, StorageUnavailable } from '../errors.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import type { Caller } from './caller.ts';
 import type { InFlight } from './in-flight.ts';
@@ -36,8 +36,27 @@ const EXAMPLES: Record<Caller['face'], ExampleOf> = { rest: exampleUrl, mcp: exa
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
 export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<string> {
-  return bucketName(await deps.payments.identify(caller.apiKey), caller);
+  return bucketName(await bucketOwner(caller, deps), caller);
 }
+
+/**
+ * The key's owner, only to name a rate-limit bucket: while the storage cannot say, the caller's
+ * address names it, so that what needs no storage (free calls, MCP sessions) goes on working.
+ */
+function bucketOwner(caller: Caller, deps: Pick<CallDeps, 'payments'>): MaybePromise<KeyOwner | null> {
+  let found: ReturnType<Payments['identify']>;
+  try {
+    found = deps.payments.identify(caller.apiKey);
+  } catch (e) {
+    return anonymousWhileAway(e);
+  }
+  return found instanceof Promise ? found.catch(anonymousWhileAway) : found;
+}
+
+const anonymousWhileAway = (e: unknown): null => {
+  if (e instanceof StorageUnavailable) return null;
+  throw e;
+};
 
 /** The bucket of a caller whose key owner (or its absence) is known. */
 const bucketName = (owner: KeyOwner | null, caller: Caller) => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
@@ -53,7 +72,8 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
  * memory). A paid call always waits for its debit's commit.
  */
 export function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): MaybePromise<Outcome> {
-  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps)) : freeCall(cap, raw, caller, deps);
+  // A paid call that failed before it was charged (its key not looked up: the storage away) is answered like any other failure.
+  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps).catch((e) => errorOutcome(e, deps.log, cap.name))) : freeCall(cap, raw, caller, deps);
 }
 
 function rateLimited(cap: Capability, owner: KeyOwner | null, caller: Caller, deps: CallDeps, headers: Admission['headers'], refusal: NonNullable<Admission['refusal']>): Outcome {
@@ -63,7 +83,7 @@ function rateLimited(cap: Capability, owner: KeyOwner | null, caller: Caller, de
 
 function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): MaybePromise<Outcome> {
   // A free call looks up its key only to name its rate-limit bucket.
-  const found = deps.limiter.enabled ? deps.payments.identify(caller.apiKey) : null;
+  const found = deps.limiter.enabled ? bucketOwner(caller, deps) : null;
   return andThen(found, (owner) =>
     andThen(admit(deps.limiter, () => bucketName(owner, caller)), (admission): MaybePromise<Outcome> => {
       if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);

@@ -144,6 +144,7 @@ const READINESS = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('not ready'), t.Literal('stopping')]),
   ready: t.Boolean(),
   database: t.Union([t.Literal('writable'), t.Literal('failed')]),
+  databaseError: t.Optional(t.String({ description: 'While the database is not answering, why, naming it: e.g. "postgres: unreachable", "sqlite: disk full", "sqlite: locked"' })),
   upstreams: t.Record(t.String(), t.Union([t.Number({ minimum: 0 }), t.Null()]), { description: 'Seconds since each network last had an upstream answer; null: not yet' }),
   upstreamErrors: t.Record(t.String(), t.String(), {
     description: 'For each network with no upstream answer within READY_WINDOW_SECONDS, why (the URLs are never shown): e.g. "unreachable: connection refused", "no answer within 8 s", "HTTP 503"',

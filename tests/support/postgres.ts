@@ -6,7 +6,7 @@
 // skip with a printed reason, except under CI=true where a missing Postgres is a failure.
 import { SQL } from 'bun';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,7 +52,18 @@ export async function stopPostgres(): Promise<void> {
  * Starts a server of its own. Tests run without fsync (a crash of the test machine loses nothing
  * of value); `durable` keeps Postgres's defaults, for benchmarks that compare with SQLite's FULL sync.
  */
-export async function startPostgres(opts: { durable?: boolean } = {}): Promise<{ url: string; stop(): Promise<void> }> {
+export interface PostgresServer {
+  url: string;
+  stop(): Promise<void>;
+  /** Takes the server away as an outage would: `pg_ctl stop` in `immediate` or `fast` (graceful) mode, or a kill -9 of all its processes. */
+  down(how: 'immediate' | 'fast' | 'kill9'): Promise<void>;
+  /** Starts it again on the same port and data (after down()). */
+  up(): Promise<void>;
+  /** `pg_ctl restart -m fast`: a graceful restart, back as soon as it can be. */
+  restart(): Promise<void>;
+}
+
+export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PostgresServer> {
   const bin = binDir();
   if (!bin) throw new Error(postgresUnavailable() ?? 'no PostgreSQL binaries');
   const dir = mkdtempSync(join(tmpdir(), 'cig-pg-'));
@@ -64,13 +75,28 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<{
   await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const fast = opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300${fast}`;
-  await run(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      await run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
+      await run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']).catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },
+    async down(how) {
+      if (how !== 'kill9') return run(join(bin, 'pg_ctl'), ['-D', data, '-m', how, '-w', 'stop']);
+      // The postmaster and every backend at once, as the OOM killer or a crash would leave them.
+      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+      for (const pid of [postmaster, ...children]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      while (spawnSync('kill', ['-0', String(postmaster)]).status === 0) await Bun.sleep(20);
+    },
+    up: start,
+    restart: () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-o', settings, '-l', join(dir, 'server.log'), '-w', 'restart']),
   };
 }
 
