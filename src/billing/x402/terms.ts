@@ -62,8 +62,8 @@ export function paymentRequired(t: Terms, r: Resource, error: string): PaymentRe
 export function x402Instructions(t: Terms): string {
   return (
     `Or pay per call without an account (x402): each paid call costs ${t.price} atomic units of the SPL token ${t.asset}, paid to ${t.payTo} on ${t.network}. ` +
-    'Retry the same request with a signed payment: the PAYMENT-SIGNATURE header (x402 version 2, the offer is in the PAYMENT-REQUIRED header) or X-PAYMENT (version 1, the offer is `accepts` in this body); ' +
-    'over MCP put the payment in params._meta["x402/payment"]. A call that fails costs nothing and its payment is never submitted.'
+    'Over REST, retry the same request with a signed payment: the PAYMENT-SIGNATURE header (x402 version 2, the offer is in the PAYMENT-REQUIRED header) or X-PAYMENT (version 1, the offer is `accepts` in this body). ' +
+    'Over MCP, this error result is itself the version 2 offer (x402Version 2, accepts): retry the tool call with the payment in params._meta["x402/payment"]. A call that fails costs nothing and its payment is never submitted.'
   );
 }
 
