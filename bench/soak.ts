@@ -23,7 +23,7 @@
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { deposit, signChallenge } from '../tests/support/agent.ts';
 import { connectMcp, type McpTransportKind } from '../tests/support/mcp.ts';
