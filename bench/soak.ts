@@ -407,6 +407,15 @@ try {
     perMinute.push(`${m}: ${s.rss.toFixed(0)}`);
   }
   console.log(`RSS by minute (MB): ${perMinute.join(', ')}`);
+  // Garbage waiting for a collection moves RSS up and down by several MB; what a leak cannot hide is
+  // a rising floor: the lowest sample of each minute of the second half.
+  const floors: { t: number; y: number }[] = [];
+  for (let m = Math.floor(MINUTES / 2); m < MINUTES; m++) {
+    const inMinute = half.filter((s) => s.t >= m && s.t < m + 1);
+    if (inMinute.length) floors.push({ t: m + 0.5, y: Math.min(...inMinute.map((s) => s.rss)) });
+  }
+  const floorSlope = slope(floors);
+  console.log(`slope of each minute's lowest RSS over the second half (${floors.length} minutes): ${floors.length < 2 ? 'n/a' : `${floorSlope >= 0 ? '+' : ''}${floorSlope.toFixed(3)} MB/min`}`);
 
   console.log('\nanswers by route and status:');
   let total = 0;
