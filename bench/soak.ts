@@ -418,14 +418,17 @@ try {
   console.log(`slope of each minute's lowest RSS over the second half (${floors.length} minutes): ${floors.length < 2 ? 'n/a' : `${floorSlope >= 0 ? '+' : ''}${floorSlope.toFixed(3)} MB/min`}`);
 
   console.log('\nanswers by route and status:');
+  // HTTP answers apart from what the MCP client reports of them (connects, tool results, closes), which would count them twice.
   let total = 0;
+  let mcpResults = 0;
   for (const [route, byStatus] of [...answers].sort(([a], [b]) => a.localeCompare(b))) {
     const n = [...byStatus.values()].reduce((a, b) => a + b, 0);
-    total += n;
+    if (route.startsWith('MCP ')) mcpResults += n;
+    else total += n;
     console.log(`  ${route.padEnd(52)} ${[...byStatus].map(([s, c]) => `${s}: ${c}`).join(', ')}`);
   }
   const unexpectedCount = [...unexpected.values()].reduce((a, u) => a + u.count, 0);
-  console.log(`  ${total} answers in all, ${(total / (ranMin * 60)).toFixed(1)}/s`);
+  console.log(`  ${total} HTTP answers in all (${(total / (ranMin * 60)).toFixed(1)}/s), and ${mcpResults} MCP results (connects, tool calls, closes)`);
   console.log(`\nunexpected answers: ${unexpectedCount}`);
   for (const [route, u] of unexpected) {
     console.log(`  ${route}: ${u.count}`);
