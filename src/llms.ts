@@ -2,10 +2,9 @@
 // from the capability registry and the settings, like the OpenAPI document and the MCP manifest.
 // It lives beside both faces (it names REST routes and MCP endpoints) and imports neither's routes.
 import { x402Note } from './calls/ways-to-pay.ts';
-import { lamportsApart, lamportsFor, x402UnitsFor } from './billing/prices.ts';
+import { afterFreeCalls, lamportsApart, lamportsFor, x402UnitsFor } from './billing/prices.ts';
 import { restPath, type Capability } from './capabilities/capability.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
-import { afterFreeCalls } from './billing/payments.ts';
 import { formatSol } from './chain/format.ts';
 import { NETWORKS, type Config } from './config.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './mcp/paths.ts';

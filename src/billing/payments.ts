@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
 import { keyHashOf, type KeyOwner } from './keys.ts';
 import type { KeptWrites } from './kept-writes.ts';
+import { afterFreeCalls } from './prices.ts';
 import type { MaybePromise } from '../maybe.ts';
 import type { Balance, Debit, Refund } from './ledger.ts';
 import type { BillingStore } from './store.ts';
@@ -54,9 +55,6 @@ const REFUSALS: Record<RefusalCode, string> = {
 };
 /** A key revoked before the gateway recorded who revoked it. */
 const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the same wallet or by the operator: send the newest key of the wallet.';
-
-/** " after N free calls" for a price sentence; nothing when the gateway grants none. */
-export const afterFreeCalls = (n: number): string => (n === 0 ? '' : ` after ${n} free ${n === 1 ? 'call' : 'calls'}`);
 
 export function createPayments(store: BillingStore, config: Config, kept: KeptWrites): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number, extra: Record<string, unknown> = {}) => {

@@ -15,3 +15,6 @@ export const x402UnitsFor = (c: Pick<PriceSettings, 'x402Price' | 'x402Prices'>,
 export function lamportsApart(c: Pick<PriceSettings, 'priceLamports' | 'prices'>): Record<string, number> {
   return Object.fromEntries(Object.entries(c.prices).filter(([, price]) => price !== c.priceLamports));
 }
+
+/** " after N free calls" for a price sentence; nothing when the gateway grants none. */
+export const afterFreeCalls = (n: number): string => (n === 0 ? '' : ` after ${n} free ${n === 1 ? 'call' : 'calls'}`);

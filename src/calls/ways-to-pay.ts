@@ -1,7 +1,10 @@
 // The second way to pay for a paid call, in one sentence for every place that tells agents the
 // price: MCP tool descriptions and guides, the manifest, llms.txt and the OpenAPI document.
 // The settings arrive as plain fields (Config's, of the same names): an empty string when x402 is off.
+// The MCP face states prices through this module, beside the pipeline that charges them.
 import { x402UnitsFor, type PriceSettings } from '../billing/prices.ts';
+
+export { afterFreeCalls, lamportsApart, lamportsFor, type PriceSettings } from '../billing/prices.ts';
 
 export interface X402Pricing extends Pick<PriceSettings, 'x402Price' | 'x402Prices'> {
   x402Asset: string;

@@ -1,11 +1,10 @@
 // What an agent can read and reuse besides the tools: resources (the price and how to pay, and
 // each tool's documentation) and prompts built on the tools. All generated from the registry, the
 // tool listing and the settings once, shared by every session.
-import { x402Note } from '../calls/ways-to-pay.ts';
+import { lamportsFor, x402Note, type PriceSettings } from '../calls/ways-to-pay.ts';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
-import { lamportsFor, type PriceSettings } from '../billing/prices.ts';
 
 const PRICING_URI = 'gateway://pricing';
 const toolUri = (cap: Capability) => `gateway://tools/${cap.tool}`;

@@ -4,8 +4,7 @@ import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { MCP_HTTP_PATH, MCP_SSE_PATH } from './paths.ts';
 import { toolList, type ToolPricing } from './tools.ts';
-import { lamportsApart } from '../billing/prices.ts';
-import { x402Note } from '../calls/ways-to-pay.ts';
+import { lamportsApart, x402Note } from '../calls/ways-to-pay.ts';
 
 export function manifest(pricing: ToolPricing) {
   const x402 = x402Note(pricing);
