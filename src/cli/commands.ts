@@ -5,6 +5,7 @@
 import { base58Bytes } from '../chain/base58.ts';
 import { ConfigError, helpColumns, loadConfig, wrapText, type Config } from '../config.ts';
 import { openOperatorDb, OperatorError, type OperatorDb } from './database.ts';
+import { storageFault } from '../db/faults.ts';
 import { collectStats, keysText, listKeys, revokeKeys, statsText } from './stats.ts';
 
 export const COMMANDS = ['stats', 'keys'] as const;
@@ -76,6 +77,12 @@ export async function runCommand(argv: string[], env: Record<string, string | un
     if (e instanceof OperatorError) {
       err(`gateway ${command}: ${e.message}\n`);
       return e.exitCode;
+    }
+    // Full, read-only, locked or unreachable: a command's write either committed whole or not at all.
+    const fault = storageFault(e);
+    if (fault) {
+      err(`gateway ${command}: the database is not answering (${fault}): nothing was changed; retry once it answers\n`);
+      return 1;
     }
     throw e;
   }

@@ -13,6 +13,7 @@ import { fundedKey, signChallenge } from '../support/agent.ts';
 import { CLIENTS, connectMcp } from '../support/mcp.ts';
 import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, within, type Answer } from '../support/outage.ts';
 import type { TestGateway } from '../support/gateway.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 
 setDefaultTimeout(60_000);
 
@@ -113,6 +114,10 @@ describe.skipIf(!tmpfs)(suite, () => {
     expect(await within(2_000, async () => (await readyz(f.gw)).databaseError === 'sqlite: disk full')).not.toBeNull();
     expect((await ask(f.gw.url + '/readyz')).status).toBe(503);
     await expectMcpRefusals(f, wallet);
+    // An operator's revoke on the full disk: told so, and nothing revoked (the key pays again below).
+    const said: string[] = [];
+    const code = await runCommand(['keys', 'revoke', wallet], { DATABASE_PATH: databasePath }, (s) => said.push(s), (s) => said.push(s));
+    expect({ code, said: said.join('') }).toEqual({ code: 1, said: expect.stringMatching(/^gateway keys: the database is not answering \((disk full|I\/O error)\): nothing was changed/) });
     rmSync(filler);
     const freedAt = Date.now();
     const back = await within(5_000, () => paid.answers.some((a) => a.status === 200 && a.at >= freedAt));
