@@ -2,11 +2,11 @@
 // exact across them, a deposit counts once, one watcher at a time survives kill -9, rate limits are
 // shared. Real processes, a real Postgres, the sandbox chain.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { clientOf, http, startReplica, type Replica } from '../support/replicas.ts';
+import { clientOf, fundedAcross, http, replicaEnv, startReplica, type Replica } from '../support/replicas.ts';
 
 // Real processes and a real database on a busy 2-core machine: seconds, not milliseconds.
 setDefaultTimeout(30_000);
@@ -19,33 +19,16 @@ const skip = shouldSkipPostgres('replicas');
 const sandbox = sandboxGateways({ mint: true });
 
 async function startTrio(gatewayAddress: Address, env: Record<string, string> = {}): Promise<Replica[]> {
-  const databaseUrl = await freshDatabase();
-  const common = {
-    DATABASE_URL: databaseUrl,
-    MAINNET_RPC_URLS: sandbox.chain.url,
-    DEVNET_RPC_URLS: sandbox.chain.url,
-    GATEWAY_ADDRESS: gatewayAddress,
-    WEBHOOK_SECRET: SECRET,
-    FREE_CALLS: '0',
-    RATE_LIMIT_RPS: '0',
-    // claimWhenSeen asks for a challenge every ~100 ms until the deposit is seen: a slow takeover
-    // on a busy machine used up the per-address challenge budget (10 a minute) before the credit.
-    CHALLENGES_PER_MINUTE: '0',
-    DEPOSIT_POLL_SECONDS: String(POLL_SECONDS),
-    ...env,
-  };
+  const common = replicaEnv(
+    { databaseUrl: await freshDatabase(), chainUrl: sandbox.chain.url, gatewayAddress, webhookSecret: SECRET },
+    { RATE_LIMIT_RPS: '0', DEPOSIT_POLL_SECONDS: String(POLL_SECONDS), ...env },
+  );
   // Started together: they race to migrate the same empty database.
   return Promise.all([startReplica(common), startReplica(common), startReplica(common)]);
 }
 
-/** Funds a new wallet with `lamports` of credit through replica `via` and claims its key on another. */
-async function funded(trio: Replica[], gatewayAddress: Address, lamports: number): Promise<{ key: string; agent: KeyPairSigner }> {
-  const agent = await sandbox.chain.newWallet(BigInt(lamports) + 1_000_000_000n);
-  const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(lamports));
-  const hook = await http(trio[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, lamports), headers: { authorization: SECRET } });
-  expect(hook.status).toBe(200);
-  return { key: await claimWhenSeen(clientOf(trio[1]!.url), agent, 5_000), agent };
-}
+/** Funds a new wallet with `lamports` of credit through one replica and claims its key on another. */
+const funded = (trio: Replica[], gatewayAddress: Address, lamports: number) => fundedAcross(sandbox.chain, { via: trio[0]!, claimOn: trio[1]! }, gatewayAddress, SECRET, lamports);
 
 const leaderOf = (trio: Replica[]) => trio.filter((r) => r.logs.some((l) => l.includes('this process watches deposits')));
 

@@ -16,9 +16,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { SQL } from 'bun';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { claimWhenSeen, deposit, heliusPayload, signChallenge } from '../support/agent.ts';
+import { claimWhenSeen, deposit, signChallenge } from '../support/agent.ts';
 import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres, startPostgres, freshDatabase, type PostgresServer } from '../support/postgres.ts';
-import { clientOf, http, startReplica, type Replica } from '../support/replicas.ts';
+import { clientOf, fundedAcross, http, replicaEnv, startReplica, type Replica } from '../support/replicas.ts';
 import { ask, load, within, type Answer } from '../support/outage.ts';
 import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
 
@@ -47,19 +47,11 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
     pg = await startPostgres({ durable: true });
     databaseUrl = await freshDatabase(pg.url);
     gatewayAddress = (await generateKeyPairSigner()).address;
-    const env = {
-      DATABASE_URL: databaseUrl,
-      MAINNET_RPC_URLS: sandbox.chain.url,
-      DEVNET_RPC_URLS: sandbox.chain.url,
-      GATEWAY_ADDRESS: gatewayAddress,
-      WEBHOOK_SECRET: SECRET,
-      FREE_CALLS: '0',
+    const env = replicaEnv(
+      { databaseUrl, chainUrl: sandbox.chain.url, gatewayAddress, webhookSecret: SECRET },
       // On, and out of the way: the shared limiter is in play, and falls back to the local one while the database is away.
-      RATE_LIMIT_RPS: '100000',
-      RATE_LIMIT_BURST: '100000',
-      CHALLENGES_PER_MINUTE: '0',
-      DEPOSIT_POLL_SECONDS: '1',
-    };
+      { RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', DEPOSIT_POLL_SECONDS: '1' },
+    );
     pair = await Promise.all([startReplica(env), startReplica(env)]);
   }, POSTGRES_HOOK_TIMEOUT_MS);
   afterAll(async () => {
@@ -69,11 +61,8 @@ describe.skipIf(skip)('the database away under paid load, two replicas', () => {
 
   /** A new wallet's key, bought through the webhook on one replica and claimed on the other. */
   async function funded(lamports: number) {
-    const agent = await sandbox.chain.newWallet(BigInt(lamports) + 1_000_000_000n);
-    const sig = await deposit(sandbox.chain, agent, gatewayAddress, BigInt(lamports));
-    const hook = await http(pair[0]!.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, lamports), headers: { authorization: SECRET } });
-    expect(hook.status).toBe(200);
-    return { key: await claimWhenSeen(clientOf(pair[1]!.url), agent, 5_000), wallet: agent.address };
+    const { key, agent } = await fundedAcross(sandbox.chain, { via: pair[0]!, claimOn: pair[1]! }, gatewayAddress, SECRET, lamports);
+    return { key, wallet: agent.address };
   }
 
   /** First time (ms after `from`) each replica's /readyz answered `status`, polled every 100 ms for `timeoutMs`. */

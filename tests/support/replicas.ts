@@ -1,6 +1,10 @@
 // Gateway processes started from the CLI entry, as an operator runs several replicas on one
 // database. Used by the replica tests and bench/replicas.ts.
 import { join } from 'node:path';
+import { expect } from 'bun:test';
+import type { Address, KeyPairSigner } from '@solana/kit';
+import { claimWhenSeen, deposit, heliusPayload } from './agent.ts';
+import type { Sandbox } from './sandbox/index.ts';
 
 const MAIN = join(import.meta.dir, '../../src/main.ts');
 
@@ -86,4 +90,38 @@ export function clientOf(url: string) {
     get: (path: string, headers: Record<string, string> = {}) => http(url, path, { headers }),
     post: (path: string, body: unknown, headers: Record<string, string> = {}) => http(url, path, { method: 'POST', body, headers }),
   };
+}
+
+/**
+ * What every replica of a test shares: one database, the sandbox chain, the deposit address and the
+ * webhook secret, no free calls, and no challenge budget (claimWhenSeen asks for a challenge every
+ * ~100 ms until the deposit is seen: a slow takeover on a busy machine used up the per-address
+ * budget of 10 a minute before the credit). `more` adds or overrides settings.
+ */
+export function replicaEnv(shared: { databaseUrl: string; chainUrl: string; gatewayAddress: string; webhookSecret: string }, more: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: shared.databaseUrl,
+    MAINNET_RPC_URLS: shared.chainUrl,
+    DEVNET_RPC_URLS: shared.chainUrl,
+    GATEWAY_ADDRESS: shared.gatewayAddress,
+    WEBHOOK_SECRET: shared.webhookSecret,
+    FREE_CALLS: '0',
+    CHALLENGES_PER_MINUTE: '0',
+    ...more,
+  };
+}
+
+/** A new wallet with `lamports` of credit: its deposit reported by webhook to `via`, its key claimed on `claimOn`. */
+export async function fundedAcross(
+  chain: Sandbox,
+  replicas: { via: Replica; claimOn: Replica },
+  gatewayAddress: Address,
+  webhookSecret: string,
+  lamports: number,
+): Promise<{ key: string; agent: KeyPairSigner }> {
+  const agent = await chain.newWallet(BigInt(lamports) + 1_000_000_000n);
+  const sig = await deposit(chain, agent, gatewayAddress, BigInt(lamports));
+  const hook = await http(replicas.via.url, '/api/payments/webhook', { method: 'POST', body: heliusPayload(sig, agent.address, gatewayAddress, lamports), headers: { authorization: webhookSecret } });
+  expect(hook.status).toBe(200);
+  return { key: await claimWhenSeen(clientOf(replicas.claimOn.url), agent, 5_000), agent };
 }
