@@ -19,7 +19,8 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { claimWhenSeen, deposit, signChallenge } from '../support/agent.ts';
 import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres, startPostgres, freshDatabase, type PostgresServer } from '../support/postgres.ts';
 import { clientOf, fundedAcross, http, replicaEnv, startReplica, type Replica } from '../support/replicas.ts';
-import { ask, load, within, type Answer } from '../support/outage.ts';
+import { ask, load, type Answer } from '../support/outage.ts';
+import { within } from '../support/poll.ts';
 import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
 
 setDefaultTimeout(60_000);

@@ -11,7 +11,8 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey, signChallenge } from '../support/agent.ts';
 import { CLIENTS, connectMcp } from '../support/mcp.ts';
-import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, within, type Answer } from '../support/outage.ts';
+import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, type Answer } from '../support/outage.ts';
+import { within } from '../support/poll.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 

@@ -4,6 +4,7 @@
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { within } from './poll.ts';
 
 const ROOT = join(import.meta.dir, '../..');
 const NOT_IN_A_CLONE = new Set(['.git', 'data', 'dist']);
@@ -75,9 +76,5 @@ export function freshClone(): Clone {
 
 /** Waits until `ok`, or throws naming `what` with `log()` after `ms`. */
 export async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000, log: () => string = () => '') {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms:\n${log()}`);
-    await Bun.sleep(100);
-  }
+  if ((await within(ms, ok, 100)) === null) throw new Error(`${what} did not happen within ${ms} ms:\n${log()}`);
 }

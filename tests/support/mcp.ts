@@ -6,6 +6,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Client as Client2, StreamableHTTPClientTransport as StreamableHTTP2 } from '@modelcontextprotocol/client';
+import { within } from './poll.ts';
 
 export type McpTransportKind = 'sse' | 'streamable-http';
 export const TRANSPORTS: McpTransportKind[] = ['sse', 'streamable-http'];
@@ -194,12 +195,7 @@ export async function openRawSse(url: string, headers: Record<string, string> = 
 
 /** Polls `cond` every few ms until true or the deadline; returns its last value. */
 export async function eventually(cond: () => boolean, timeoutMs = 3000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) return false;
-    await Bun.sleep(10);
-  }
-  return true;
+  return (await within(timeoutMs, cond, 10)) !== null;
 }
 
 /**

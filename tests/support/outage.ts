@@ -95,13 +95,3 @@ export function fillDisk(file: string): number {
   closeSync(fd);
   return written;
 }
-
-/** Polls `cond` every 50 ms until it holds; the time it took (ms), or null after `timeoutMs`. */
-export async function within(timeoutMs: number, cond: () => Promise<boolean> | boolean): Promise<number | null> {
-  const start = Date.now();
-  while (Date.now() - start <= timeoutMs) {
-    if (await cond()) return Date.now() - start;
-    await Bun.sleep(50);
-  }
-  return null;
-}
