@@ -6,6 +6,7 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
+import { within } from '../support/poll.ts';
 
 setDefaultTimeout(30_000);
 
@@ -36,9 +37,8 @@ describe('a refund the database cannot take when its call fails', () => {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toMatch(/^gateway_kept_writes\{kind="refund"\} 1$/m);
     refusing(false);
-    let credit = 0;
-    for (let i = 0; i < 60 && credit !== CREDIT; i++, await Bun.sleep(100)) credit = (await me(key)).body.creditLamports;
-    expect(credit).toBe(CREDIT);
+    await within(6_000, async () => (await me(key)).body.creditLamports === CREDIT, 100);
+    expect((await me(key)).body.creditLamports).toBe(CREDIT);
     expect((await me(key)).body.callsMade).toBe(0);
     const calls = (await gw.get('/api/keys/me/usage', { 'x-api-key': key })).body.calls;
     expect(calls.map((c: { refunded: boolean; status: number }) => [c.refunded, c.status])).toEqual([[true, 404]]);

@@ -14,6 +14,7 @@ import { fundedKey } from '../support/agent.ts';
 import { commitCutter, type CommitCutter } from '../support/commit-cutter.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { heldPayment } from '../support/x402.ts';
+import { within } from '../support/poll.ts';
 
 setDefaultTimeout(60_000);
 
@@ -49,12 +50,10 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
   const credit = async (key: string) => (await gw.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports as number;
   /** The wallet's usage rows once `count` are written (they are written just after the answers). */
   const rows = async (wallet: string, count: number) => {
-    let found: { call_id: string; refunded: boolean; status: number }[] = [];
-    for (let i = 0; i < 200 && found.length < count; i++, await Bun.sleep(25)) {
-      found = await db`SELECT call_id, refunded, status FROM usage_events WHERE wallet = ${wallet} ORDER BY id`;
-    }
+    const select = async (): Promise<{ call_id: string; refunded: boolean; status: number }[]> => db`SELECT call_id, refunded, status FROM usage_events WHERE wallet = ${wallet} ORDER BY id`;
+    await within(5_000, async () => (await select()).length >= count, 25);
     await Bun.sleep(300);
-    return (await db`SELECT call_id, refunded, status FROM usage_events WHERE wallet = ${wallet} ORDER BY id`) as typeof found;
+    return select();
   };
 
   test('on the debit: the call is served and charged once, its row written once', async () => {
@@ -118,9 +117,8 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     expect(res.headers.get('retry-after')).toBeTruthy();
     cutter.away(false);
     // The refund kept for it is written once the database answers: the credit comes back whole.
-    let after = 0;
-    for (let i = 0; i < 100 && after !== CREDIT; i++, await Bun.sleep(100)) after = await credit(key);
-    expect(after).toBe(CREDIT);
+    await within(10_000, async () => (await credit(key)) === CREDIT, 100);
+    expect(await credit(key)).toBe(CREDIT);
     const written = await rows(wallet, 1);
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[true, 500]]);
   });

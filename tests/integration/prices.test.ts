@@ -13,6 +13,7 @@ import { fundedKey } from '../support/agent.ts';
 import { connectMcp } from '../support/mcp.ts';
 import { craftPayment, payer, payingFetch, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+import { within } from '../support/poll.ts';
 
 setDefaultTimeout(30_000);
 
@@ -91,7 +92,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
       // The usage history records what each call took (PostgreSQL writes its rows just after answering).
       let calls: { capability: string; lamports: number; refunded: boolean }[] = [];
-      for (let i = 0; i < 250 && calls.length < 3; i++, await Bun.sleep(20)) calls = (await gw.get('/api/keys/me/usage', { 'x-api-key': key })).body.calls;
+      await within(5_000, async () => (calls = (await gw.get('/api/keys/me/usage', { 'x-api-key': key })).body.calls).length >= 3, 20);
       expect(calls.map(({ capability, lamports, refunded }) => ({ capability, lamports, refunded }))).toEqual([
         { capability: 'token-accounts', lamports: FLAT, refunded: false },
         { capability: 'decode-tx', lamports: DECODE, refunded: true },

@@ -11,6 +11,7 @@ import { X402_SETTLEMENT_FEE_LAMPORTS } from '../../src/config.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { keypairFile, payer, payingFetch, usdcAccount, USDC } from '../support/x402.ts';
+import { within } from '../support/poll.ts';
 
 setDefaultTimeout(30_000);
 
@@ -34,10 +35,11 @@ async function accounts(opts: { payToAccount: boolean; feePayerLamports: bigint 
 /** /readyz once the probe has read the x402 accounts and `ok` holds. */
 async function readyWhen(gw: TestGateway, ok: (x402: { problems: string[]; warnings: string[] }) => boolean) {
   let res: Awaited<ReturnType<TestGateway['get']>> | undefined;
-  for (let i = 0; i < 100; i++, await Bun.sleep(50)) {
+  const shown = async () => {
     res = await gw.get('/readyz');
-    if (res.body.x402 && ok(res.body.x402)) return res;
-  }
+    return Boolean(res.body.x402 && ok(res.body.x402));
+  };
+  if ((await within(5_000, shown)) !== null) return res!;
   throw new Error(`/readyz never showed it: ${JSON.stringify(res?.body)}`);
 }
 
@@ -89,7 +91,7 @@ describe('an unfunded fee payer', () => {
     expect(res.body.x402.problems).toEqual([`the fee payer ${a.feePayer} holds 0 lamports, less than one settlement's fee (${X402_SETTLEMENT_FEE_LAMPORTS}): send it SOL`]);
     // Logged when the probe first sees it, and not again on the probes after (one every 333 ms here).
     const said = () => gw.logs.filter((l) => l.includes(`the fee payer ${a.feePayer} holds 0 lamports`)).length;
-    for (let i = 0; i < 40 && said() === 0; i++) await Bun.sleep(50);
+    await within(2_000, () => said() > 0);
     await Bun.sleep(1_000);
     expect(said()).toBe(1);
   });
