@@ -13,6 +13,7 @@ import {
 import { type NormalizedTransaction, normalizeTransaction } from '../chain/tx/normalize.ts';
 import { type TokenOwners, ownerlessTokenAccounts, tokenOwnersFromInstructions } from '../chain/tx/token-owners.ts';
 import { TOKEN_PROGRAMS } from '../chain/program-ids.ts';
+import { tokenAccountOwnerFromRpc } from '../chain/token/holders.ts';
 import { isAddress } from '@solana/kit';
 import type { Rpc } from '../chain/upstream.ts';
 import { LRUCache } from 'lru-cache';
@@ -262,11 +263,10 @@ export async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]):
 
 /** The owner a jsonParsed token account states, when the value is one (owned by a Token program). */
 function tokenAccountOwner(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const { owner, data } = value as { owner?: unknown; data?: { parsed?: { type?: unknown; info?: { owner?: unknown } } } };
-  if (typeof owner !== 'string' || !TOKEN_PROGRAMS.includes(owner) || data?.parsed?.type !== 'account') return null;
-  const wallet = data.parsed.info?.owner;
-  return typeof wallet === 'string' && isAddress(wallet) ? wallet : null;
+  const owner = (value as { owner?: unknown } | null)?.owner;
+  if (typeof owner !== 'string' || !TOKEN_PROGRAMS.includes(owner)) return null;
+  const wallet = tokenAccountOwnerFromRpc(value);
+  return wallet !== null && isAddress(wallet) ? wallet : null;
 }
 
 // ---- IDLs published on chain, for programs the tables do not know ------------------------------------
