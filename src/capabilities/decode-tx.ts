@@ -238,10 +238,10 @@ export function ownersToLookUp(tx: NormalizedTransaction): string[] {
 /**
  * The owners of token accounts as the chain holds them now, in one getMultipleAccounts (jsonParsed, the first
  * 100 accounts), each answer cached: what the decoder is told for balances that came without an owner
- * (`describeNormalized(tx, { tokenOwners })`; decoded history calls it too). An account that is gone, is no
- * token account, or was not read within 1.5 s is left out: its owner stays unknown.
+ * (`describeNormalized(tx, { tokenOwners })`; decoded history reaches it through `decodeSignature`). An account
+ * that is gone, is no token account, or was not read within 1.5 s is left out: its owner stays unknown.
  */
-export async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promise<TokenOwners> {
+async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promise<TokenOwners> {
   const asked = accounts.slice(0, OWNER_ACCOUNTS_PER_LOOKUP);
   const owners = new Map<string, string>();
   const read = (async () => {

@@ -264,7 +264,7 @@ const ORDER_BOOKS: ReadonlySet<string> = new Set([SERUM_DEX_V3_PROGRAM, OPENBOOK
  * the Serum swap program), leaving a signer with less of one asset and more of another: a trade, not an
  * order left resting.
  */
-export function settledOrderTrade(tx: NormalizedTransaction, actions: readonly Action[]): boolean {
+function settledOrderTrade(tx: NormalizedTransaction, actions: readonly Action[]): boolean {
   const onBook = actions.filter((a) => ORDER_BOOKS.has(a.programId));
   if (!onBook.some((a) => a.kind === 'order_place') || !onBook.some((a) => a.name === 'settle_funds')) return false;
   return tx.signers.some((signer) => {

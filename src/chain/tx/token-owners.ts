@@ -119,7 +119,7 @@ export function ownerlessTokenAccounts(tx: NormalizedTransaction): string[] {
 }
 
 /** The transaction with these owners given to its owner-less token balances (others untouched). */
-export function withTokenOwners(tx: NormalizedTransaction, owners: TokenOwners): NormalizedTransaction {
+function withTokenOwners(tx: NormalizedTransaction, owners: TokenOwners): NormalizedTransaction {
   if (owners.size === 0) return tx;
   const fill = (b: TokenBalance): TokenBalance => (b.owner === null && b.account && owners.has(b.account) ? { ...b, owner: owners.get(b.account)! } : b);
   return { ...tx, preTokenBalances: tx.preTokenBalances.map(fill), postTokenBalances: tx.postTokenBalances.map(fill) };
