@@ -99,6 +99,8 @@ function claimOf(ix: NormalizedInstruction): Claim | null {
  */
 export function tokenOwnersFromInstructions(tx: NormalizedTransaction): Map<string, string> {
   const ownerless = new Set(ownerlessTokenAccounts(tx));
+  // every balance carries its owner (any node since 2022): no instruction can add one
+  if (ownerless.size === 0) return new Map();
   const best = new Map<string, { strength: number; owners: Set<string> }>();
   for (const ix of [...tx.instructions, ...(tx.innerInstructions ?? [])]) {
     const claim = claimOf(ix);
