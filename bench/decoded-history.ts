@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
-import { claimWhenSeen, deposit, heliusPayload } from '../tests/support/agent.ts';
 import { sandboxGatewayEnv, spawnGateway, type GatewayProcess } from '../tests/support/process.ts';
+import { buyKey } from './wire.ts';
 
 const coldRuns = Number(process.argv[2] ?? 5);
 const cachedRuns = Number(process.argv[3] ?? 20);
@@ -43,21 +43,7 @@ await chain.failingTransaction(wallet);
 let gateway: GatewayProcess = await spawnGateway(env);
 let key = '';
 try {
-  const http = {
-    get: async (path: string, headers: Record<string, string> = {}) => {
-      const res = await fetch(gateway.url + path, { headers });
-      return { status: res.status, body: await res.json(), headers: res.headers };
-    },
-    post: async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-      return { status: res.status, body: await res.json(), headers: res.headers };
-    },
-  };
-  const agent = await chain.newWallet(200_000_000_000n);
-  const lamports = 100_000_000_000n;
-  const sig = await deposit(chain, agent, gatewayAddress, lamports);
-  await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, lamports), { authorization: SECRET });
-  key = await claimWhenSeen(http, agent, 0);
+  ({ key } = await buyKey(gateway.url, chain, gatewayAddress, SECRET, 100_000_000_000n));
 
   /** One page: its latency (ms) and the upstream calls it made, by method. */
   async function page(query: string): Promise<{ ms: number; calls: Record<string, number> }> {

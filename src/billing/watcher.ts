@@ -12,6 +12,7 @@ import type { Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { watcherScanned } from '../metrics.ts';
 import { StorageUnavailable } from '../errors.ts';
+import { mapBounded } from '../bounded.ts';
 import { MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
 import type { BillingStore, WatcherCursor } from './store.ts';
 
@@ -191,17 +192,8 @@ export class DepositWatcher {
   }
 
   /** Transfers of each transaction (none for a failed one), CONCURRENCY reads at a time, in order. */
-  private async readAll(chunk: SignatureInfo[]): Promise<(Transfer[] | null)[]> {
-    const found: (Transfer[] | null)[] = new Array(chunk.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < chunk.length) {
-        const i = next++;
-        found[i] = chunk[i]!.err === null ? await this.transfersOf(chunk[i]!.signature) : [];
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunk.length) }, worker));
-    return found;
+  private readAll(chunk: SignatureInfo[]): Promise<(Transfer[] | null)[]> {
+    return mapBounded(chunk, CONCURRENCY, async (info) => (info.err === null ? await this.transfersOf(info.signature) : []));
   }
 
   /** The transaction's transfers to the gateway, or null when the node cannot show it yet. */

@@ -13,6 +13,7 @@ import {
 import { type NormalizedTransaction, normalizeTransaction } from '../chain/tx/normalize.ts';
 import { type TokenOwners, ownerlessTokenAccounts, tokenOwnersFromInstructions } from '../chain/tx/token-owners.ts';
 import { TOKEN_PROGRAMS } from '../chain/program-ids.ts';
+import { tokenAccountOwnerFromRpc } from '../chain/token/holders.ts';
 import { isAddress } from '@solana/kit';
 import type { Rpc } from '../chain/upstream.ts';
 import { LRUCache } from 'lru-cache';
@@ -237,10 +238,10 @@ export function ownersToLookUp(tx: NormalizedTransaction): string[] {
 /**
  * The owners of token accounts as the chain holds them now, in one getMultipleAccounts (jsonParsed, the first
  * 100 accounts), each answer cached: what the decoder is told for balances that came without an owner
- * (`describeNormalized(tx, { tokenOwners })`; decoded history calls it too). An account that is gone, is no
- * token account, or was not read within 1.5 s is left out: its owner stays unknown.
+ * (`describeNormalized(tx, { tokenOwners })`; decoded history reaches it through `decodeSignature`). An account
+ * that is gone, is no token account, or was not read within 1.5 s is left out: its owner stays unknown.
  */
-export async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promise<TokenOwners> {
+async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promise<TokenOwners> {
   const asked = accounts.slice(0, OWNER_ACCOUNTS_PER_LOOKUP);
   const owners = new Map<string, string>();
   const read = (async () => {
@@ -262,11 +263,10 @@ export async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]):
 
 /** The owner a jsonParsed token account states, when the value is one (owned by a Token program). */
 function tokenAccountOwner(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const { owner, data } = value as { owner?: unknown; data?: { parsed?: { type?: unknown; info?: { owner?: unknown } } } };
-  if (typeof owner !== 'string' || !TOKEN_PROGRAMS.includes(owner) || data?.parsed?.type !== 'account') return null;
-  const wallet = data.parsed.info?.owner;
-  return typeof wallet === 'string' && isAddress(wallet) ? wallet : null;
+  const owner = (value as { owner?: unknown } | null)?.owner;
+  if (typeof owner !== 'string' || !TOKEN_PROGRAMS.includes(owner)) return null;
+  const wallet = tokenAccountOwnerFromRpc(value);
+  return wallet !== null && isAddress(wallet) ? wallet : null;
 }
 
 // ---- IDLs published on chain, for programs the tables do not know ------------------------------------

@@ -10,6 +10,7 @@ import type { Network } from '../config.ts';
 import { ACTION_KIND, CATEGORY, CATEGORY_MATCHED, COUNTERPARTIES, OWNER_CHANGE, STATUS, SUMMARY, decodeSignature } from './decode-tx.ts';
 import { base58Address, u64 } from './output.ts';
 import type { MaybePromise } from '../maybe.ts';
+import { mapBounded } from '../bounded.ts';
 
 /** Most transactions one decoded page holds: each is a getTransaction and a decode. */
 export const DECODED_LIMIT = 25;
@@ -100,20 +101,6 @@ type FetchError = NonNullable<Decoded['decodeError']>;
 function fetchErrorOf(e: unknown): FetchError {
   if (!(e instanceof UpstreamError)) throw e;
   return { code: upstreamCode(e), message: e instanceof RpcError ? `The node answered JSON-RPC error ${e.code}` : e.message };
-}
-
-/** `fn` over `items` with at most `width` running at once, results in order. */
-async function mapBounded<T, R>(items: readonly T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
-  return out;
 }
 
 interface TokenAccountHistories {

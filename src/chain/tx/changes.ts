@@ -40,7 +40,8 @@ export interface OwnerChanges {
   readonly changes: readonly AssetChange[];
 }
 
-function lamportDelta(tx: NormalizedTransaction, index: number): bigint {
+/** What the account at `index` gained in lamports (negative: lost); a missing balance counts as 0. */
+export function lamportDelta(tx: NormalizedTransaction, index: number): bigint {
   return (tx.postBalances[index] ?? 0n) - (tx.preBalances[index] ?? 0n);
 }
 

@@ -212,7 +212,8 @@ export function effectKind(tx: NormalizedTransaction, topLevelIndex: number): Ac
  */
 export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Action[] {
   const actions: Action[] = [];
-  const logged = loggedInstructionNames(tx.logs, tx.instructions.map((ix) => ix.programId));
+  // read from the logs only once an instruction the tables cannot name needs it
+  let logged: ReadonlyMap<number, string> | undefined;
   for (const ix of tx.instructions) {
     const own = actionOf(ix, false);
     if (own) {
@@ -233,6 +234,7 @@ export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDL
     const effect = effectKind(tx, ix.topLevelIndex);
     const idl = idls.get(ix.programId);
     const idlName = idl ? idlInstructionName(idl, ix.data) : null;
+    logged ??= loggedInstructionNames(tx.logs, tx.instructions.map((top) => top.programId));
     const logName = logged.get(ix.topLevelIndex) ?? null;
     const name = idlName ?? logName;
     const source = idlName ? 'idl' : logName ? 'log' : effect ? 'effects' : 'none';
@@ -264,7 +266,7 @@ const ORDER_BOOKS: ReadonlySet<string> = new Set([SERUM_DEX_V3_PROGRAM, OPENBOOK
  * the Serum swap program), leaving a signer with less of one asset and more of another: a trade, not an
  * order left resting.
  */
-export function settledOrderTrade(tx: NormalizedTransaction, actions: readonly Action[]): boolean {
+function settledOrderTrade(tx: NormalizedTransaction, actions: readonly Action[]): boolean {
   const onBook = actions.filter((a) => ORDER_BOOKS.has(a.programId));
   if (!onBook.some((a) => a.kind === 'order_place') || !onBook.some((a) => a.name === 'settle_funds')) return false;
   return tx.signers.some((signer) => {

@@ -508,7 +508,7 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
   const signerSet = new Set(tx.signers);
   const owners = ownerChangesOf(tx);
   const owner = owners.find((o) => o.owner === tx.feePayer) ?? balanceChangesFor(tx, tx.feePayer);
-  const side = options.wallet === undefined ? feePayerSide(tx, owners) : walletSide(tx, owners, options.wallet);
+  const side = options.wallet === undefined ? feePayerSide(tx, owners, owner) : walletSide(tx, owners, options.wallet);
   const speaker = side.speaker;
   const errInfo = describeTransactionError(tx.err, {
     programIdOf: (i) => tx.instructions[i]?.programId,

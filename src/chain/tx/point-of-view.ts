@@ -2,7 +2,7 @@
 // a transfer someone else paid for reads as the wallet's own, an incoming one as received, and a token account
 // opened for it at another's cost as that, not as rent it paid. Pure: the per-owner changes in, the choice of
 // speaker and of the parties named after it out; describe.ts words them.
-import { type OwnerChanges, balanceChangesFor, createdAccountSigners } from './changes';
+import { type OwnerChanges, balanceChangesFor, createdAccountSigners, lamportDelta } from './changes';
 import type { NormalizedTransaction } from './normalize';
 import { SOL_DECIMALS } from '../format';
 
@@ -33,12 +33,12 @@ export interface RentPaidFor {
 
 /**
  * The default side: the fee payer, or the first signer that moved anything when the fee payer only paid the
- * fee (a relayer); the other signers that moved anything follow as co-signers.
+ * fee (a relayer); the other signers that moved anything follow as co-signers. `payer` is the fee payer's
+ * changes: its entry in `owners`, else computed for it.
  */
-export function feePayerSide(tx: NormalizedTransaction, owners: readonly OwnerChanges[]): Side {
+export function feePayerSide(tx: NormalizedTransaction, owners: readonly OwnerChanges[], payer: OwnerChanges): Side {
   const signers = new Set(tx.signers);
   const signerChanges = owners.filter((o) => signers.has(o.owner));
-  const payer = owners.find((o) => o.owner === tx.feePayer) ?? balanceChangesFor(tx, tx.feePayer);
   const speaker = payer.changes.length > 0 ? payer : (signerChanges.find((o) => o.changes.length > 0) ?? payer);
   const others = signerChanges.filter((o) => o !== speaker && o.changes.length > 0).map((changes) => ({ role: 'co-signer' as const, changes }));
   return { speaker, others, paidBy: null, rentPaidFor: null };
@@ -70,7 +70,7 @@ function rentPaidFor(tx: NormalizedTransaction, owners: readonly OwnerChanges[],
   const rent = changes.tokenAccountRentLamports;
   if (rent <= 0n) return null;
   const index = tx.accountKeys.indexOf(changes.owner);
-  const own = index < 0 ? 0n : (tx.postBalances[index] ?? 0n) - (tx.preBalances[index] ?? 0n);
+  const own = index < 0 ? 0n : lamportDelta(tx, index);
   const paidItself = own < 0n ? (-own < rent ? -own : rent) : 0n;
   if (paidItself === rent) return null;
   const sol = changes.changes.find((c) => c.asset === 'SOL');

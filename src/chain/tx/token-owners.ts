@@ -99,6 +99,8 @@ function claimOf(ix: NormalizedInstruction): Claim | null {
  */
 export function tokenOwnersFromInstructions(tx: NormalizedTransaction): Map<string, string> {
   const ownerless = new Set(ownerlessTokenAccounts(tx));
+  // every balance carries its owner (any node since 2022): no instruction can add one
+  if (ownerless.size === 0) return new Map();
   const best = new Map<string, { strength: number; owners: Set<string> }>();
   for (const ix of [...tx.instructions, ...(tx.innerInstructions ?? [])]) {
     const claim = claimOf(ix);
@@ -119,7 +121,7 @@ export function ownerlessTokenAccounts(tx: NormalizedTransaction): string[] {
 }
 
 /** The transaction with these owners given to its owner-less token balances (others untouched). */
-export function withTokenOwners(tx: NormalizedTransaction, owners: TokenOwners): NormalizedTransaction {
+function withTokenOwners(tx: NormalizedTransaction, owners: TokenOwners): NormalizedTransaction {
   if (owners.size === 0) return tx;
   const fill = (b: TokenBalance): TokenBalance => (b.owner === null && b.account && owners.has(b.account) ? { ...b, owner: owners.get(b.account)! } : b);
   return { ...tx, preTokenBalances: tx.preTokenBalances.map(fill), postTokenBalances: tx.postTokenBalances.map(fill) };
