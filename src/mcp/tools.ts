@@ -10,7 +10,7 @@
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
+import { inputSchema, plainSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
@@ -52,8 +52,6 @@ export function priceNote(cap: Capability, priceLamports: number, freeCalls: num
     : 'Free: no API key needed.';
 }
 
-const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
-
 /** What describes a tool's price: the settings of both ways to pay. */
 export type ToolPricing = PriceSettings & X402Pricing & Pick<Config, 'freeCalls'>;
 
@@ -64,8 +62,8 @@ export function toolList(pricing: ToolPricing, capabilities: readonly Capability
       name: cap.tool,
       title: cap.title,
       description: `${cap.description} ${priceNote(cap, lamportsFor(pricing, cap.name), pricing.freeCalls, x402Note(pricing, cap.name))}`,
-      inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
-      outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
+      inputSchema: plainSchema<Tool['inputSchema']>(inputSchema(cap)),
+      outputSchema: plainSchema<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
     };
   });
