@@ -75,7 +75,21 @@ export type OnCharged = (requestId: string | number, refund: () => Promise<void>
 /** The caller of one MCP message (and the transport's OnCharged) travel to the tool handler as the SDK's AuthInfo. */
 export function authInfoFor(caller: Caller, onCharged?: OnCharged): AuthInfo {
   // A plain copy: the SDK may hold what it is given longer than the request, and a lazy caller holds the Request.
-  const plain: Caller = { apiKey: caller.apiKey, address: caller.address, face: caller.face, origin: caller.origin, mcp: caller.mcp };
+  // Save the origin, read only by an x402 offer: working it out parses the URL (and behind a trusted
+  // proxy asks the socket), so it is read on first use, once, and the caller let go of then. Until
+  // then it holds the caller, as the SDK's own extra holds the Request beside this.
+  let source: Caller | undefined = caller;
+  let origin: string | undefined;
+  const plain: Caller = {
+    apiKey: caller.apiKey,
+    address: caller.address,
+    face: caller.face,
+    get origin() {
+      if (source) [origin, source] = [source.origin, undefined];
+      return origin;
+    },
+    mcp: caller.mcp,
+  };
   return { token: plain.apiKey ?? '', clientId: plain.address, scopes: [], extra: { caller: plain, onCharged } };
 }
 
