@@ -367,7 +367,7 @@ const SETTINGS = {
   },
   x402FeePayerMinLamports: {
     env: 'X402_FEE_PAYER_MIN_LAMPORTS',
-    help: "x402: the built-in facilitator's fee payer below this many lamports is warned of in the log and in /readyz (one settlement costs it 10001)",
+    help: `x402: the built-in facilitator's fee payer below this many lamports is warned of in the log and in /readyz (one settlement costs it ${X402_SETTLEMENT_FEE_LAMPORTS})`,
     default: 1000 * X402_SETTLEMENT_FEE_LAMPORTS,
     shownDefault: `${1000 * X402_SETTLEMENT_FEE_LAMPORTS} (1000 settlements)`,
     parse: integer(0, 1e15),

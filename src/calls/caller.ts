@@ -127,9 +127,7 @@ function forwardedOrigin(headers: Headers): { host?: string; proto?: string } {
  */
 export function requestOrigin(request: Request, server: unknown, trustedProxies: readonly string[] = NO_PROXIES): string {
   const own = new URL(request.url);
-  if (trustedProxies.length === 0) return own.origin;
-  const peer = (server as RequestIpServer)?.requestIP(request)?.address ?? '';
-  if (!isIP(peer) || !proxyList(trustedProxies).check(peer, family(peer))) return own.origin;
+  if (trustedProxies.length === 0 || !peerOf(request, server, trustedProxies).proxies) return own.origin;
   const forwarded = forwardedOrigin(request.headers);
   const host = forwarded.host && HOST.test(forwarded.host) ? forwarded.host.toLowerCase() : own.host;
   const proto = forwarded.proto?.toLowerCase();
@@ -172,11 +170,32 @@ export function clientAddress(request: Request, server: unknown, trustedProxies:
   return lastAddress;
 }
 
+/** The socket's peer of a request and, when it is a trusted proxy, the trusted list: then its forwarding headers stand. */
+interface Peer {
+  readonly address: string;
+  readonly proxies?: BlockList;
+}
+
+// The last request's peer: an x402 offer asks for the origin after the address of the same request.
+let peerRequest: Request | undefined;
+let peerServer: unknown;
+let peerProxies: readonly string[] | undefined;
+let lastPeer: Peer = { address: 'unknown' };
+
+function peerOf(request: Request, server: unknown, trustedProxies: readonly string[]): Peer {
+  if (request === peerRequest && server === peerServer && trustedProxies === peerProxies) return lastPeer;
+  const address = (server as RequestIpServer)?.requestIP(request)?.address ?? 'unknown';
+  const list = trustedProxies.length > 0 && isIP(address) ? proxyList(trustedProxies) : undefined;
+  lastPeer = list?.check(address, family(address)) ? { address, proxies: list } : { address };
+  peerRequest = request;
+  peerServer = server;
+  peerProxies = trustedProxies;
+  return lastPeer;
+}
+
 function addressOf(request: Request, server: unknown, trustedProxies: readonly string[]): string {
-  const peer = (server as RequestIpServer)?.requestIP(request)?.address ?? 'unknown';
-  if (trustedProxies.length === 0 || !isIP(peer)) return peer;
-  const trusted = proxyList(trustedProxies);
-  if (!trusted.check(peer, family(peer))) return peer;
+  const { address: peer, proxies: trusted } = peerOf(request, server, trustedProxies);
+  if (!trusted) return peer;
   const hops = forwardedHops(request.headers);
   let client = peer;
   for (let i = hops.length - 1; i >= Math.max(0, hops.length - MAX_HOPS); i--) {

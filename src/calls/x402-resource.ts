@@ -4,11 +4,9 @@
 // own input schema and recorded example, so a facilitator can catalogue it.
 import type { Resource } from '../billing/x402/payments.ts';
 import { discoveryExtensions, type Discovery } from '../billing/x402/discovery.ts';
-import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
+import { inputSchema, plainSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import { EXAMPLES } from '../capabilities/recorded-examples.ts';
 import type { Caller } from './caller.ts';
-
-const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 
 /** The recorded request's fields as the input schema types them (a query string's "2" is the integer 2). */
 function typedExample(cap: Capability): Record<string, unknown> {
@@ -34,7 +32,7 @@ function shortened(value: unknown): unknown {
 
 function discoveryOf(cap: Capability, mcp: Caller['mcp']): Discovery {
   const output = { example: shortened(EXAMPLES[cap.name]?.response ?? {}) as Record<string, unknown> };
-  const schema = plain(inputSchema(cap));
+  const schema = plainSchema(inputSchema(cap));
   if (mcp) return { kind: 'mcp', toolName: cap.tool, description: cap.description, transport: mcp.transport, inputSchema: schema, example: typedExample(cap), output };
   return { kind: 'http', method: cap.method, input: typedExample(cap), inputSchema: schema, output };
 }

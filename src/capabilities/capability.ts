@@ -63,6 +63,11 @@ export function inputSchema(cap: Capability): TObject {
   return t.Object(props, { additionalProperties: false });
 }
 
+/** A TypeBox schema as the plain JSON Schema it stands for: its symbol keys dropped, for documents and wire formats. */
+export function plainSchema<T = Record<string, unknown>>(schema: unknown): T {
+  return JSON.parse(JSON.stringify(schema)) as T;
+}
+
 export function restPath(cap: Capability, prefix = '/api/chain'): string {
   return `${prefix}/${cap.name}`;
 }

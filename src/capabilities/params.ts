@@ -86,8 +86,9 @@ export function flag(description: string, fallback: boolean): Param<boolean> {
 }
 
 export function signature(description: string, example: string, required = true): Param<string> {
+  const schema = t.String({ description, examples: [example], minLength: 64, maxLength: 88 });
   return {
-    schema: required ? t.String({ description, examples: [example], minLength: 64, maxLength: 88 }) : t.Optional(t.String({ description, examples: [example], minLength: 64, maxLength: 88 })),
+    schema: required ? schema : t.Optional(schema),
     required,
     example,
     parse(raw, field) {

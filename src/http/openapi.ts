@@ -5,7 +5,7 @@ import { x402Note } from '../calls/ways-to-pay.ts';
 import { lamportsApart, lamportsFor } from '../billing/prices.ts';
 import { Type as t, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
-import { restPath, successSchema, type Capability } from '../capabilities/capability.ts';
+import { plainSchema, restPath, successSchema, type Capability } from '../capabilities/capability.ts';
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import type { Config } from '../config.ts';
@@ -25,7 +25,7 @@ export const LLMS_PATH = '/llms.txt';
 type Json = Record<string, unknown>;
 
 /** TypeBox schemas are JSON Schema plus symbol keys; the document carries the JSON only. */
-const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+const plain = (schema: TSchema): Json => plainSchema<Json>(schema);
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase());
 

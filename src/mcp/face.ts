@@ -26,7 +26,6 @@ export interface McpFace {
   readonly newServer: ToolServerFactory;
   readonly servers: SessionServers;
   readonly keepAliveMs: number;
-  readonly maxBatch: number;
   readonly refused: SessionRefusals;
   /** One logger per transport kind, not a closure per session. */
   readonly transportErrorLog: Readonly<Record<McpSession['kind'], (error: Error) => void>>;
@@ -55,7 +54,6 @@ export function mcpFace(s: McpDeps): McpFace {
   const sessions = s.mcp;
   const newServer = toolServerFactory(s);
   const keepAliveMs = Math.round(s.config.mcpKeepAliveSeconds * 1000);
-  const maxBatch = s.config.mcpMaxBatch;
   const errorLog = (transport: McpSession['kind']) => (error: Error) => s.log.debug('mcp transport error', { transport, error: error.message });
   const transportErrorLog = { sse: errorLog('sse'), 'streamable-http': errorLog('streamable-http') } as const;
 
@@ -73,8 +71,7 @@ export function mcpFace(s: McpDeps): McpFace {
     newServer,
     servers: sessionServers({ sessions, newServer, keepAliveMs, onError: (kind) => transportErrorLog[kind] }),
     keepAliveMs,
-    maxBatch,
-    refused: sessionRefusals(sessions, maxBatch),
+    refused: sessionRefusals(sessions, s.config.mcpMaxBatch),
     transportErrorLog,
     foreign: originGuard(s.config),
     callerOf: (request, server, endpoint = STREAMABLE_HTTP) => httpCaller(request, server, 'mcp', s.config.trustedProxies, endpoint),

@@ -1,7 +1,7 @@
 // What an agent can read and reuse besides the tools: resources (the price and how to pay, and
 // each tool's documentation) and prompts built on the tools. All generated from the registry, the
 // tool listing and the settings once, shared by every session.
-import { lamportsFor, x402Note, type PriceSettings } from '../calls/ways-to-pay.ts';
+import { lamportsApart, x402Note, type PriceSettings } from '../calls/ways-to-pay.ts';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
@@ -44,8 +44,9 @@ function toolDoc(cap: Capability, tool: Tool): string {
 
 /** The tools priced apart from the flat price, in one line; none when every paid tool costs the same. */
 function apartLine(config: PriceSettings, capabilities: readonly Capability[]): string[] {
-  const apart = capabilities.filter((c) => c.paid && lamportsFor(config, c.name) !== config.priceLamports);
-  return apart.length ? ['', `Priced apart: ${apart.map((c) => `${c.tool} costs ${lamportsFor(config, c.name)} lamports`).join('; ')}.`] : [];
+  const lamports = lamportsApart(config);
+  const apart = capabilities.filter((c) => c.paid && Object.hasOwn(lamports, c.name));
+  return apart.length ? ['', `Priced apart: ${apart.map((c) => `${c.tool} costs ${lamports[c.name]} lamports`).join('; ')}.`] : [];
 }
 
 /** `tools`: the tool listing of `capabilities`, whose descriptions say what each costs. */

@@ -32,7 +32,8 @@ function newSseSession(face: McpFace, owner: SessionOwner, stream: WebSseServerT
 
 /** The JSON-RPC messages of a POST the session may take now; else the 400 that says why not. */
 function messagesFor(face: McpFace, session: SseSession, body: unknown): JSONRPCMessage[] | Response {
-  if (Array.isArray(body) && body.length > face.maxBatch) return face.refused.batchTooLarge(body.length);
+  const tooLarge = face.refused.batchTooLarge(body);
+  if (tooLarge) return tooLarge;
   let messages: JSONRPCMessage[];
   try {
     messages = parseMessages(body);

@@ -27,7 +27,8 @@ export interface SessionRefusals {
   refusal(owner: SessionOwner): Response | undefined;
   /** A session id sent with other credentials than the session was opened with. */
   notYours(): Response;
-  batchTooLarge(messages: number): Response;
+  /** JSON-RPC's -32600 for a batch of more than MCP_MAX_BATCH messages, if the body is one. */
+  batchTooLarge(body: unknown): Response | undefined;
 }
 
 export function sessionRefusals(sessions: McpSessions, maxBatch: number): SessionRefusals {
@@ -63,6 +64,7 @@ export function sessionRefusals(sessions: McpSessions, maxBatch: number): Sessio
         hint: 'Send the same API key (x-api-key or Authorization: Bearer) on every request of a session as on the request that opened it; a session opened without a key takes requests only from the address that opened it. Otherwise open a new session.',
         live_status: 'FAILED',
       }),
-    batchTooLarge: (n) => json(400, { jsonrpc: '2.0', error: { code: -32600, message: `Batch of ${n} messages refused: at most ${maxBatch} messages per batch.` }, id: null }),
+    batchTooLarge: (body) =>
+      Array.isArray(body) && body.length > maxBatch ? rpcError(400, -32600, `Batch of ${body.length} messages refused: at most ${maxBatch} messages per batch.`) : undefined,
   };
 }

@@ -119,7 +119,8 @@ export function streamableHttp(face: McpFace): StreamableHttp {
     if (refusedOrigin) return refusedOrigin;
     const caller = face.callerOf(request, server);
     const parsedBody = request.method === 'POST' ? body : undefined;
-    if (Array.isArray(parsedBody) && parsedBody.length > face.maxBatch) return refused.batchTooLarge(parsedBody.length);
+    const tooLarge = refused.batchTooLarge(parsedBody);
+    if (tooLarge) return tooLarge;
     const sid = request.headers.get('mcp-session-id');
     return sid ? inSession(request, sid, parsedBody, caller, server) : withoutSession(request, parsedBody, caller);
   };

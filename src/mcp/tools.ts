@@ -10,7 +10,7 @@
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
+import { inputSchema, plainSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
@@ -52,8 +52,6 @@ export function priceNote(cap: Capability, priceLamports: number, freeCalls: num
     : 'Free: no API key needed.';
 }
 
-const plainJson = <T>(schema: unknown): T => JSON.parse(JSON.stringify(schema)) as T;
-
 /** What describes a tool's price: the settings of both ways to pay. */
 export type ToolPricing = PriceSettings & X402Pricing & Pick<Config, 'freeCalls'>;
 
@@ -64,8 +62,8 @@ export function toolList(pricing: ToolPricing, capabilities: readonly Capability
       name: cap.tool,
       title: cap.title,
       description: `${cap.description} ${priceNote(cap, lamportsFor(pricing, cap.name), pricing.freeCalls, x402Note(pricing, cap.name))}`,
-      inputSchema: plainJson<Tool['inputSchema']>(inputSchema(cap)),
-      outputSchema: plainJson<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
+      inputSchema: plainSchema<Tool['inputSchema']>(inputSchema(cap)),
+      outputSchema: plainSchema<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
       annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
     };
   });
@@ -77,7 +75,21 @@ export type OnCharged = (requestId: string | number, refund: () => Promise<void>
 /** The caller of one MCP message (and the transport's OnCharged) travel to the tool handler as the SDK's AuthInfo. */
 export function authInfoFor(caller: Caller, onCharged?: OnCharged): AuthInfo {
   // A plain copy: the SDK may hold what it is given longer than the request, and a lazy caller holds the Request.
-  const plain: Caller = { apiKey: caller.apiKey, address: caller.address, face: caller.face, origin: caller.origin, mcp: caller.mcp };
+  // Save the origin, read only by an x402 offer: working it out parses the URL (and behind a trusted
+  // proxy asks the socket), so it is read on first use, once, and the caller let go of then. Until
+  // then it holds the caller, as the SDK's own extra holds the Request beside this.
+  let source: Caller | undefined = caller;
+  let origin: string | undefined;
+  const plain: Caller = {
+    apiKey: caller.apiKey,
+    address: caller.address,
+    face: caller.face,
+    get origin() {
+      if (source) [origin, source] = [source.origin, undefined];
+      return origin;
+    },
+    mcp: caller.mcp,
+  };
   return { token: plain.apiKey ?? '', clientId: plain.address, scopes: [], extra: { caller: plain, onCharged } };
 }
 
