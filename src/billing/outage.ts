@@ -8,6 +8,7 @@
 import { storageFault, type StorageFault } from '../db/faults.ts';
 import { StorageUnavailable } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { attempt } from '../maybe.ts';
 import { storageAvailable, storageRefused } from '../metrics.ts';
 import type { BillingStore } from './store.ts';
 
@@ -152,18 +153,13 @@ class ProbeTimeout extends Error {}
  * rejection (Postgres). A result known at once stays at once (maybe.ts).
  */
 export function guard<A extends unknown[], R>(outage: StorageOutage, fn: (...args: A) => R): (...args: A) => R {
-  const rethrow = (e: unknown) => {
+  const rethrow = (e: unknown): never => {
     throw outage.fault(e);
   };
-  return (...args: A): R => {
-    try {
-      const r = fn(...args);
-      return (r instanceof Promise ? r.catch(rethrow) : r) as R;
-    } catch (e) {
-      throw outage.fault(e);
-    }
-  };
+  return (...args: A): R => attempt(() => fn(...args), same, rethrow) as R;
 }
+
+const same = <T>(v: T): T => v;
 
 /** The store with every method guarded (its other fields as they are): what billing's callers use. */
 export function guardStore<S extends BillingStore>(store: S, outage: StorageOutage): S {

@@ -44,13 +44,7 @@ export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>)
  * address names it, so that what needs no storage (free calls, MCP sessions) goes on working.
  */
 function bucketOwner(caller: Caller, deps: Pick<CallDeps, 'payments'>): MaybePromise<KeyOwner | null> {
-  let found: ReturnType<Payments['identify']>;
-  try {
-    found = deps.payments.identify(caller.apiKey);
-  } catch (e) {
-    return anonymousWhileAway(e);
-  }
-  return found instanceof Promise ? found.catch(anonymousWhileAway) : found;
+  return attempt(() => deps.payments.identify(caller.apiKey), (owner) => owner, anonymousWhileAway);
 }
 
 const anonymousWhileAway = (e: unknown): null => {
