@@ -66,8 +66,7 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
  * memory). A paid call always waits for its debit's commit.
  */
 export function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): MaybePromise<Outcome> {
-  // A paid call that failed before it was charged (its key not looked up: the storage away) is answered like any other failure.
-  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps).catch((e) => errorOutcome(e, deps.log, cap.name))) : freeCall(cap, raw, caller, deps);
+  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps)) : freeCall(cap, raw, caller, deps);
 }
 
 function rateLimited(cap: Capability, owner: KeyOwner | null, caller: Caller, deps: CallDeps, headers: Admission['headers'], refusal: NonNullable<Admission['refusal']>): Outcome {
@@ -116,11 +115,21 @@ function successBody(cap: Capability, input: Record<string, unknown>, result: ob
 // and written as steps of maybe.ts's helpers it cost find-ata 103-105 % of the CPU per request
 // before, against 98-101 % this way (bench/ab.ts). What is known at once is still not awaited:
 // each await suspends the call for a turn of the microtask queue.
+// It never rejects: what fails before the charge is answered here, what fails after it in the catch
+// below (whose refunds are kept writes, which never reject).
 async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
-  const found = deps.payments.identify(caller.apiKey);
-  const owner = found instanceof Promise ? await found : found;
-  const pending = admit(deps.limiter, () => bucketName(owner, caller));
-  const admission = pending instanceof Promise ? await pending : pending;
+  let owner: KeyOwner | null;
+  let admission: Admission;
+  try {
+    const found = deps.payments.identify(caller.apiKey);
+    const known = found instanceof Promise ? await found : found;
+    owner = known;
+    const pending = admit(deps.limiter, () => bucketName(known, caller));
+    admission = pending instanceof Promise ? await pending : pending;
+  } catch (e) {
+    // Failed before it was charged (its key not looked up, or no bucket to draw from: the storage away): answered like any other failure.
+    return errorOutcome(e, deps.log, cap.name);
+  }
   if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
   const { headers } = admission;
   if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
