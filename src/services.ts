@@ -31,8 +31,6 @@ export interface Services extends CallDeps {
   /** The SQLite database; absent when DATABASE_URL selects PostgreSQL. */
   db?: Db;
   store: BillingStore;
-  /** Whether the database answers, and the episode of an outage (billing/outage.ts). */
-  storage: StorageOutage;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
   quorum?: DepositQuorum;
@@ -174,7 +172,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
     db,
     store,
-    storage,
     upstreams,
     ctx,
     payments: createPayments(store, config, kept),

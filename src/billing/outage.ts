@@ -13,7 +13,7 @@ import { storageAvailable, storageRefused } from '../metrics.ts';
 import type { BillingStore } from './store.ts';
 
 /** How often the probe asks the database. */
-export const STORAGE_PROBE_MS = 500;
+const STORAGE_PROBE_MS = 500;
 /** A probe with no answer within this long counts as a failure: a database that hangs is away too. */
 const PROBE_TIMEOUT_MS = 1000;
 /**

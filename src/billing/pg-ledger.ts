@@ -75,8 +75,6 @@ export class PgLedger {
   private flushing = false;
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
-  /** Batches whose COMMIT was lost and whose outcome was looked up (for tests and diagnostics). */
-  settledByLookup = 0;
 
   constructor(private readonly sql: SQL) {}
 
@@ -211,7 +209,6 @@ export class PgLedger {
       for (const op of batch) op.reject(new UnsettledWrite(op.callId));
       return;
     }
-    this.settledByLookup++;
     for (const op of batch) {
       const balance = found.balances.get(op.wallet);
       const outcome = balance ? op.recovered(found.records.get(op.callId), balance) : 'again';
