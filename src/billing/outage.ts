@@ -9,6 +9,7 @@ import { storageFault, type StorageFault } from '../db/faults.ts';
 import { StorageUnavailable } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { attempt } from '../maybe.ts';
+import { LATE, within } from '../within.ts';
 import { storageAvailable, storageRefused } from '../metrics.ts';
 import type { BillingStore } from './store.ts';
 
@@ -90,15 +91,12 @@ export class StorageOutage {
   async check(): Promise<void> {
     if (this.probing) return;
     this.probing = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ProbeTimeout()), PROBE_TIMEOUT_MS)));
-      await Promise.race([this.probe(!this.available), timeout]);
+      if ((await within(this.probe(!this.available), PROBE_TIMEOUT_MS)) === LATE) throw new ProbeTimeout();
       this.answered();
     } catch (e) {
       this.wentAway(e instanceof ProbeTimeout ? 'timeout' : (storageFault(e) ?? 'unreachable'));
     } finally {
-      clearTimeout(timer);
       this.probing = false;
     }
   }
