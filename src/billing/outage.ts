@@ -50,6 +50,7 @@ export class StorageOutage {
     private readonly probe: StorageProbe,
     private readonly settleMs = SETTLE_MS,
   ) {
+    // The gauge's only start: 1 from when the gateway's storage is known.
     storageAvailable.set(1);
   }
 
@@ -67,8 +68,8 @@ export class StorageOutage {
    * the episode begun or continued), else `e` unchanged.
    */
   fault(e: unknown): unknown {
-    // Thrown by the ledger itself (a write whose outcome it could not settle): counted as unreachable unless its cause says more.
-    const reason = e instanceof StorageUnavailable ? (storageFault(e.cause) ?? 'unreachable') : storageFault(e);
+    // Thrown by the ledger itself (a write whose outcome it could not settle): counted as unreachable.
+    const reason = e instanceof StorageUnavailable ? 'unreachable' : storageFault(e);
     if (!reason) return e;
     storageRefused.inc({ reason });
     this.wentAway(reason);
