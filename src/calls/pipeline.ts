@@ -4,7 +4,7 @@
 import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
-import type { X402 } from '../billing/x402/payments.ts';
+import type { Resource, X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
 import { newCallId } from '../billing/call-id.ts';
@@ -183,10 +183,13 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   }
 }
 
-/** Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands. */
-async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, error?: string): Promise<Outcome> {
+/**
+ * Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands.
+ * `resource`: the call's, when the caller has it already (a refused x402 payment).
+ */
+async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, resource?: Resource, error?: string): Promise<Outcome> {
   try {
-    const offer = await x402.offer(outcome.body, outcome.headers, x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
+    const offer = await x402.offer(outcome.body, outcome.headers, resource ?? x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
     outcome.body = offer.body;
     outcome.headers = offer.headers;
   } catch (e) {
@@ -202,16 +205,18 @@ async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: 
  */
 async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
   const failed = (e: unknown) => failedCall(e, cap, deps, headers);
+  let input: Record<string, unknown>;
+  let resource: Resource;
+  let held: Awaited<ReturnType<X402['hold']>>;
   const refused = (reason: string): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
     const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, reason);
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, reason);
   };
-  let input: Record<string, unknown>;
-  let held: Awaited<ReturnType<X402['hold']>>;
   try {
     input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
-    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId: newCallId() });
+    resource = x402Resource(cap, caller, deps.ctx.config);
+    held = await x402.hold(caller.payment!, resource, { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId: newCallId() });
   } catch (e) {
     return failed(e);
   }
