@@ -26,18 +26,15 @@ export const serverError = (error: string) => new GatewayError(500, { error, liv
  * What the call was charged is settled before this is answered (docs/operations.md).
  */
 export class StorageUnavailable extends GatewayError {
-  constructor(
-    readonly reason: string,
-    retryAfterSeconds = 2,
-  ) {
+  constructor(readonly reason: string) {
     super(
       500,
       {
-        error: `Storage unavailable: the gateway's database is not answering (${reason}). Nothing was charged for this call; retry in ${retryAfterSeconds} s.`,
+        error: `Storage unavailable: the gateway's database is not answering (${reason}). Nothing was charged for this call; retry in 2 s.`,
         code: 'storage_unavailable',
         live_status: 'FAILED',
       },
-      { 'retry-after': String(retryAfterSeconds) },
+      { 'retry-after': '2' },
     );
   }
 }

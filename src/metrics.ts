@@ -204,7 +204,6 @@ export const storageAvailable = new Gauge({
   help: '1 while the database answers, 0 during a storage outage (from the first failed operation or probe until a probe succeeds)',
   registers,
 });
-storageAvailable.set(1);
 
 export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
 

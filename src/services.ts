@@ -25,14 +25,13 @@ import { X402Accounts } from './billing/x402/accounts.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { guard, guardStore, StorageOutage } from './billing/outage.ts';
+import { LATE, within } from './within.ts';
 
 export interface Services extends CallDeps {
   config: Config;
   /** The SQLite database; absent when DATABASE_URL selects PostgreSQL. */
   db?: Db;
   store: BillingStore;
-  /** Whether the database answers, and the episode of an outage (billing/outage.ts). */
-  storage: StorageOutage;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
   quorum?: DepositQuorum;
@@ -85,7 +84,9 @@ async function x402Of(config: Config, store: BillingStore, upstreams: Record<Net
 async function checkAccounts(accounts: X402Accounts, config: Config, log: Logger): Promise<void> {
   let report;
   try {
-    report = await Promise.race([accounts.read(), Bun.sleep(config.rpcTimeoutMs).then(() => Promise.reject(new Error(`no answer within ${config.rpcTimeoutMs} ms`)))]);
+    const read = await within(accounts.read(), config.rpcTimeoutMs);
+    if (read === LATE) throw new Error(`no answer within ${config.rpcTimeoutMs} ms`);
+    report = read;
   } catch (e) {
     log.warn('x402 accounts not checked at start: the chain did not answer; /readyz reports them once it does', { error: e instanceof Error ? e.message : String(e) });
     return;
@@ -174,7 +175,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
     db,
     store,
-    storage,
     upstreams,
     ctx,
     payments: createPayments(store, config, kept),

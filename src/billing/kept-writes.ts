@@ -7,6 +7,7 @@
 // database is away"); a graceful stop waits a bounded time for them, and counts what it gives up.
 import type { Logger } from '../log.ts';
 import { keptWrites, keptWritesGivenUp } from '../metrics.ts';
+import { LATE, within } from '../within.ts';
 
 /** What a kept write is, for the gauge and the log. */
 export type KeptKind = 'refund' | 'x402_release' | 'x402_finish';
@@ -92,13 +93,11 @@ export class KeptWrites {
    * owed, and counted in gateway_kept_writes_given_up_total.
    */
   async settled(ms: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<void>((done) => (timer = setTimeout(done, ms)));
+    const deadline = Date.now() + ms;
     while (this.waiting.size > 0) {
-      const all = Promise.allSettled([...this.waiting]);
-      if ((await Promise.race([all.then(() => 'done'), late.then(() => 'late')])) === 'late') break;
+      const left = deadline - Date.now();
+      if (left <= 0 || (await within(Promise.allSettled([...this.waiting]), left)) === LATE) break;
     }
-    clearTimeout(timer);
     this.stopped = true;
     for (const entry of this.kept) {
       keptWritesGivenUp.inc({ kind: entry.kind });

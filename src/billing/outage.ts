@@ -8,11 +8,13 @@
 import { storageFault, type StorageFault } from '../db/faults.ts';
 import { StorageUnavailable } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { attempt } from '../maybe.ts';
+import { LATE, within } from '../within.ts';
 import { storageAvailable, storageRefused } from '../metrics.ts';
 import type { BillingStore } from './store.ts';
 
 /** How often the probe asks the database. */
-export const STORAGE_PROBE_MS = 500;
+const STORAGE_PROBE_MS = 500;
 /** A probe with no answer within this long counts as a failure: a database that hangs is away too. */
 const PROBE_TIMEOUT_MS = 1000;
 /**
@@ -48,6 +50,7 @@ export class StorageOutage {
     private readonly probe: StorageProbe,
     private readonly settleMs = SETTLE_MS,
   ) {
+    // The gauge's only start: 1 from when the gateway's storage is known.
     storageAvailable.set(1);
   }
 
@@ -65,8 +68,8 @@ export class StorageOutage {
    * the episode begun or continued), else `e` unchanged.
    */
   fault(e: unknown): unknown {
-    // Thrown by the ledger itself (a write whose outcome it could not settle): counted as unreachable unless its cause says more.
-    const reason = e instanceof StorageUnavailable ? (storageFault(e.cause) ?? 'unreachable') : storageFault(e);
+    // Thrown by the ledger itself (a write whose outcome it could not settle): counted as unreachable.
+    const reason = e instanceof StorageUnavailable ? 'unreachable' : storageFault(e);
     if (!reason) return e;
     storageRefused.inc({ reason });
     this.wentAway(reason);
@@ -89,15 +92,12 @@ export class StorageOutage {
   async check(): Promise<void> {
     if (this.probing) return;
     this.probing = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ProbeTimeout()), PROBE_TIMEOUT_MS)));
-      await Promise.race([this.probe(!this.available), timeout]);
+      if ((await within(this.probe(!this.available), PROBE_TIMEOUT_MS)) === LATE) throw new ProbeTimeout();
       this.answered();
     } catch (e) {
       this.wentAway(e instanceof ProbeTimeout ? 'timeout' : (storageFault(e) ?? 'unreachable'));
     } finally {
-      clearTimeout(timer);
       this.probing = false;
     }
   }
@@ -152,18 +152,13 @@ class ProbeTimeout extends Error {}
  * rejection (Postgres). A result known at once stays at once (maybe.ts).
  */
 export function guard<A extends unknown[], R>(outage: StorageOutage, fn: (...args: A) => R): (...args: A) => R {
-  const rethrow = (e: unknown) => {
+  const rethrow = (e: unknown): never => {
     throw outage.fault(e);
   };
-  return (...args: A): R => {
-    try {
-      const r = fn(...args);
-      return (r instanceof Promise ? r.catch(rethrow) : r) as R;
-    } catch (e) {
-      throw outage.fault(e);
-    }
-  };
+  return (...args: A): R => attempt(() => fn(...args), same, rethrow) as R;
 }
+
+const same = <T>(v: T): T => v;
 
 /** The store with every method guarded (its other fields as they are): what billing's callers use. */
 export function guardStore<S extends BillingStore>(store: S, outage: StorageOutage): S {

@@ -18,6 +18,7 @@ import { outcomeUnknown } from '../db/faults.ts';
 import { callIdsBefore } from './call-id.ts';
 import type { AccountView, Balance, Debit, Refund } from './ledger.ts';
 import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from './unsettled.ts';
+import { LATE, within } from '../within.ts';
 
 interface Pending {
   wallet: string;
@@ -51,16 +52,6 @@ interface DebitRow {
 // Bun's client returns bigint columns as decimal strings: exact through BigInt.
 const balanceOf = (r: BalanceRow): Balance => ({ freeCalls: Number(r.free_calls), creditLamports: BigInt(r.credit_lamports) });
 
-const LATE = Symbol('late');
-
-/** `work`'s answer, or LATE once `ms` have passed without it (a late rejection is then ignored). */
-function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | typeof LATE> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<typeof LATE>((done) => (timer = setTimeout(() => done(LATE), ms)));
-  work.catch(() => {});
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 /** refunded_at of a voided id: no refund is ever made at time 0. */
 const VOID = 0;
 const voided = (r: DebitRow) => r.refunded_at !== null && Number(r.refunded_at) === VOID;
@@ -75,8 +66,6 @@ export class PgLedger {
   private flushing = false;
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
-  /** Batches whose COMMIT was lost and whose outcome was looked up (for tests and diagnostics). */
-  settledByLookup = 0;
 
   constructor(private readonly sql: SQL) {}
 
@@ -181,7 +170,7 @@ export class PgLedger {
       try {
         // Operations do not fail on their own (a debit that cannot pay returns nothing), so any
         // error is the database's: the whole batch either committed or did not.
-        results = await answeredWithin(
+        results = await within(
           this.sql.begin((tx) => Promise.all(batch.map((op) => op.apply(tx, op.callId)))),
           COMMIT_WITHIN_MS,
         );
@@ -211,7 +200,6 @@ export class PgLedger {
       for (const op of batch) op.reject(new UnsettledWrite(op.callId));
       return;
     }
-    this.settledByLookup++;
     for (const op of batch) {
       const balance = found.balances.get(op.wallet);
       const outcome = balance ? op.recovered(found.records.get(op.callId), balance) : 'again';

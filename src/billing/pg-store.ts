@@ -167,14 +167,18 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
     // The primary key decides between replicas: a second insert of one payment waits for the first
     // to commit, then inserts nothing. When the insert's answer is lost, the record read back says
     // whose it is: this call's (held), another's (a replay), or nobody's (not written: try again).
+    // A conflict with no answer lost before it is another call's: each call holds under an id of its own.
     async holdPayment(p, now) {
       const deadline = Date.now() + SETTLE_WITHIN_MS;
+      let lost = false;
       while (true) {
         try {
           const rows = await db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey });
           if (rows.length === 1) return true;
+          if (!lost) return false;
         } catch (e) {
           if (!outcomeUnknown(e)) throw e;
+          lost = true;
         }
         const owner = await settleWithin(deadline, p.callId, async () => {
           const [row] = await db.select({ callId: x402Payments.callId }).from(x402Payments).where(eq(x402Payments.txKey, p.txKey));

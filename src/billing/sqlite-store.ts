@@ -59,11 +59,10 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
       });
     },
     async holdPayment(p, now) {
+      // Held already, it is another call's (a replay): each call holds once, under an id of its own
+      // (calls/pipeline.ts), and an insert here is answered or fails, never lost.
       const row = db.insert(x402Payments).values({ ...p, status: 'held', createdAt: now }).onConflictDoNothing().returning({ txKey: x402Payments.txKey }).get();
-      if (row) return true;
-      // Held already: by this call (asked again) or by another (a replay).
-      const holder = db.select({ callId: x402Payments.callId }).from(x402Payments).where(eq(x402Payments.txKey, p.txKey)).get();
-      return holder?.callId === p.callId;
+      return row !== undefined;
     },
     async releasePayment(txKey, callId) {
       db.delete(x402Payments).where(and(eq(x402Payments.txKey, txKey), eq(x402Payments.callId, callId), eq(x402Payments.status, 'held'))).run();

@@ -4,6 +4,7 @@
 // asked within SETTLE_WITHIN_MS, the call fails with UnsettledWrite and whoever made the write
 // keeps the question: a refund, or a release, by the call's id undoes it if, and only if, it was made.
 import { StorageUnavailable } from '../errors.ts';
+import { LATE, within } from '../within.ts';
 
 /** How long, from when it was asked, a write may take to be answered or, its answer lost, settled. */
 export const SETTLE_WITHIN_MS = 6000;
@@ -31,15 +32,11 @@ export async function settleWithin<T>(deadline: number, callId: string, ask: () 
   while (true) {
     const left = deadline - Date.now();
     if (left <= 0) throw new UnsettledWrite(callId);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<'late'>((done) => (timer = setTimeout(() => done('late'), left)));
     try {
-      const answer = await Promise.race([ask(), late]);
-      if (answer !== 'late') return answer;
+      const answer = await within(ask(), left);
+      if (answer !== LATE) return answer;
     } catch {
       await Bun.sleep(Math.min(ASK_EVERY_MS, Math.max(0, deadline - Date.now())));
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -4,7 +4,7 @@
 import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
-import type { X402 } from '../billing/x402/payments.ts';
+import type { Resource, X402 } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
 import { newCallId } from '../billing/call-id.ts';
@@ -44,13 +44,7 @@ export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>)
  * address names it, so that what needs no storage (free calls, MCP sessions) goes on working.
  */
 function bucketOwner(caller: Caller, deps: Pick<CallDeps, 'payments'>): MaybePromise<KeyOwner | null> {
-  let found: ReturnType<Payments['identify']>;
-  try {
-    found = deps.payments.identify(caller.apiKey);
-  } catch (e) {
-    return anonymousWhileAway(e);
-  }
-  return found instanceof Promise ? found.catch(anonymousWhileAway) : found;
+  return attempt(() => deps.payments.identify(caller.apiKey), (owner) => owner, anonymousWhileAway);
 }
 
 const anonymousWhileAway = (e: unknown): null => {
@@ -72,8 +66,7 @@ export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'l
  * memory). A paid call always waits for its debit's commit.
  */
 export function call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): MaybePromise<Outcome> {
-  // A paid call that failed before it was charged (its key not looked up: the storage away) is answered like any other failure.
-  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps).catch((e) => errorOutcome(e, deps.log, cap.name))) : freeCall(cap, raw, caller, deps);
+  return cap.paid ? deps.inFlight.follow(paidCall(cap, raw, caller, deps)) : freeCall(cap, raw, caller, deps);
 }
 
 function rateLimited(cap: Capability, owner: KeyOwner | null, caller: Caller, deps: CallDeps, headers: Admission['headers'], refusal: NonNullable<Admission['refusal']>): Outcome {
@@ -122,11 +115,21 @@ function successBody(cap: Capability, input: Record<string, unknown>, result: ob
 // and written as steps of maybe.ts's helpers it cost find-ata 103-105 % of the CPU per request
 // before, against 98-101 % this way (bench/ab.ts). What is known at once is still not awaited:
 // each await suspends the call for a turn of the microtask queue.
+// It never rejects: what fails before the charge is answered here, what fails after it in the catch
+// below (whose refunds are kept writes, which never reject).
 async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
-  const found = deps.payments.identify(caller.apiKey);
-  const owner = found instanceof Promise ? await found : found;
-  const pending = admit(deps.limiter, () => bucketName(owner, caller));
-  const admission = pending instanceof Promise ? await pending : pending;
+  let owner: KeyOwner | null;
+  let admission: Admission;
+  try {
+    const found = deps.payments.identify(caller.apiKey);
+    const known = found instanceof Promise ? await found : found;
+    owner = known;
+    const pending = admit(deps.limiter, () => bucketName(known, caller));
+    admission = pending instanceof Promise ? await pending : pending;
+  } catch (e) {
+    // Failed before it was charged (its key not looked up, or no bucket to draw from: the storage away): answered like any other failure.
+    return errorOutcome(e, deps.log, cap.name);
+  }
   if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
   const { headers } = admission;
   if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
@@ -180,10 +183,13 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   }
 }
 
-/** Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands. */
-async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, error?: string): Promise<Outcome> {
+/**
+ * Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands.
+ * `resource`: the call's, when the caller has it already (a refused x402 payment).
+ */
+async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, resource?: Resource, error?: string): Promise<Outcome> {
   try {
-    const offer = await x402.offer(outcome.body, outcome.headers, x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
+    const offer = await x402.offer(outcome.body, outcome.headers, resource ?? x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
     outcome.body = offer.body;
     outcome.headers = offer.headers;
   } catch (e) {
@@ -199,16 +205,18 @@ async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: 
  */
 async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
   const failed = (e: unknown) => failedCall(e, cap, deps, headers);
+  let input: Record<string, unknown>;
+  let resource: Resource;
+  let held: Awaited<ReturnType<X402['hold']>>;
   const refused = (reason: string): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
     const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, reason);
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, reason);
   };
-  let input: Record<string, unknown>;
-  let held: Awaited<ReturnType<X402['hold']>>;
   try {
     input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
-    held = await x402.hold(caller.payment!, x402Resource(cap, caller, deps.ctx.config), { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId: newCallId() });
+    resource = x402Resource(cap, caller, deps.ctx.config);
+    held = await x402.hold(caller.payment!, resource, { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId: newCallId() });
   } catch (e) {
     return failed(e);
   }

@@ -48,6 +48,7 @@ const NEVER: [from: string, to: string[], why: string][] = [
   ['body', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
   ['direct-route', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
   ['bounded', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
+  ['within', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'base helpers know no part'],
 ];
 
 test('the import graph of src/ keeps the house rules', () => {

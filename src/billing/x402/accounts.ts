@@ -3,10 +3,9 @@
 // SOL. Read in one getMultipleAccounts at start (a missing mint or pay-to account stops the start),
 // by the readiness probe (/readyz, /metrics), and when a payment is refused, so that the refusal
 // names the account at fault beside the facilitator's reason. The judgement is a pure function.
-import { address, type Address } from '@solana/kit';
-import { findAssociatedTokenPda } from '@solana-program/token';
+import { associatedTokenAddresses } from '../../chain/ata.ts';
 import type { Upstream } from '../../chain/upstream.ts';
-import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../chain/program-ids.ts';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, TOKEN_PROGRAMS } from '../../chain/program-ids.ts';
 import { X402_SETTLEMENT_FEE_LAMPORTS, type Network } from '../../config.ts';
 import { x402FeePayerRead } from '../../metrics.ts';
 
@@ -39,12 +38,10 @@ export interface X402AccountsReport {
   warnings: string[];
 }
 
-const TOKEN_PROGRAMS = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM];
-
 /** The pay-to owner's associated token account of the asset under each token program. */
-export async function payToAccounts(ids: Pick<X402AccountIds, 'asset' | 'payTo'>): Promise<Record<string, Address>> {
-  const found = await Promise.all(TOKEN_PROGRAMS.map((p) => findAssociatedTokenPda({ owner: address(ids.payTo), mint: address(ids.asset), tokenProgram: address(p) })));
-  return Object.fromEntries(TOKEN_PROGRAMS.map((p, i) => [p, found[i]![0]]));
+export async function payToAccounts(ids: Pick<X402AccountIds, 'asset' | 'payTo'>): Promise<Record<string, string>> {
+  const { classic, token2022 } = await associatedTokenAddresses(ids.payTo, ids.asset);
+  return { [TOKEN_PROGRAM]: classic, [TOKEN_2022_PROGRAM]: token2022 };
 }
 
 /** Judges what was read: which accounts stop payments, and which will soon. */
@@ -86,7 +83,7 @@ export class X402Accounts {
   private lastAt = 0;
   /** The read under way: callers at the same moment share it. */
   private reading: Promise<X402AccountsReport> | undefined;
-  private readonly atas: Promise<Record<string, Address>>;
+  private readonly atas: Promise<Record<string, string>>;
 
   constructor(
     private readonly rpc: Upstream,
