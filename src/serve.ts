@@ -13,6 +13,7 @@ import { httpDuration, httpRequests } from './metrics.ts';
 import { openContext, type RequestContext } from './request-context.ts';
 import type { DirectRoute } from './direct-route.ts';
 import { attempt, type MaybePromise } from './maybe.ts';
+import { LATE, within } from './within.ts';
 
 export interface Listening {
   server: Server<unknown>;
@@ -157,14 +158,9 @@ export function serve(app: App, log: Logger, at: { port: number; hostname: strin
     server,
     port: server.port!,
     async stop(drainMs) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const outcome = await Promise.race([
-        server.stop(false).then(() => 'drained' as const),
-        new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), drainMs))),
-      ]);
-      clearTimeout(timer);
-      if (outcome === 'timed out') await server.stop(true);
-      return outcome;
+      if ((await within(server.stop(false), drainMs)) !== LATE) return 'drained';
+      await server.stop(true);
+      return 'timed out';
     },
   };
 }

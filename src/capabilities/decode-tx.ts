@@ -25,6 +25,7 @@ import { base58Address, base58Signature, nodeError, nullable, rawAmount, u64, ui
 import { ACTION_KINDS } from '../chain/tx/instructions.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { network, optionalAddress, signature } from './params.ts';
+import { within } from '../within.ts';
 
 const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 
@@ -254,9 +255,7 @@ async function currentTokenOwners(rpc: Rpc, accounts: readonly string[]): Promis
   })().catch(() => {
     // no owner then: the decode says it is unknown
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([read, new Promise((resolve) => (timer = setTimeout(resolve, OWNER_WAIT_MS)))]);
-  clearTimeout(timer);
+  await within(read, OWNER_WAIT_MS);
   // a copy: a read landing after the wait must not change an answer already given
   return new Map(owners);
 }
@@ -329,9 +328,7 @@ async function publishedIdls(rpc: Rpc, programIds: readonly string[]): Promise<I
       // no IDL then: the instruction's kind comes from its effects
     }
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([Promise.all(reads), new Promise((resolve) => (timer = setTimeout(resolve, IDL_WAIT_MS)))]);
-  clearTimeout(timer);
+  await within(Promise.all(reads), IDL_WAIT_MS);
   // a copy: reads still running after the wait must not change an answer already given
   return new Map(found);
 }
