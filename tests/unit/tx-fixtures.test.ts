@@ -524,6 +524,56 @@ const EXPECTED: Record<string, Expected> = {
     summary: ['Burned 9.24356629 3H5XKk…Q4WC through program DjVE6J…9qw1 (withdraw_all_token_types); token account FR2iwA…bLLV (owner unknown) received 9.270809 USDC'],
     changes: { '3H5XKkE9': '-9.24356629' },
   },
+  // ---- routes through venues no table lists (issue 42): named by the short id in the order they ran ----
+  // an arbitrage round trip (SOL back to SOL) through ZeroFi (ZERor4…) at depth 2
+  'getTransaction/jupiter-v6-route-zerofi-depth2-pancakeswap-raydium-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'PancakeSwap CLMM', 'Raydium CLMM', 'Raydium AMM v4'],
+    status: 'SUCCESS',
+    summary: ['Received 0.000009024 SOL via Jupiter v6 → PancakeSwap CLMM, ZERor4…hbZY, Raydium CLMM, Raydium AMM v4'],
+    changes: { SOL: '0.000009024' },
+  },
+  // swapNy… logs Swap at depth 2 and calls a vault (vo1tWg…, Withdraw) at depth 3: the vault is no venue
+  'getTransaction/jupiter-v6-route-unlisted-swap-depth2-vault-withdraw-depth3-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'Orca Whirlpool'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.001011134 SOL for 0.011853 USDC via Jupiter v6 → swapNy…XjJZ, Orca Whirlpool, ZERor4…hbZY'],
+    changes: { SOL: '-0.001011134', EPjFWdd5: '0.011853' },
+  },
+  'getTransaction/jupiter-v6-route-lifinity-unlisted-swap-depth2-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'Lifinity v2'],
+    status: 'SUCCESS',
+    summary: ['Swapped 0.058809581 SOL for 11.01004 USDT via Jupiter v6 → Lifinity v2, swapNy…XjJZ'],
+    changes: { SOL: '-0.058809581', Es9vMFrz: '11.01004' },
+  },
+  // a top-level program no table names (ArbiT5…, logs ProxyJupiterInvoke) calls Jupiter, which calls ZeroFi at depth 3
+  'getTransaction/arb-proxy-jupiter-invoke-zerofi-depth3-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Jupiter v6', 'PancakeSwap CLMM', 'Orca Whirlpool'],
+    status: 'SUCCESS',
+    summary: ['Received 0.000005 SOL via Jupiter v6 → PancakeSwap CLMM, ZERor4…hbZY, Orca Whirlpool'],
+    changes: { SOL: '0.000005' },
+  },
+  // a bot (BoobsB…, logs SwapRaydiumV4) trading from token accounts its PDA holds: the signer moved nothing
+  'getTransaction/bot-swap-raydium-v4-logged-parent-block-sava.json': {
+    kind: 'swap',
+    category: 'Swap',
+    matched: true,
+    venues: ['Raydium AMM v4'],
+    status: 'SUCCESS',
+    summary: ['Invoked Raydium AMM v4 with no balance change for HYe4vS…8WHd apart from the 0.000005 SOL fee'],
+    changes: {},
+  },
   // an NFT marketplace no table names (Hadeswap), named by its log line
   'getTransaction-jsonParsed/hadeswap-withdraw-nft-from-pair-2023.json': {
     kind: 'transfer',
@@ -656,7 +706,11 @@ describe('fixture-specific facts', () => {
     const EVENT_ACCOUNT = 'DD27CfXRS5ThRVevPNeqySBBEiMqiATDnZ8ch8vK1uzX';
     const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
     // the name from CCTP's own "Program log: Instruction: DepositForBurn" line; the kind from its effects
-    expect(body.actions).toEqual([{ instructionIndex: 0, inner: false, programId: CCTP, name: 'deposit_for_burn', kind: 'burn', source: 'log', program: null }]);
+    // and CCTP's message transmitter, which it called, by its own line where it ran (issue 42)
+    expect(body.actions).toEqual([
+      { instructionIndex: 0, inner: false, programId: CCTP, name: 'deposit_for_burn', kind: 'burn', source: 'log', program: null },
+      { instructionIndex: 0, inner: true, programId: 'CCTPmbSD7gX1bxKPAmg77w8oFzNFpaQiQUWD43TKaecd', name: 'send_message', kind: 'account_management', source: 'log', program: null },
+    ]);
     expect(body.invokedPrograms.find((p) => p.programId === CCTP)).toEqual({ programId: CCTP, name: null });
     expect(body.summary).not.toContain('Not a swap or transfer');
     // the new message account signed only for its own creation: it is the payer's rent, not a co-signer
@@ -691,7 +745,12 @@ describe('fixture-specific facts', () => {
     const INTEGRATION = 'Awm2zSgzMGTRraAVjRvshqLehy7mJ2Qr3maURDsoDmwi';
     const ORDER = '9emSZvnJyAjfSfqqgv6WUJU573h4NPgjUt8kG3LQJ1Sq';
     // CCTP, called one level down, logs "Instruction: DepositForBurnWithCaller": its name, not the caller's
-    expect(body.actions).toEqual([{ instructionIndex: 1, inner: false, programId: INTEGRATION, name: null, kind: 'burn', source: 'effects', program: null }]);
+    // and CCTP gets its own inner action where it ran, as does its message transmitter one level further (issue 42)
+    expect(body.actions).toEqual([
+      { instructionIndex: 1, inner: false, programId: INTEGRATION, name: null, kind: 'burn', source: 'effects', program: null },
+      { instructionIndex: 1, inner: true, programId: 'CCTPiPYPc6AsJuwueEnWgSgucamXDZwBd53dQ11YiKX3', name: 'deposit_for_burn_with_caller', kind: 'burn', source: 'log', program: null },
+      { instructionIndex: 1, inner: true, programId: 'CCTPmbSD7gX1bxKPAmg77w8oFzNFpaQiQUWD43TKaecd', name: 'send_message_with_caller', kind: 'account_management', source: 'log', program: null },
+    ]);
     // the order's 81553.003279 USDC left as 0.017462 to the relayer and 81552.985817 burned
     const order = body.ownerChanges.find((o) => o.owner === ORDER)!;
     expect(order.changes.find((c) => c.asset !== 'SOL')).toMatchObject({ raw: '-81553003279' });

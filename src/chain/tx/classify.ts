@@ -46,7 +46,7 @@ import {
 } from '../program-ids';
 import { type ActionKind, decodableProgramIds, dominantKind, identifyInstruction } from './instructions';
 import { type IdlDirectory, idlInstructionName } from './idl';
-import { loggedInstructionNames } from './log-names';
+import { loggedInstructionNames, placeInnerInstructions } from './log-names';
 import { shortenAddress } from '../format';
 import { balanceChangesFor } from './changes';
 import type { NormalizedInstruction, NormalizedTransaction } from './normalize';
@@ -69,6 +69,11 @@ export interface Classification {
   readonly kind: ActionKind;
   /** What each instruction does, in order (see actionsOf). */
   readonly actions: readonly Action[];
+  /**
+   * Programs no table lists as venues that a route went through: ones a router (an aggregator, or a top-level
+   * program the tables do not know) called and that moved tokens, named by their own log or IDL; invocation order.
+   */
+  readonly routeVenues: readonly string[];
 }
 
 /**
@@ -202,45 +207,118 @@ export function effectKind(tx: NormalizedTransaction, topLevelIndex: number): Ac
   return kinds.length > 0 ? dominantKind(kinds) : null;
 }
 
+/** An inner action named by its program's IDL or log line, with who called it (for route venues). */
+interface NamedInner {
+  readonly action: Action;
+  readonly caller: string | null;
+}
+
+/**
+ * Inner instructions of programs no table names (and no venue), named where they ran: by the program's IDL,
+ * else by the `Instruction: <Name>` line it printed at that invocation (log-names.ts placeInnerInstructions).
+ * The kind is what the plain programs under it did (effects), else `unknown`. By top-level index.
+ */
+function namedInnerActions(tx: NormalizedTransaction, idls: IdlDirectory): Map<number, NamedInner[]> {
+  const out = new Map<number, NamedInner[]>();
+  const inner = tx.innerInstructions ?? [];
+  if (inner.length === 0) return out;
+  const placed = placeInnerInstructions(tx.logs, tx.instructions.map((ix) => ix.programId), inner);
+  const depthAt = new Map(placed.map((p) => [p.innerIndex, p.invocation.depth]));
+  const depthOf = (i: number) => depthAt.get(i) ?? inner[i]!.stackHeight;
+  for (const { innerIndex, invocation } of placed) {
+    const ix = inner[innerIndex]!;
+    if (PLAIN_PROGRAMS.has(ix.programId) || venueOf(ix.programId) || identifyInstruction(ix)) continue;
+    const idl = idls.get(ix.programId);
+    const idlName = idl ? idlInstructionName(idl, ix.data) : null;
+    const name = idlName ?? invocation.name;
+    if (name === null) continue;
+    const kinds: ActionKind[] = [];
+    for (let j = innerIndex + 1; j < inner.length && inner[j]!.topLevelIndex === ix.topLevelIndex; j++) {
+      const depth = depthOf(j);
+      if (depth === null || depth <= invocation.depth) break;
+      const kind = PLAIN_PROGRAMS.has(inner[j]!.programId) ? identifyInstruction(inner[j]!)?.kind : undefined;
+      if (kind && kind !== 'unknown') kinds.push(kind);
+    }
+    const action: Action = {
+      instructionIndex: ix.topLevelIndex,
+      inner: true,
+      programId: ix.programId,
+      name,
+      kind: kinds.length > 0 ? dominantKind(kinds) : 'unknown',
+      source: idlName ? 'idl' : 'log',
+    };
+    out.set(ix.topLevelIndex, [...(out.get(ix.topLevelIndex) ?? []), { action, caller: invocation.caller }]);
+  }
+  return out;
+}
+
+/** The name a top-level instruction of a program no table knows gives itself: its IDL's, else its log line's. */
+function ownName(ix: NormalizedInstruction, idls: IdlDirectory, logged: () => ReadonlyMap<number, string>) {
+  const idl = idls.get(ix.programId);
+  const idlName = idl ? idlInstructionName(idl, ix.data) : null;
+  const logName = idlName ? null : (logged().get(ix.topLevelIndex) ?? null);
+  return { name: idlName ?? logName, source: idlName ? ('idl' as const) : logName ? ('log' as const) : null };
+}
+
 /**
  * One action per top-level instruction whose program the decoder knows. For a top-level program it does
  * not know, the outermost CPIs it made into known non-plain programs stand for it (a trading bot's
- * router calling a Raydium deposit is a liquidity deposit); with none, its kind is what its inner Token and
+ * router calling a Raydium deposit is a liquidity deposit), after an action of its own when its IDL or log
+ * names it (its kind the most significant of theirs); with none, its kind is what its inner Token and
  * System instructions did (effectKind), else `unknown`, unless it made no CPI at all next to a plain
- * transfer (inert: see isInertTopLevelProgram).
+ * transfer (inert: see isInertTopLevelProgram). Then, at any depth, each program no table names that logged
+ * its own name where it ran (namedInnerActions).
  * Compute-budget and memo instructions carry no action.
  */
 export function actionsOf(tx: NormalizedTransaction, idls: IdlDirectory = NO_IDLS): Action[] {
+  return actionsAndRoutes(tx, idls).actions;
+}
+
+function actionsAndRoutes(tx: NormalizedTransaction, idls: IdlDirectory): { actions: Action[]; routeVenues: string[] } {
   const actions: Action[] = [];
   // read from the logs only once an instruction the tables cannot name needs it
   let logged: ReadonlyMap<number, string> | undefined;
+  const loggedNames = () => (logged ??= loggedInstructionNames(tx.logs, tx.instructions.map((top) => top.programId)));
+  const namedInner = namedInnerActions(tx, idls);
+  const routers = new Set<string>();
   for (const ix of tx.instructions) {
     const own = actionOf(ix, false);
-    if (own) {
-      actions.push(own);
-      continue;
+    const before = actions.length;
+    if (own) actions.push(own);
+    else if (!PLAIN_PROGRAMS.has(ix.programId)) {
+      const cpis = (tx.innerInstructions ?? [])
+        .filter((inner) => inner.topLevelIndex === ix.topLevelIndex && !PLAIN_PROGRAMS.has(inner.programId))
+        .map((inner) => [inner, actionOf(inner, true)] as const)
+        .filter((pair): pair is readonly [NormalizedInstruction, Action] => pair[1] !== null);
+      if (cpis.length > 0) {
+        const outermost = Math.min(...cpis.map(([inner]) => inner.stackHeight ?? Number.POSITIVE_INFINITY));
+        const standing = cpis.filter(([inner]) => (inner.stackHeight ?? Number.POSITIVE_INFINITY) === outermost).map(([, action]) => action);
+        const { name, source } = ownName(ix, idls, loggedNames);
+        if (name !== null && source !== null) {
+          actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name, kind: dominantKind(standing.map((a) => a.kind)), source });
+        }
+        actions.push(...standing);
+        routers.add(ix.programId);
+      } else if (!(tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId))) {
+        const effect = effectKind(tx, ix.topLevelIndex);
+        const { name, source } = ownName(ix, idls, loggedNames);
+        actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name, kind: effect ?? 'unknown', source: source ?? (effect ? 'effects' : 'none') });
+        routers.add(ix.programId);
+      }
     }
-    if (PLAIN_PROGRAMS.has(ix.programId)) continue; // compute budget, memo
-    const cpis = (tx.innerInstructions ?? [])
-      .filter((inner) => inner.topLevelIndex === ix.topLevelIndex && !PLAIN_PROGRAMS.has(inner.programId))
-      .map((inner) => [inner, actionOf(inner, true)] as const)
-      .filter((pair): pair is readonly [NormalizedInstruction, Action] => pair[1] !== null);
-    if (cpis.length > 0) {
-      const outermost = Math.min(...cpis.map(([inner]) => inner.stackHeight ?? Number.POSITIVE_INFINITY));
-      for (const [inner, action] of cpis) if ((inner.stackHeight ?? Number.POSITIVE_INFINITY) === outermost) actions.push(action);
-      continue;
-    }
-    if (tx.instructions.some(isPlainTransferInstruction) && isInertTopLevelProgram(tx, ix.programId)) continue;
-    const effect = effectKind(tx, ix.topLevelIndex);
-    const idl = idls.get(ix.programId);
-    const idlName = idl ? idlInstructionName(idl, ix.data) : null;
-    logged ??= loggedInstructionNames(tx.logs, tx.instructions.map((top) => top.programId));
-    const logName = logged.get(ix.topLevelIndex) ?? null;
-    const name = idlName ?? logName;
-    const source = idlName ? 'idl' : logName ? 'log' : effect ? 'effects' : 'none';
-    actions.push({ instructionIndex: ix.topLevelIndex, inner: false, programId: ix.programId, name, kind: effect ?? 'unknown', source });
+    // compute budget and memo carry no action, nor their inner instructions
+    if (actions.length > before) actions.push(...(namedInner.get(ix.topLevelIndex) ?? []).map((n) => n.action));
   }
-  return actions;
+  const isRouter = (caller: string | null) => caller !== null && (venueOf(caller)?.kind === 'aggregator' || routers.has(caller));
+  const venues = new Set(
+    [...namedInner.values()].flat().flatMap((n) => (isRouter(n.caller) && n.action.kind === 'transfer' ? [n.action.programId] : [])),
+  );
+  return { actions, routeVenues: tx.invokedProgramIds.filter((id) => venues.has(id)) };
+}
+
+/** Inner actions named from an IDL or a log line tell where a transaction went, not what it was. */
+export function isNamedInner(action: Action): boolean {
+  return action.inner && (action.source === 'idl' || action.source === 'log');
 }
 
 /** Kinds that make a transaction a trade (Swap or MemeCoin) when a venue ran. */
@@ -283,10 +361,10 @@ export function classifyTransaction(tx: NormalizedTransaction, idls: IdlDirector
     if (venue) venues.push(venue);
     else if (!PLAIN_PROGRAMS.has(id)) otherPrograms.push(id);
   }
-  const actions = actionsOf(tx, idls);
-  const dominant = dominantKind(actions.map((a) => a.kind));
+  const { actions, routeVenues } = actionsAndRoutes(tx, idls);
+  const dominant = dominantKind(actions.filter((a) => !isNamedInner(a)).map((a) => a.kind));
   const kind = dominant === 'order_place' && settledOrderTrade(tx, actions) ? 'swap' : dominant;
-  const base = { venues, otherPrograms, kind, actions };
+  const base = { venues, otherPrograms, kind, actions, routeVenues };
 
   const launchpad = venues.some((v) => v.kind === 'launchpad');
   if (venues.length > 0 && (TRADE_KINDS.has(kind) || (launchpad && kind === 'pool_create'))) {

@@ -4,7 +4,7 @@
 import type { Network } from '../../config.ts';
 import type { VenueKind } from '../program-ids';
 import { SOL_DECIMALS, formatAssetAmount, formatUnits, mintSymbol, shortenAddress } from '../format';
-import { type Action, type ActionSource, type Category, type Classification, classifyTransaction, programLabel, programName } from './classify';
+import { type Action, type ActionSource, type Category, type Classification, classifyTransaction, isNamedInner, programLabel, programName } from './classify';
 import { type AccountChange, type AssetChange, type OwnerChanges, accountChangesOf, accountRentOf, balanceChangesFor, ownerChangesOf, systemCreatedAccounts } from './changes';
 import { type ActionKind, KIND_TEXT, identifyInstruction } from './instructions';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
@@ -140,10 +140,15 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** "Jupiter v6 → Raydium AMM v4", "OKX DEX Router → PumpSwap", "Pump.fun". */
-function venuePhrase(classification: Classification): string {
+/**
+ * "Jupiter v6 → Raydium AMM v4", "OKX DEX Router → PumpSwap", "Pump.fun"; venues no table lists that the route
+ * went through by their short id among the others, in the order they ran ("Jupiter v6 → ZERor4…hbZY, Raydium CLMM").
+ */
+function venuePhrase(tx: NormalizedTransaction, classification: Classification): string {
   const aggregators = classification.venues.filter((v) => v.kind === 'aggregator').map((v) => v.name);
-  const others = classification.venues.filter((v) => v.kind !== 'aggregator').map((v) => v.name);
+  const listed = classification.venues.filter((v) => v.kind !== 'aggregator').map((v) => v.programId);
+  const order = (id: string) => tx.invokedProgramIds.indexOf(id);
+  const others = [...listed, ...classification.routeVenues].sort((a, b) => order(a) - order(b)).map(programLabel);
   if (aggregators.length > 0 && others.length > 0) return `${aggregators.join(' + ')} → ${others.join(', ')}`;
   return [...aggregators, ...others].join(', ');
 }
@@ -220,7 +225,7 @@ function noChangeText(tx: NormalizedTransaction, owner: Told): string {
 
 /** `accountRent`: a note on the rent of accounts the trade opened or closed, kept apart from the amounts. */
 function swapSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges, accountRent = ''): string {
-  const via = venuePhrase(cls);
+  const via = venuePhrase(tx, cls);
   const outs = owner.changes.filter((c) => c.raw < 0n).map(amountText);
   const ins = owner.changes.filter((c) => c.raw > 0n).map(amountText);
   const tokenRent = rentNote(owner.tokenAccountRentLamports);
@@ -286,9 +291,14 @@ function invokedText(tx: NormalizedTransaction, cls: Classification): string {
   return `invoked ${joinList(shown.map(programLabel))}`;
 }
 
-/** The action that gives the transaction its kind (first one of that kind). */
+/**
+ * The action that gives the transaction its kind (first one of that kind): never an inner one only named by
+ * its log or IDL, nor a top-level program's own named action when table actions stand for it (its kind is
+ * theirs, and theirs say where).
+ */
 function mainAction(cls: Classification): Action | undefined {
-  return cls.actions.find((a) => a.kind === cls.kind);
+  const standsFor = (a: Action) => cls.actions.some((b) => b.inner && b.instructionIndex === a.instructionIndex && (b.source === 'table' || b.source === 'venue'));
+  return cls.actions.find((a) => a.kind === cls.kind && !isNamedInner(a) && !(!a.inner && (a.source === 'idl' || a.source === 'log') && standsFor(a)));
 }
 
 /** "Raydium CPMM (deposit)", "Kamino Lending (repay_obligation_liquidity_v2)". */
@@ -346,8 +356,9 @@ function burnsIn(tx: NormalizedTransaction, topLevelIndex?: number): Burned[] {
  * e.g. a bridge's message account) is rent, said apart rather than as a payment to that account. Tokens it
  * burned from accounts other owners hold (an order's escrow) are named after, with their holder.
  */
-function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges): string {
-  const through = `through program ${actionWhere(action)}`;
+function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerChanges, routeVenues: readonly string[] = []): string {
+  const via = routeVenues.length > 0 ? ` via ${joinList(routeVenues.map(programLabel))}` : '';
+  const through = `through program ${actionWhere(action)}${via}`;
   const tokenRent = rentNote(owner.tokenAccountRentLamports);
   const burns = burnsIn(tx, action.instructionIndex);
   const othersBurned = burns
@@ -372,7 +383,7 @@ function effectsSummary(tx: NormalizedTransaction, action: Action, owner: OwnerC
 function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: OwnerChanges): string {
   const action = mainAction(cls);
   const named = action?.source === 'idl' || action?.source === 'log';
-  if (action && (action.source === 'effects' || (named && action.kind !== 'unknown'))) return effectsSummary(tx, action, owner);
+  if (action && (action.source === 'effects' || (named && action.kind !== 'unknown'))) return effectsSummary(tx, action, owner, cls.routeVenues);
   const where = action ? actionWhere(action) : '';
   switch (cls.kind) {
     case 'pool_create':

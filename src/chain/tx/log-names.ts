@@ -23,37 +23,62 @@ export interface LoggedName {
   readonly name: string | null;
 }
 
+/** One invocation the logs hold, at any depth, with the name it printed itself. */
+export interface LoggedInvocation extends LoggedName {
+  /** 1 for a top-level instruction, 2 for a program it called, and so on. */
+  readonly depth: number;
+  /** The program that invoked it (null at depth 1). */
+  readonly caller: string | null;
+  /** Which top-level invocation it ran under (0-based, in order). */
+  readonly topLevel: number;
+}
+
 /**
- * One entry per top-level invocation (`invoke [1]`), in order: its program and the first
- * `Instruction: <Name>` line it printed itself (not one printed by a program it called). Reading stops at a
- * frame line that does not fit the stack (a depth that skips or repeats, a `success` for another program) and
- * at "Log truncated": the invocations from there on are unknown and left out.
+ * Every invocation, in the order the runtime started them, each with the first `Instruction: <Name>` line it
+ * printed itself (not one printed by a program it called). Reading stops at a frame line that does not fit
+ * the stack (a depth that skips or repeats, a `success` for another program) and at "Log truncated": the
+ * invocations from there on are unknown and left out.
  */
-export function topLevelNamesFromLogs(logs: readonly string[]): LoggedName[] {
-  const out: { programId: string; name: string | null }[] = [];
-  const stack: string[] = [];
+export function invocationsFromLogs(logs: readonly string[]): LoggedInvocation[] {
+  const out: { programId: string; name: string | null; depth: number; caller: string | null; topLevel: number }[] = [];
+  // the invocations running, innermost last, by their index in `out`
+  const stack: number[] = [];
+  let topLevel = -1;
   for (const line of logs) {
     if (line.length > 200) continue; // no frame line and no name is this long
     if (line === TRUNCATED) break;
     const invoke = INVOKE.exec(line);
     if (invoke) {
-      if (Number(invoke[2]) !== stack.length + 1) break;
-      stack.push(invoke[1]!);
-      if (stack.length === 1) out.push({ programId: invoke[1]!, name: null });
+      const depth = Number(invoke[2]);
+      if (depth !== stack.length + 1) break;
+      if (depth === 1) topLevel++;
+      const caller = stack.length > 0 ? out[stack[stack.length - 1]!]!.programId : null;
+      stack.push(out.length);
+      out.push({ programId: invoke[1]!, name: null, depth, caller, topLevel });
       continue;
     }
     const done = DONE.exec(line);
     if (done) {
-      if (stack[stack.length - 1] !== done[1]) break;
+      if (stack.length === 0 || out[stack[stack.length - 1]!]!.programId !== done[1]) break;
       stack.pop();
       continue;
     }
-    if (stack.length !== 1 || !line.startsWith(INSTRUCTION_PREFIX) || line.length > MAX_LINE) continue;
-    const current = out[out.length - 1]!;
+    if (stack.length === 0 || !line.startsWith(INSTRUCTION_PREFIX) || line.length > MAX_LINE) continue;
+    const current = out[stack[stack.length - 1]!]!;
     const name = line.slice(INSTRUCTION_PREFIX.length);
     if (current.name === null && NAME.test(name)) current.name = snakeCase(name);
   }
   return out;
+}
+
+/**
+ * One entry per top-level invocation (`invoke [1]`), in order: its program and the first
+ * `Instruction: <Name>` line it printed itself (see invocationsFromLogs).
+ */
+export function topLevelNamesFromLogs(logs: readonly string[]): LoggedName[] {
+  return invocationsFromLogs(logs)
+    .filter((entry) => entry.depth === 1)
+    .map(({ programId, name }) => ({ programId, name }));
 }
 
 /**
@@ -67,4 +92,46 @@ export function loggedInstructionNames(logs: readonly string[], programIds: read
     if (entry.name !== null && programIds[i] === entry.programId) names.set(i, entry.name);
   });
   return names;
+}
+
+/** An inner instruction as the logs place it: the invocation it is, and where it ran. */
+export interface PlacedInner {
+  /** Position in the transaction's flattened inner instructions. */
+  readonly innerIndex: number;
+  readonly invocation: LoggedInvocation;
+}
+
+/**
+ * The logs' invocation of each inner instruction: under the i-th top-level instruction (whose program must be
+ * the i-th top-level invocation's), the k-th invocation deeper than 1 is its k-th inner instruction, and counts
+ * only while program and depth agree (the node's stack height, when it sent one); the first disagreement ends
+ * what can be placed under that instruction.
+ */
+export function placeInnerInstructions(
+  logs: readonly string[],
+  topLevelProgramIds: readonly string[],
+  inner: readonly { readonly topLevelIndex: number; readonly programId: string; readonly stackHeight: number | null }[],
+): PlacedInner[] {
+  const byTop = new Map<number, LoggedInvocation[]>();
+  const tops: string[] = [];
+  for (const entry of invocationsFromLogs(logs)) {
+    if (entry.depth === 1) tops.push(entry.programId);
+    else byTop.set(entry.topLevel, [...(byTop.get(entry.topLevel) ?? []), entry]);
+  }
+  const placed: PlacedInner[] = [];
+  const seen = new Map<number, number>();
+  const broken = new Set<number>();
+  inner.forEach((ix, innerIndex) => {
+    const top = ix.topLevelIndex;
+    if (broken.has(top) || tops[top] !== topLevelProgramIds[top]) return;
+    const k = seen.get(top) ?? 0;
+    seen.set(top, k + 1);
+    const invocation = byTop.get(top)?.[k];
+    if (!invocation || invocation.programId !== ix.programId || (ix.stackHeight !== null && ix.stackHeight !== invocation.depth)) {
+      broken.add(top);
+      return;
+    }
+    placed.push({ innerIndex, invocation });
+  });
+  return placed;
 }
