@@ -11,7 +11,7 @@ import {
   parseMetadataIdlAccount,
 } from '../chain/tx/idl.ts';
 import { type NormalizedTransaction, normalizeTransaction } from '../chain/tx/normalize.ts';
-import { type TokenOwners, ownerlessTokenAccounts, tokenOwnersFromInstructions } from '../chain/tx/token-owners.ts';
+import { type TokenOwners, ownerlessTokenAccounts, tokenOwnersFromTransaction } from '../chain/tx/token-owners.ts';
 import { TOKEN_PROGRAMS } from '../chain/program-ids.ts';
 import { tokenAccountOwnerFromRpc } from '../chain/token/holders.ts';
 import { isAddress } from '@solana/kit';
@@ -230,9 +230,9 @@ const OWNER_CACHE_MS = 10 * 60_000;
 /** A decode waits at most this long for the owners; an owner not read in time is said to be unknown. */
 const OWNER_WAIT_MS = 1_500;
 
-/** Token accounts whose balances carry no owner and whose owner the transaction itself does not give. */
+/** Token accounts whose balances carry no owner and whose owner the transaction itself (instructions, account roles) does not give. */
 export function ownersToLookUp(tx: NormalizedTransaction): string[] {
-  const given = tokenOwnersFromInstructions(tx);
+  const given = tokenOwnersFromTransaction(tx);
   return ownerlessTokenAccounts(tx).filter((account) => !given.has(account));
 }
 

@@ -6,7 +6,7 @@ import { WRAPPED_SOL_MINT } from '../../src/chain/program-ids';
 import { createdAccountSigners } from '../../src/chain/tx/changes';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
 import { normalizeTransaction } from '../../src/chain/tx/normalize';
-import { tokenOwnersFromInstructions } from '../../src/chain/tx/token-owners';
+import { tokenOwnersFromTransaction } from '../../src/chain/tx/token-owners';
 import { loadRecorded, recordedTransactionFiles } from '../support/recorded-transactions';
 
 type Obj = Record<string, any>;
@@ -32,8 +32,8 @@ describe.each(recordedTransactionFiles)('%s', (file) => {
     const { raw, body } = await decoded(file);
     const normalized = normalizeTransaction(raw);
     const keys = normalized.accountKeys;
-    // a pre-2022 node sent no owner: the one the transaction's own instructions give, else none
-    const given = tokenOwnersFromInstructions(normalized);
+    // a pre-2022 node sent no owner: the one the transaction's own instructions or account roles give, else none
+    const given = tokenOwnersFromTransaction(normalized);
     const meta = raw.meta;
     expect(keys.length).toBe(meta.preBalances.length);
     const listed = new Map(body.accountChanges.map((a) => [a.address, a]));

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'bun:test';
 import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/describe';
 import { normalizeTransaction } from '../../src/chain/tx/normalize';
-import { ownerlessTokenAccounts, tokenOwnersFromInstructions } from '../../src/chain/tx/token-owners';
+import { ownerlessTokenAccounts, tokenOwnersFromInstructions, tokenOwnersFromRoles } from '../../src/chain/tx/token-owners';
 import { ownersToLookUp } from '../../src/capabilities/decode-tx';
 import { loadRecorded, recordedTransactionFiles } from '../support/recorded-transactions';
 
@@ -44,6 +44,23 @@ describe('owners from the transaction itself', () => {
     expect(found).toBeGreaterThanOrEqual(60);
   });
 
+  test('account roles, on every recorded transaction whose node sent owners, stripped and found again are never wrong', async () => {
+    let found = 0;
+    for (const file of recordedTransactionFiles) {
+      const tx = normalizeTransaction(await loadRecorded(file));
+      const real = new Map([...tx.preTokenBalances, ...tx.postTokenBalances].flatMap((b) => (b.owner && b.account ? [[b.account, b.owner] as const] : [])));
+      const strip = (list: typeof tx.preTokenBalances) => list.map((b) => ({ ...b, owner: null }));
+      const stripped = { ...tx, preTokenBalances: strip(tx.preTokenBalances), postTokenBalances: strip(tx.postTokenBalances) };
+      // what the Token instructions leave unknown, the roles of Raydium AMM v4 swaps (direct and under routers) give
+      for (const [account, owner] of tokenOwnersFromRoles(stripped, tokenOwnersFromInstructions(stripped))) {
+        if (!real.has(account)) continue;
+        expect({ file, account, owner }).toEqual({ file, account, owner: real.get(account)! });
+        found++;
+      }
+    }
+    expect(found).toBeGreaterThanOrEqual(10);
+  });
+
   test('an ATA create, an initializeAccount and a transfer authority give the Serum swap’s accounts their owner', async () => {
     const body = await decode(SOL_TO_USDC);
     const WALLET = 'D7XYERWodEGaoN2X855T2qLvse28BSjfkvfCyW2EDBWy';
@@ -63,8 +80,14 @@ describe('owners from the transaction itself', () => {
     const tx = normalizeTransaction(await loadRecorded(TWO_MARKETS));
     expect(ownerlessTokenAccounts(tx)).toHaveLength(7);
     // the wallet's BTC and USDC accounts (its transfer authority) and the markets' vaults (their vault
-    // signers' transfers) are named by the transaction: only the ETH account that merely received is asked
-    expect(ownersToLookUp(tx)).toEqual(['FT3A24vCezU25TzvDfPmDdHwpHDQdYZU4Z6Lt3Kf8WsT']);
+    // signers' transfers) are named by the Token instructions; the ETH account that merely received by the
+    // swap program's account roles (its `to` market's coin wallet, under the swap's authority): none is asked
+    expect(tokenOwnersFromInstructions(tx).has('FT3A24vCezU25TzvDfPmDdHwpHDQdYZU4Z6Lt3Kf8WsT')).toBe(false);
+    expect(ownersToLookUp(tx)).toEqual([]);
+    // an SPL token-swap trade: the pool's vault by its authority; only the pool's fee accounts are asked
+    const swap = normalizeTransaction(await loadRecorded(`${DIR}/spl-token-swap-swap-ownerless-2021-p2p.json`));
+    expect(ownerlessTokenAccounts(swap)).toHaveLength(5);
+    expect(ownersToLookUp(swap)).toEqual(['FuKSC9kecoxjWtvMKWjEHBNq7FiGGke25QfGekrUMwYA', '6PWov55cdXr9fXcrPMWXVVSDhw3egbkZZvr28He6FnAc']);
   });
 });
 
@@ -72,18 +95,17 @@ describe('a two-market swap through an order-book router, read before as "an ord
   const WALLET = 'DzrpNNxx1L6zjtGEWDygBovY1UJmU3woZzC8GXhN3fbU';
   const ETH_ACCOUNT = 'FT3A24vCezU25TzvDfPmDdHwpHDQdYZU4Z6Lt3Kf8WsT';
 
-  test('from the transaction alone: the swap with the wallet’s BTC and USDC, the ETH account’s owner said unknown', async () => {
+  test('from the transaction alone: BTC for USDC and ETH, the ETH account the wallet’s by the swap program’s account roles', async () => {
     const body = await decode(TWO_MARKETS);
     expect(body.kind).toBe('swap');
     expect(body.category).toBe('Swap');
-    expect(body.summary).toBe(`Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC via Serum DEX v3; token account FT3A24…8WsT (owner unknown) received 0.013 2FPyTw…6Pxk`);
+    expect(body.summary).toBe('Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC and 0.013 2FPyTw…6Pxk via Serum DEX v3');
     expect(body.summary).not.toContain('no balance change');
-    expect(changes(body, WALLET)).toEqual({ [BTC]: '-1000', [USDC]: '238744' });
-    expect(body.accountChanges.find((a) => a.address === ETH_ACCOUNT)!.token).toMatchObject({ owner: null, change: '13000' });
+    expect(body.accountChanges.find((a) => a.address === ETH_ACCOUNT)!.token).toMatchObject({ owner: WALLET, change: '13000' });
   });
 
-  test('with the account’s owner as the chain holds it now: BTC for USDC and ETH, exact', async () => {
-    const body = await decode(TWO_MARKETS, new Map([[ETH_ACCOUNT, WALLET]]));
+  test('the account roles win over the chain’s account as it is now (it may have changed hands since)', async () => {
+    const body = await decode(TWO_MARKETS, new Map([[ETH_ACCOUNT, 'GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a']]));
     expect(body.summary).toBe('Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC and 0.013 2FPyTw…6Pxk via Serum DEX v3');
     expect(changes(body, WALLET)).toEqual({ [BTC]: '-1000', [USDC]: '238744', [ETH]: '13000' });
     expect(body.balanceChanges.map((c) => c.amount)).toEqual(['-0.001', '0.238744', '0.013']);
@@ -91,12 +113,13 @@ describe('a two-market swap through an order-book router, read before as "an ord
 });
 
 describe('order-book orders placed and settled at once', () => {
-  test('USDT for USDC on one Serum market: an order placed until the USDC account’s owner is known, then a swap', async () => {
+  test('USDT for USDC on one Serum market: the USDC account (the swap’s pc wallet) is the authority’s, so a swap without any look-up', async () => {
     const WALLET = 'G8PrkEwmVx3kt3rXBin5o1bdDC1cvz7oBnXbHksNg7R4';
-    const before = await decode(USDT_TO_USDC);
-    expect(before.kind).toBe('order_place');
-    expect(before.summary).toContain('token account 8TnZDz…3P87 (owner unknown) received 1.993604 USDC');
-    const after = await decode(USDT_TO_USDC, new Map([['8TnZDzWSzkSrRVxwGY6uPTaPSt2NDBvKD6uA5SZD3P87', WALLET]]));
+    const tx = normalizeTransaction(await loadRecorded(USDT_TO_USDC));
+    // the Token instructions leave it unknown (it only received): the roles name it
+    expect(tokenOwnersFromInstructions(tx).has('8TnZDzWSzkSrRVxwGY6uPTaPSt2NDBvKD6uA5SZD3P87')).toBe(false);
+    expect(ownersToLookUp(tx)).toEqual([]);
+    const after = await decode(USDT_TO_USDC);
     expect(after.kind).toBe('swap');
     expect(after.categoryMatched).toBe(true);
     expect(after.summary).toBe('Swapped 2 USDT for 1.993604 USDC via Serum DEX v3');

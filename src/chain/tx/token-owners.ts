@@ -8,6 +8,7 @@
 import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
 import { base58 } from '@scure/base';
 import type { NormalizedInstruction, NormalizedTransaction, TokenBalance } from './normalize';
+import { roleClaimsOf } from './account-roles';
 
 /** Token account -> owner wallet. */
 export type TokenOwners = ReadonlyMap<string, string>;
@@ -114,6 +115,50 @@ export function tokenOwnersFromInstructions(tx: NormalizedTransaction): Map<stri
   return owners;
 }
 
+/**
+ * Owners the account roles of known instructions give (account-roles.ts) to owner-less token accounts that
+ * `known` (what the transaction's own instructions said) leaves unknown: the owner a role names, or the owner of
+ * the account a role says it shares one with (as known, or as found here), followed until nothing more is found.
+ * Roles that disagree on an account leave it unknown.
+ */
+export function tokenOwnersFromRoles(tx: NormalizedTransaction, known: TokenOwners): Map<string, string> {
+  const ownerless = new Set(ownerlessTokenAccounts(tx).filter((account) => !known.has(account)));
+  if (ownerless.size === 0) return new Map();
+  const claims = [...tx.instructions, ...(tx.innerInstructions ?? [])].flatMap(roleClaimsOf).filter((c) => ownerless.has(c.account));
+  const found = new Map<string, string>();
+  const ownerOf = (account: string) => known.get(account) ?? found.get(account) ?? ownerWithBalance(tx, account);
+  for (let round = 0; round < 4; round++) {
+    const named = new Map<string, Set<string>>();
+    for (const claim of claims) {
+      const owner = claim.owner ?? (claim.sameOwnerAs ? ownerOf(claim.sameOwnerAs) : undefined);
+      if (owner) named.set(claim.account, (named.get(claim.account) ?? new Set()).add(owner));
+    }
+    let added = false;
+    for (const [account, owners] of named) {
+      if (owners.size !== 1) {
+        found.delete(account);
+        continue;
+      }
+      const owner = [...owners][0]!;
+      if (found.get(account) !== owner) added = true;
+      found.set(account, owner);
+    }
+    if (!added) break;
+  }
+  return found;
+}
+
+/** The owner a token balance of this account carries, if any. */
+function ownerWithBalance(tx: NormalizedTransaction, account: string): string | undefined {
+  return [...tx.preTokenBalances, ...tx.postTokenBalances].find((b) => b.account === account && b.owner !== null)?.owner ?? undefined;
+}
+
+/** Every owner the transaction gives its owner-less token accounts: its own instructions first, then account roles. */
+export function tokenOwnersFromTransaction(tx: NormalizedTransaction): Map<string, string> {
+  const fromInstructions = tokenOwnersFromInstructions(tx);
+  return new Map([...tokenOwnersFromRoles(tx, fromInstructions), ...fromInstructions]);
+}
+
 /** Token accounts whose balances carry no owner, in first-seen order. */
 export function ownerlessTokenAccounts(tx: NormalizedTransaction): string[] {
   const accounts = [...tx.preTokenBalances, ...tx.postTokenBalances].flatMap((b) => (b.owner === null && b.account ? [b.account] : []));
@@ -127,8 +172,11 @@ function withTokenOwners(tx: NormalizedTransaction, owners: TokenOwners): Normal
   return { ...tx, preTokenBalances: tx.preTokenBalances.map(fill), postTokenBalances: tx.postTokenBalances.map(fill) };
 }
 
-/** The owners the transaction gives, then those found elsewhere (`found`, the chain's accounts) for the rest. */
+/**
+ * The owners the transaction gives (its instructions, then account roles), then those found elsewhere (`found`,
+ * the chain's accounts) for the rest.
+ */
 export function resolveTokenOwners(tx: NormalizedTransaction, found: TokenOwners = new Map()): NormalizedTransaction {
-  const fromTransaction = tokenOwnersFromInstructions(tx);
+  const fromTransaction = tokenOwnersFromTransaction(tx);
   return withTokenOwners(tx, new Map([...found, ...fromTransaction]));
 }
