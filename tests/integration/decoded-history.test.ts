@@ -354,7 +354,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     expect(requests).toHaveLength(2); // both token programs
   });
 
-  test("a 2021 trader's page: balances sent without owners are the wallet's where the transaction says so, the rest owner unknown, after one lookup each", async () => {
+  test("a 2021 trader's page: balances sent without owners are the wallet's where the transaction says so (its Token instructions, then the programs' account roles); the chain is asked only for the rest", async () => {
     const { body, requests } = await page(TRADER, 'getMultipleAccounts');
     // the node names no owner for these accounts, so it lists none of them as the trader's
     expect(body).toMatchObject({ count: 3, nextBefore: null, tokenAccountsHeld: 0, tokenAccountsSearched: 0 });
@@ -367,42 +367,50 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     // its SOL moved only by the fee; its token accounts by the amounts below (post - pre of each)
     expect(items.map((i: any) => i.walletChanges)).toEqual([
       // BTC account FfH77k… 14898 -> 13898, USDC account FR2iwA… 242235130 -> 242473874 (+51651815 -51651815 +238744),
-      // both against the market's vault signer GBWgHX…; the ETH account FT3A24… 4068 -> 17068 is nobody's known
+      // both against the market's vault signer GBWgHX…; the ETH account FT3A24… 4068 -> 17068 the trader's too, by
+      // the Serum swap program's account roles (its `to` market's coin wallet, under the swap's authority)
       mine(TRADER, 5000, [
         ['9n4nbM75f5Ui33ZbPYXn59EwSgE8CGsHtAeTH5YFeJ9E', -1000n, 6, 'GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a'],
         [USDC, 238_744n, 6, 'GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a'],
+        ['2FPyTwcZLUg1MDrwsyoP4D6s1tM7hAkHYRjkNb5w6Pxk', 13_000n, 6, 'C5v68qSzDdGeRcs556YoEMJNsp8JiYEiEhw2hVUR8Z8y'],
       ]),
-      // pool tokens burned from CJ6RyT… (924356629062 -> 915113062772), which the trader approved as owner
-      mine(TRADER, 10000, [['3H5XKkE9uVvxsdrFeN4BLLGCmohiQN6aZJVVcJiXQ4WC', -9_243_566_290n, 9, null]]),
-      // USDC FR2iwA… 1000603979 -> 72978869 and USDT F2zDzC… 926940118 -> 926014, both approved by the trader,
-      // into the pool's vaults EDukSd… and 9oaFyr…, whose owners no one could tell
+      // pool tokens burned from CJ6RyT… (924356629062 -> 915113062772), which the trader approved as owner; USDC
+      // and USDT into FR2iwA… and F2zDzC…, the trader's by the token-swap's roles (destinations of the LP source's
+      // owner), from the pool's vaults under the swap authority 6Aj1GV…
       mine(TRADER, 10000, [
-        [USDC, -927_625_110n, 6, 'EDukSdAegSUtKsGi6wdKTpaBuYK9ZcVj9Uz1f39ffdgi'],
-        [USDT, -926_014_104n, 6, '9oaFyrMCwxKE6kBQRP5v9Jo5Uh39Y5p2fFaqGtcxnjYr'],
+        ['3H5XKkE9uVvxsdrFeN4BLLGCmohiQN6aZJVVcJiXQ4WC', -9_243_566_290n, 9, null],
+        [USDC, 9_270_809n, 6, '6Aj1GVxoCiEhhYTk9rNySg2QTgvtqSzR119KynihWH3D'],
+        [USDT, 9_267_275n, 6, '6Aj1GVxoCiEhhYTk9rNySg2QTgvtqSzR119KynihWH3D'],
+      ]),
+      // USDC FR2iwA… 1000603979 -> 72978869 and USDT F2zDzC… 926940118 -> 926014, both approved by the trader,
+      // into the pool's vaults EDukSd… and 9oaFyr…, the swap authority's by the roles; the LP tokens into CJ6RyT…
+      mine(TRADER, 10000, [
+        [USDC, -927_625_110n, 6, '6Aj1GVxoCiEhhYTk9rNySg2QTgvtqSzR119KynihWH3D'],
+        [USDT, -926_014_104n, 6, '6Aj1GVxoCiEhhYTk9rNySg2QTgvtqSzR119KynihWH3D'],
+        ['3H5XKkE9uVvxsdrFeN4BLLGCmohiQN6aZJVVcJiXQ4WC', 924_356_629_062n, 9, null],
       ]),
     ]);
     expect(items.map((i: any) => i.summary)).toEqual([
-      'Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC via Serum DEX v3; token account FT3A24…8WsT (owner unknown) received 0.013 2FPyTw…6Pxk',
-      'Burned 9.24356629 3H5XKk…Q4WC through program DjVE6J…9qw1 (withdraw_all_token_types); token account FR2iwA…bLLV (owner unknown) received 9.270809 USDC; token account F2zDzC…RDCD (owner unknown) received 9.267275 USDT',
-      'Sent 927.62511 USDC to EDukSd…fdgi and sent 926.014104 USDT to 9oaFyr…njYr through program DjVE6J…9qw1 (deposit_all_token_types); token account EDukSd…fdgi (owner unknown) received 927.62511 USDC; token account 9oaFyr…njYr (owner unknown) received 926.014104 USDT; token account CJ6RyT…TC2o (owner unknown) received 924.356629062 3H5XKk…Q4WC',
+      'Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC and 0.013 2FPyTw…6Pxk via Serum DEX v3',
+      'Burned 9.24356629 3H5XKk…Q4WC, received 9.270809 USDC from 6Aj1GV…WH3D and received 9.267275 USDT from 6Aj1GV…WH3D through program DjVE6J…9qw1 (withdraw_all_token_types)',
+      'Sent 927.62511 USDC to 6Aj1GV…WH3D, sent 926.014104 USDT to 6Aj1GV…WH3D and received 924.356629062 3H5XKk…Q4WC through program DjVE6J…9qw1 (deposit_all_token_types)',
     ]);
-    expect(items.map((i: any) => i.counterparties)).toEqual([['GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a'], ['8d1Mv87fqk2EA5zLJNFowuy88xr4MDmSjHDqjyVbrhRZ'], ['EDukSdAegSUtKsGi6wdKTpaBuYK9ZcVj9Uz1f39ffdgi', '9oaFyrMCwxKE6kBQRP5v9Jo5Uh39Y5p2fFaqGtcxnjYr']]);
-    // the chain was asked once per transaction (jsonParsed, its IDL reads being base64) for just the accounts that
-    // transaction names no owner for: not the trader's own (approved, moved by its authority) nor the vaults a
-    // pool's authority moved tokens out of; the withdrawal's includes its pool's fee account (0 -> 0)
+    expect(items.map((i: any) => i.counterparties)).toEqual([
+      ['GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a', 'C5v68qSzDdGeRcs556YoEMJNsp8JiYEiEhw2hVUR8Z8y'],
+      ['6Aj1GVxoCiEhhYTk9rNySg2QTgvtqSzR119KynihWH3D'],
+      ['6Aj1GVxoCiEhhYTk9rNySg2QTgvtqSzR119KynihWH3D'],
+    ]);
+    // the chain was asked only for what neither the transaction's Token instructions nor the programs' account
+    // roles name: the withdrawal's pool fee account (0 -> 0); the deposit and the swap needed no look-up
     const owners = requests.filter((r) => (r[1] as { encoding: string }).encoding === 'jsonParsed').map((r) => r[0] as string[]);
-    expect(owners.sort((a, b) => a[0]!.localeCompare(b[0]!))).toEqual([
-      ['EDukSdAegSUtKsGi6wdKTpaBuYK9ZcVj9Uz1f39ffdgi', '9oaFyrMCwxKE6kBQRP5v9Jo5Uh39Y5p2fFaqGtcxnjYr', 'CJ6RyT2PYp6mhxrQwGweRHPxijvHGjUvLW3Ugn6CTC2o'],
-      ['FR2iwA8BktCASqE5kGm2UBPEtDA3b5NNYgFwU1QsbLLV', 'F2zDzCfHu4WVM3CzZrHgMkfSvdFnNhAC8agqNQ3uRDCD', 'EDuiPgd4PuCXe9h2YieMbH7uUMeB4pgeWnP5hfcPvxu3'],
-      ['FT3A24vCezU25TzvDfPmDdHwpHDQdYZU4Z6Lt3Kf8WsT'],
-    ]);
+    expect(owners).toEqual([['EDuiPgd4PuCXe9h2YieMbH7uUMeB4pgeWnP5hfcPvxu3']]);
     // the deposit's one-time transfer authority co-signed it: its own page tells it from its side, never as
     // "no balance change" while accounts of unknown owner moved
     const authority = await page('7v4BcjDQLyDc3K6LC9CLBCio3TWNvz9Wv8J6jUzGTkeY');
     expect(authority.body.transactions.map((i: any) => [i.signature.slice(0, 8), i.summary, i.walletChanges])).toEqual([
       [
         '2nDrphnK',
-        'Token mint by its authority through program DjVE6J…9qw1 (deposit_all_token_types); no balance change known for 7v4Bcj…TkeY; fee payer DzrpNN…3fbU sent 927.62511 USDC to EDukSd…fdgi and sent 926.014104 USDT to 9oaFyr…njYr; token account EDukSd…fdgi (owner unknown) received 927.62511 USDC; token account 9oaFyr…njYr (owner unknown) received 926.014104 USDT; token account CJ6RyT…TC2o (owner unknown) received 924.356629062 3H5XKk…Q4WC',
+        'Token mint by its authority through program DjVE6J…9qw1 (deposit_all_token_types); no balance change for 7v4Bcj…TkeY; fee payer DzrpNN…3fbU sent 927.62511 USDC to 6Aj1GV…WH3D, sent 926.014104 USDT to 6Aj1GV…WH3D and received 924.356629062 3H5XKk…Q4WC',
         { ...mine('7v4BcjDQLyDc3K6LC9CLBCio3TWNvz9Wv8J6jUzGTkeY', 0, []), feePayer: false },
       ],
     ]);
@@ -423,7 +431,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
       // its account 72906351 -> 50852071 (the 15000 fee, 0.02 SOL wrapped and sold, 2039280 into its new kin
       // account BrP31L…, which got 4744455002), so SOL -22039280 + 2039280
       mine(SERUM_TRADER, 15000, [
-        ['SOL', -20_000_000n, 9, 'HCS9EpKRxWDS9GCRFStNbPWgRQpvV6EyBWChJja2UbCm'],
+        ['SOL', -20_000_000n, 9, 'C6WisvFQzqxTBF3DV6RFbPMPBiVHE816CZHoctB3WzrW'],
         ['kinXdEcpDQeHPEuQnqmUgtYykqKGVFq6CeVX5iAHJq6', 4_744_455_002n, 5, 'C6WisvFQzqxTBF3DV6RFbPMPBiVHE816CZHoctB3WzrW'],
       ], 2_039_280),
       // 253660600 -> 228253560 (10000 fee; 23357760 to the open-orders account 8o5Xk3…; 2039280 into its new SRM
@@ -441,7 +449,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
       ], 2_039_280),
     ]);
     expect(items.map((i: any) => i.summary)).toEqual([
-      'Sent 0.02 SOL to HCS9Ep…UbCm and received 47444.55002 kinXdE…HJq6 from C6Wisv…WzrW through program 9W959D…3aQP (swap) (plus 0.00203928 SOL rent for new token accounts); token account HCS9Ep…UbCm (owner unknown) received 0.02 wSOL; token account 5bLeJU…Zcgs (owner unknown) received 0.000944 HEvnD6…EBWs',
+      'Sent 0.02 SOL to C6Wisv…WzrW and received 47444.55002 kinXdE…HJq6 from C6Wisv…WzrW through program 9W959D…3aQP (swap) (plus 0.00203928 SOL rent for new token accounts); token account 5bLeJU…Zcgs (owner unknown) received 0.000944 HEvnD6…EBWs',
       'Swapped 4.458287 USDC for 0.5 SRMuAp…KWRt via Serum DEX v3 (plus 0.00203928 SOL rent for new token accounts; 0.02335776 SOL rent for 1 account it opened)',
       'Swapped 0.1 SOL for 14.198095 USDC via Serum DEX v3 (plus 0.00203928 SOL rent for new token accounts; 0.02335776 SOL rent for 1 account it opened)',
     ]);
