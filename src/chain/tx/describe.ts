@@ -12,6 +12,7 @@ import { type TransactionErrorInfo, describeTransactionError, formatTransactionE
 import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from './normalize';
 import type { IdlDirectory } from './idl';
 import { type TokenOwners, resolveTokenOwners } from './token-owners';
+import { type CompressedNftAction, compressedNftActions, compressedNftSentence } from './bubblegum';
 import { type RentPaidFor, type Side, counterpartiesOf, feePayerSide, walletSide, withoutRentPaidFor } from './point-of-view';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
@@ -117,6 +118,8 @@ export interface DecodeTxBody {
   readonly walletChanges?: OwnerChangesView;
   /** Only when told for a wallet: the wallets on the other side of its changes (point-of-view.ts counterpartiesOf). */
   readonly counterparties?: readonly string[];
+  /** Only when it touched compressed NFTs (Metaplex Bubblegum): what each instruction did to which asset (bubblegum.ts). */
+  readonly compressedNfts?: readonly CompressedNftAction[];
 }
 
 // ---- summary pieces -----------------------------------------------------------------------------
@@ -529,8 +532,11 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
   // a wallet that did not sign is told what it got, not the rent others paid for it as its own
   const told: Told = side.rentPaidFor ? { ...withoutRentPaidFor(speaker, side.rentPaidFor), rentPaidFor: side.rentPaidFor } : speaker;
   const rentPaid = side.rentPaidFor && told.changes.length > 0 ? rentPaidForNote(side.rentPaidFor) : '';
+  // compressed NFTs move in no balance: what happened to them leads, from the speaker's side (a failed one did nothing)
+  const nfts = compressedNftActions(tx);
+  const nftLead = errInfo || nfts.length === 0 ? '' : `${compressedNftSentence(nfts, speaker.owner)}; `;
   const summary =
-    (errInfo ? failedSummary(tx, cls, told, errInfo) : successSummary(tx, cls, told)) + rentPaid + othersText(tx, side) + unownedText(tx);
+    nftLead + (errInfo ? failedSummary(tx, cls, told, errInfo) : successSummary(tx, cls, told)) + rentPaid + othersText(tx, side) + unownedText(tx);
   const ownerView = (o: OwnerChanges): OwnerChangesView => ({
     owner: o.owner,
     signer: signerSet.has(o.owner),
@@ -566,6 +572,7 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
     actions: cls.actions.map((a) => ({ ...a, program: nameOf(a.programId) })),
     error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
     ...(options.wallet === undefined ? {} : { walletChanges: ownerView(speaker), counterparties: counterpartiesOf(tx, speaker) }),
+    ...(nfts.length === 0 ? {} : { compressedNfts: nfts }),
   };
 }
 

@@ -381,20 +381,36 @@ const TENSOR_MARKETPLACE = anchor({
   order_cancel: ['delist', 'delist_core', 'delist_t22', 'cancel_bid'],
 });
 
-// metaplex-program-library bubblegum/program/src/lib.rs (before its move to mpl-bubblegum), plus the v2 names.
+// Every instruction of Bubblegum's published IDL (metaplex-foundation/mpl-bubblegum idls/bubblegum.json 0.12.0,
+// names in snake_case; bubblegum.ts reads their accounts and arguments).
 const BUBBLEGUM = anchor({
   nft_mint: ['mint_v1', 'mint_to_collection_v1', 'mint_v2'],
   nft_transfer: ['transfer', 'transfer_v2'],
   burn: ['burn', 'burn_v2'],
+  freeze: ['freeze_v2', 'delegate_and_freeze_v2'],
+  thaw: ['thaw_v2', 'thaw_and_revoke_v2'],
   account_management: [
     'create_tree',
+    'create_tree_v2',
+    'close_tree_v2',
+    'collect_v2',
     'set_tree_delegate',
+    'set_decompressable_state',
+    'set_decompressible_state',
     'verify_creator',
+    'verify_creator_v2',
     'unverify_creator',
+    'unverify_creator_v2',
     'verify_collection',
     'unverify_collection',
     'set_and_verify_collection',
+    'set_collection_v2',
+    'set_non_transferable_v2',
+    'update_metadata',
+    'update_metadata_v2',
+    'update_asset_data_v2',
     'delegate',
+    'delegate_v2',
     'redeem',
     'cancel_redeem',
     'decompress_v1',
