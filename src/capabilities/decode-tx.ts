@@ -61,6 +61,46 @@ export const OWNER_CHANGES = t.Array(OWNER_CHANGE, {
 });
 
 /** The wallets on the other side of the asked wallet's changes (decode-tx with `wallet`, and decoded history). */
+const CREATOR = t.Object({
+  address: base58Address('Creator'),
+  verified: t.Boolean(),
+  share: t.Integer({ minimum: 0, maximum: 255, description: 'Percent of the royalty' }),
+});
+
+/** What Bubblegum instructions did to compressed NFTs (src/chain/tx/bubblegum.ts). */
+const COMPRESSED_NFTS = t.Array(
+  t.Object({
+    instructionIndex: t.Integer({ minimum: 0, description: 'Top-level instruction it is, or ran under' }),
+    inner: t.Boolean({ description: 'A CPI (a marketplace calling Bubblegum)' }),
+    instruction: t.String({ description: "Bubblegum's instruction, snake_case (mint_v1, mint_to_collection_v1, transfer, burn, ...)" }),
+    action: t.Union([t.Literal('mint'), t.Literal('transfer'), t.Literal('burn'), t.Literal('other')]),
+    assetId: nullable(base58Address('Asset id: the PDA of tree and leaf index under Bubblegum')),
+    tree: nullable(base58Address('Merkle tree')),
+    leafIndex: nullable(t.Integer({ minimum: 0, description: "The leaf's nonce (its index in the tree)" })),
+    leafOwnerBefore: nullable(base58Address('Leaf owner before (null for a mint)')),
+    leafOwnerAfter: nullable(base58Address('Leaf owner after (null for a burn)')),
+    leafDelegateBefore: nullable(base58Address('Leaf delegate before')),
+    leafDelegateAfter: nullable(base58Address('Leaf delegate after')),
+    collection: nullable(base58Address('Collection the instruction names (collection mint, core collection or the metadata\'s)')),
+    metadata: nullable(
+      t.Object(
+        {
+          name: nullable(t.String({ description: 'Plain printable name of at most 64 characters, else null' })),
+          symbol: nullable(t.String()),
+          uri: nullable(t.String()),
+          sellerFeeBasisPoints: t.Integer({ minimum: 0, description: 'Royalty, basis points' }),
+          primarySaleHappened: t.Boolean(),
+          isMutable: t.Boolean(),
+          collection: nullable(t.Object({ key: base58Address('Collection'), verified: t.Boolean() })),
+          creators: t.Array(CREATOR),
+        },
+        { description: "A mint's (or decompression's) metadata as the instruction carries it" },
+      ),
+    ),
+  }),
+  { description: 'Only when it touched compressed NFTs (Metaplex Bubblegum): what each instruction did to which asset, owners before and after' },
+);
+
 export const COUNTERPARTIES = t.Array(base58Address('Wallet'), {
   description:
     "The wallets on the other side of the wallet's changes: each change's counterparty when one can be singled out, in order; when none can, the signers other than the wallet",
@@ -129,7 +169,9 @@ const OUTPUT = t.Object({
   actions: t.Array(
     t.Object({
       instructionIndex: t.Integer({ minimum: 0, description: 'Top-level instruction it is, or ran under' }),
-      inner: t.Boolean({ description: 'A CPI standing for a top-level program the decoder does not know' }),
+      inner: t.Boolean({
+        description: "A CPI: one standing for a top-level program the decoder does not know, or (source idl or log) a program no table names, named where it ran at any depth",
+      }),
       programId: base58Address('Program id'),
       program: nullable(t.String({ description: 'Program name when known' })),
       name: nullable(t.String({ description: "Instruction name from the program's IDL or source; null when not known" })),
@@ -154,6 +196,7 @@ const OUTPUT = t.Object({
   ),
   walletChanges: t.Optional({ ...OWNER_CHANGE, description: "Only with `wallet`: the wallet's entry of the per-owner view (all zero when nothing of it moved)" }),
   counterparties: t.Optional(COUNTERPARTIES),
+  compressedNfts: t.Optional(COMPRESSED_NFTS),
 });
 
 export const decodeTx = defineCapability({
