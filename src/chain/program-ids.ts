@@ -66,6 +66,12 @@ export const VENUES: readonly Venue[] = [
   // PancakeSwap CLMM (Raydium CLMM fork): connector docs name it with pool DJNtGu… (SOL/USDC), the pool in
   // fixture jupiter-v6-route-sol-usdc-base64.
   { programId: 'HpNfyc2Saw7RKkQd8nEL4khUcuPhQ7WwY1B2qjx8jxFq', name: 'PancakeSwap CLMM', kind: 'exchange' },
+  // SPL token-swap and Orca's two deployments of it (constant-product pools, 2021's main AMMs; Orca v2 still in
+  // routes): the token-swap `declare_id!` (solana-program-library token-swap/program/src/lib.rs); Orca's ids in
+  // several bots' and label tables ("Orca V2", `ORCA_SWAP_PROGRAM_ID`); each invoked by a recorded 2021 fixture.
+  { programId: 'SwaPpA9LAaLfeLi3a68M4DjnLqgtticKg6CnyNwgAC8', name: 'SPL Token Swap', kind: 'exchange' },
+  { programId: 'DjVE6JNiYqPL2QXyCUUh8rNjHrbz9hXHNYt99MQ59qw1', name: 'Orca Token Swap v1', kind: 'exchange' },
+  { programId: '9W959DqEETiGZocYWCQPaJ6sBmUzgfxXfqGeTEdp3aQP', name: 'Orca Token Swap v2', kind: 'exchange' },
   // Jupiter limit orders ("Trigger"): v2 id in several independent trackers and bots (e.g. a DEX-type test
   // suite, a Go event parser `JupLimit2ProgramAddress`); v1 id listed beside it as "Jupiter Limit Orders V1".
   { programId: 'j1o2qRpjcyUwEvwtcfhEQefh773ZgjxcVRry7LDqg5X', name: 'Jupiter Limit Order v2', kind: 'aggregator' },

@@ -362,8 +362,8 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     const items = body.transactions;
     expect(items.map((i: any) => [i.signature.slice(0, 8), i.foundVia, i.slot, i.kind, i.category, i.status, i.fee, i.feePayer])).toEqual([
       ['2NYtCvU8', 'wallet', 95221099, 'swap', 'Swap', 'SUCCESS', 5000, TRADER],
-      ['5pdmNQB6', 'wallet', 79975270, 'burn', 'Transfer', 'SUCCESS', 10000, TRADER],
-      ['2nDrphnK', 'wallet', 79814374, 'mint', 'Transfer', 'SUCCESS', 10000, TRADER],
+      ['5pdmNQB6', 'wallet', 79975270, 'liquidity_remove', 'Transfer', 'SUCCESS', 10000, TRADER],
+      ['2nDrphnK', 'wallet', 79814374, 'liquidity_add', 'Transfer', 'SUCCESS', 10000, TRADER],
     ]);
     // its SOL moved only by the fee; its token accounts by the amounts below (post - pre of each)
     expect(items.map((i: any) => i.walletChanges)).toEqual([
@@ -393,8 +393,8 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     ]);
     expect(items.map((i: any) => i.summary)).toEqual([
       'Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC and 0.013 2FPyTw…6Pxk via Serum DEX v3',
-      'Burned 9.24356629 3H5XKk…Q4WC, received 9.270809 USDC from 6Aj1GV…WH3D and received 9.267275 USDT from 6Aj1GV…WH3D through program DjVE6J…9qw1 (withdraw_all_token_types)',
-      'Sent 927.62511 USDC to 6Aj1GV…WH3D, sent 926.014104 USDT to 6Aj1GV…WH3D and received 924.356629062 3H5XKk…Q4WC through program DjVE6J…9qw1 (deposit_all_token_types)',
+      'Removed liquidity on Orca Token Swap v1 (withdraw_all_token_types): returned 9.24356629 3H5XKk…Q4WC, received 9.270809 USDC and 9.267275 USDT',
+      'Added liquidity on Orca Token Swap v1 (deposit_all_token_types): deposited 927.62511 USDC and 926.014104 USDT, received 924.356629062 3H5XKk…Q4WC',
     ]);
     expect(items.map((i: any) => i.counterparties)).toEqual([
       ['GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a', 'C5v68qSzDdGeRcs556YoEMJNsp8JiYEiEhw2hVUR8Z8y'],
@@ -405,13 +405,13 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     // roles name: the withdrawal's pool fee account (0 -> 0); the deposit and the swap needed no look-up
     const owners = requests.filter((r) => (r[1] as { encoding: string }).encoding === 'jsonParsed').map((r) => r[0] as string[]);
     expect(owners).toEqual([['EDuiPgd4PuCXe9h2YieMbH7uUMeB4pgeWnP5hfcPvxu3']]);
-    // the deposit's one-time transfer authority co-signed it: its own page tells it from its side, never as
-    // "no balance change" while accounts of unknown owner moved
+    // the deposit's one-time transfer authority co-signed it: its own page tells it from its side; every account
+    // that moved has a known owner now, so it had "no balance change", not merely none known
     const authority = await page('7v4BcjDQLyDc3K6LC9CLBCio3TWNvz9Wv8J6jUzGTkeY');
     expect(authority.body.transactions.map((i: any) => [i.signature.slice(0, 8), i.summary, i.walletChanges])).toEqual([
       [
         '2nDrphnK',
-        'Token mint by its authority through program DjVE6J…9qw1 (deposit_all_token_types); no balance change for 7v4Bcj…TkeY; fee payer DzrpNN…3fbU sent 927.62511 USDC to 6Aj1GV…WH3D, sent 926.014104 USDT to 6Aj1GV…WH3D and received 924.356629062 3H5XKk…Q4WC',
+        'Added liquidity on Orca Token Swap v1 (deposit_all_token_types): no balance change for 7v4Bcj…TkeY; fee payer DzrpNN…3fbU sent 927.62511 USDC to 6Aj1GV…WH3D, sent 926.014104 USDT to 6Aj1GV…WH3D and received 924.356629062 3H5XKk…Q4WC',
         { ...mine('7v4BcjDQLyDc3K6LC9CLBCio3TWNvz9Wv8J6jUzGTkeY', 0, []), feePayer: false },
       ],
     ]);
@@ -424,7 +424,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     expect(body).toMatchObject({ count: 3, nextBefore: null, tokenAccountsHeld: 0, tokenAccountsSearched: 0 });
     const items = body.transactions;
     expect(items.map((i: any) => [i.signature.slice(0, 8), i.slot, i.kind, i.status, i.fee])).toEqual([
-      ['5F3rNHPy', 103785005, 'mint', 'SUCCESS', 15000],
+      ['5F3rNHPy', 103785005, 'swap', 'SUCCESS', 15000],
       ['44YLQFH1', 95206664, 'swap', 'SUCCESS', 10000],
       ['3j1Z9Hqn', 94882851, 'swap', 'SUCCESS', 15000],
     ]);
@@ -450,7 +450,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
       ], 2_039_280),
     ]);
     expect(items.map((i: any) => i.summary)).toEqual([
-      'Sent 0.02 SOL to C6Wisv…WzrW and received 47444.55002 kinXdE…HJq6 from C6Wisv…WzrW through program 9W959D…3aQP (swap) (plus 0.00203928 SOL rent for new token accounts); token account 5bLeJU…Zcgs (owner unknown) received 0.000944 HEvnD6…EBWs',
+      'Swapped 0.02 SOL for 47444.55002 kinXdE…HJq6 via Orca Token Swap v2 (plus 0.00203928 SOL rent for new token accounts); token account 5bLeJU…Zcgs (owner unknown) received 0.000944 HEvnD6…EBWs',
       'Swapped 4.458287 USDC for 0.5 SRMuAp…KWRt via Serum DEX v3 (plus 0.00203928 SOL rent for new token accounts; 0.02335776 SOL rent for 1 account it opened)',
       'Swapped 0.1 SOL for 14.198095 USDC via Serum DEX v3 (plus 0.00203928 SOL rent for new token accounts; 0.02335776 SOL rent for 1 account it opened)',
     ]);

@@ -645,6 +645,21 @@ const SERUM: NativeSpec = {
   },
 };
 
+// solana-program-library token-swap program/src/instruction.rs (SwapInstruction, tag = first byte), also Orca's
+// two deployments of it.
+const TOKEN_SWAP: NativeSpec = {
+  at: 0,
+  width: 1,
+  index: {
+    0: ['initialize', 'pool_create'],
+    1: ['swap', 'swap'],
+    2: ['deposit_all_token_types', 'liquidity_add'],
+    3: ['withdraw_all_token_types', 'liquidity_remove'],
+    4: ['deposit_single_token_type_exact_amount_in', 'liquidity_add'],
+    5: ['withdraw_single_token_type_exact_amount_out', 'liquidity_remove'],
+  },
+};
+
 // Mythic-Project/spl-governance governance/program/src/instruction.rs (GovernanceInstruction, Borsh: tag = first byte).
 const SPL_GOVERNANCE: NativeSpec = {
   at: 0,
@@ -749,6 +764,9 @@ const NATIVE_PROGRAMS: ReadonlyMap<string, NativeSpec> = new Map([
   ['9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', SERUM],
   [SPL_GOVERNANCE_PROGRAM, SPL_GOVERNANCE],
   [METAPLEX_AUCTION_PROGRAM, METAPLEX_AUCTION],
+  ['SwaPpA9LAaLfeLi3a68M4DjnLqgtticKg6CnyNwgAC8', TOKEN_SWAP],
+  ['DjVE6JNiYqPL2QXyCUUh8rNjHrbz9hXHNYt99MQ59qw1', TOKEN_SWAP],
+  ['9W959DqEETiGZocYWCQPaJ6sBmUzgfxXfqGeTEdp3aQP', TOKEN_SWAP],
 ]);
 
 /** Programs whose instructions do nothing a reader needs to hear about (fee settings, memos). */
