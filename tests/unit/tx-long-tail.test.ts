@@ -10,6 +10,7 @@ import { invocationsFromLogs, placeInnerInstructions } from '../../src/chain/tx/
 import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransaction } from '../../src/chain/tx/normalize';
 import { compressedAssetId, compressedNftActions, leafEventOf } from '../../src/chain/tx/bubblegum';
 import { roleClaimsOf } from '../../src/chain/tx/account-roles';
+import { tokenOwnersFromInstructions } from '../../src/chain/tx/token-owners';
 import { loadRecorded } from '../support/recorded-transactions';
 
 const JUPITER = 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4';
@@ -103,6 +104,35 @@ describe('every logged instruction named where it ran', () => {
 });
 
 describe('owners from account roles', () => {
+  test('a SetAuthority handing an account to another owner (an escrow taking a deposit) says who owned it; other authority types say nothing', () => {
+    const key = (n: number) => base58.encode(new Uint8Array(32).fill(n));
+    const [ACCOUNT, INITIALIZER, ESCROW] = [key(1), key(2), key(3)];
+    const setAuthority = (type: number): NormalizedTransaction => ({
+      encoding: 'json',
+      version: 'legacy',
+      signatures: ['s'],
+      accountKeys: [INITIALIZER, ACCOUNT],
+      feePayer: INITIALIZER,
+      signers: [INITIALIZER],
+      instructions: [{ topLevelIndex: 0, stackHeight: 1, programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', accounts: [ACCOUNT, INITIALIZER], data: Uint8Array.of(6, type, 1, ...base58.decode(ESCROW)), parsed: null }],
+      innerInstructions: [],
+      invokedProgramIds: ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'],
+      logs: [],
+      preBalances: [1n, 1n],
+      postBalances: [1n, 1n],
+      preTokenBalances: [{ accountIndex: 1, account: ACCOUNT, mint: key(4), owner: null, programId: null, amount: 1n, decimals: 0 }],
+      postTokenBalances: [],
+      slot: 1,
+      blockTime: null,
+      fee: 0n,
+      err: null,
+      computeUnitsConsumed: null,
+    });
+    expect([...tokenOwnersFromInstructions(setAuthority(2))]).toEqual([[ACCOUNT, INITIALIZER]]); // AccountOwner
+    expect([...tokenOwnersFromInstructions(setAuthority(3))]).toEqual([]); // CloseAccount authority
+    expect([...tokenOwnersFromInstructions(setAuthority(0))]).toEqual([]); // a mint's MintTokens authority
+  });
+
   test('an instruction with fewer accounts than its layout claims nothing', () => {
     const ix = (accounts: number): NormalizedInstruction => ({
       topLevelIndex: 0,

@@ -29,6 +29,7 @@ const RAW_AUTHORITY: ReadonlyMap<number, readonly [number, number, number]> = ne
   [3, [0, 2, AUTHORITY]], // Transfer: source, destination, authority
   [4, [0, 2, OWNER_SIGNED]], // Approve: source, delegate, owner
   [5, [0, 1, OWNER_SIGNED]], // Revoke: source, owner
+  [6, [0, 1, OWNER_SIGNED]], // SetAuthority (AccountOwner only, see claimOf): account, current owner
   [8, [0, 2, AUTHORITY]], // Burn: account, mint, authority
   [9, [0, 2, OWNER_SIGNED]], // CloseAccount: account, destination, owner
   [12, [0, 3, AUTHORITY]], // TransferChecked: source, mint, destination, authority
@@ -47,6 +48,8 @@ const PARSED_AUTHORITY: Readonly<Record<string, readonly [string, string, number
   approve: ['source', 'owner', OWNER_SIGNED],
   approveChecked: ['source', 'owner', OWNER_SIGNED],
   revoke: ['source', 'owner', OWNER_SIGNED],
+  // only an owner hands an account to another (an escrow taking the initializer's deposit): the owner it had
+  setAuthority: ['account', 'authority', OWNER_SIGNED],
   burn: ['account', 'authority', AUTHORITY],
   burnChecked: ['account', 'authority', AUTHORITY],
   closeAccount: ['account', 'owner', OWNER_SIGNED],
@@ -66,7 +69,7 @@ function claimOf(ix: NormalizedInstruction): Claim | null {
       return typeof info.account === 'string' && typeof info.wallet === 'string' ? { account: info.account, owner: info.wallet, strength: CREATED } : null;
     }
     const fields = isToken ? PARSED_AUTHORITY[ix.parsed.type] : undefined;
-    if (!fields) return null;
+    if (!fields || (ix.parsed.type === 'setAuthority' && info.authorityType !== 'accountOwner')) return null;
     const account = info[fields[0]];
     // a multisig authority signs through its signers; the account's owner is the multisig
     const owner = info[fields[1]] ?? info[fields[1] === 'authority' ? 'multisigAuthority' : 'multisigOwner'];
@@ -86,6 +89,7 @@ function claimOf(ix: NormalizedInstruction): Claim | null {
     const account = ix.accounts[0];
     return account && data.length >= 33 ? { account, owner: base58.encode(data.subarray(1, 33)), strength: CREATED } : null;
   }
+  if (tag === 6 && data[1] !== 2) return null; // SetAuthority of a mint or of another authority type than AccountOwner
   const at = RAW_AUTHORITY.get(tag);
   const account = at ? ix.accounts[at[0]] : undefined;
   const owner = at ? ix.accounts[at[1]] : undefined;
