@@ -526,6 +526,17 @@ const EXPECTED: Record<string, Expected> = {
     summary: ['Removed liquidity on Orca Token Swap v1 (withdraw_all_token_types): returned 9.24356629 3H5XKk…Q4WC, received 9.270809 USDC and 9.267275 USDT'],
     changes: { '3H5XKkE9': '-9.24356629', EPjFWdd5: '9.270809', Es9vMFrz: '9.267275' },
   },
+  // an Ed25519 precompile (verified before the run, no `invoke` line) before an oracle program that logs its name:
+  // the logs' first invocation after the compute-budget ones is the instruction after the precompile
+  'getTransaction/oracle-update-after-ed25519-precompile-block-sava.json': {
+    kind: 'unknown',
+    category: 'Transfer',
+    matched: false,
+    venues: [],
+    status: 'SUCCESS',
+    summary: ['Not a swap or transfer: invoked Ed2551…1111 and VordrN…DVok; no balance change for saint7…85FJ apart from the 0.000027 SOL fee'],
+    changes: {},
+  },
   // ---- routes through venues no table lists (issue 42): named by the short id in the order they ran ----
   // an arbitrage round trip (SOL back to SOL) through ZeroFi (ZERor4…) at depth 2
   'getTransaction/jupiter-v6-route-zerofi-depth2-pancakeswap-raydium-block-sava.json': {

@@ -70,6 +70,17 @@ describe('every logged instruction named where it ran', () => {
     expect(body.ownerChanges.find((o) => o.owner === 'CsVdJ8WH8Q9eHSTRpwtwN3TYApm24QnLKYUMNxJ3DaED')!.changes.map((c) => c.amount)).toEqual(['45.950049', '-157.085536']);
   });
 
+  test('a precompile logs no invocation: the names after it still go to their own instructions', async () => {
+    const body = await decode('getTransaction/oracle-update-after-ed25519-precompile-block-sava.json');
+    const ORACLE = 'VordrNZMkkryqCDFhFRcti4x3j94KY8fog3RhjGDVok';
+    expect(body.actions.map((a) => [a.instructionIndex, a.inner, a.programId, a.name, a.source])).toEqual([
+      [2, false, 'Ed25519SigVerify111111111111111111111111111', null, 'none'],
+      [3, false, ORACLE, 'update_oracle', 'log'],
+      // its own event CPI into itself, named by the line it printed there
+      [3, true, ORACLE, 'noop', 'log'],
+    ]);
+  });
+
   test('the logs place each inner instruction by program and depth; a disagreement ends what can be placed under that instruction', () => {
     const A = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
     const B = 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';

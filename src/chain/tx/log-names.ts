@@ -81,15 +81,29 @@ export function topLevelNamesFromLogs(logs: readonly string[]): LoggedName[] {
     .map(({ programId, name }) => ({ programId, name }));
 }
 
+/** Precompiles: verified before the transaction runs, never invoked, so they log no `invoke [1]` line. */
+const PRECOMPILES: ReadonlySet<string> = new Set([
+  'Ed25519SigVerify111111111111111111111111111',
+  'KeccakSecp256k11111111111111111111111111111',
+  'Secp256r1SigVerify1111111111111111111111111',
+]);
+
+/** The top-level instruction index of each `invoke [1]`, in order: every instruction but the precompiles'. */
+function invokedTopLevel(programIds: readonly string[]): number[] {
+  return programIds.flatMap((id, i) => (PRECOMPILES.has(id) ? [] : [i]));
+}
+
 /**
  * The logged name of each top-level instruction whose invocation the logs hold, by instruction index: the
- * i-th `invoke [1]` is the i-th top-level instruction, and counts only when its program id is that
- * instruction's program.
+ * i-th `invoke [1]` is the i-th top-level instruction that is no precompile, and counts only when its program
+ * id is that instruction's program.
  */
 export function loggedInstructionNames(logs: readonly string[], programIds: readonly string[]): ReadonlyMap<number, string> {
   const names = new Map<number, string>();
+  const indexes = invokedTopLevel(programIds);
   topLevelNamesFromLogs(logs).forEach((entry, i) => {
-    if (entry.name !== null && programIds[i] === entry.programId) names.set(i, entry.name);
+    const index = indexes[i];
+    if (entry.name !== null && index !== undefined && programIds[index] === entry.programId) names.set(index, entry.name);
   });
   return names;
 }
@@ -112,18 +126,22 @@ export function placeInnerInstructions(
   topLevelProgramIds: readonly string[],
   inner: readonly { readonly topLevelIndex: number; readonly programId: string; readonly stackHeight: number | null }[],
 ): PlacedInner[] {
+  // by top-level instruction index (the logs count only the invoked ones: precompiles are skipped)
+  const indexes = invokedTopLevel(topLevelProgramIds);
   const byTop = new Map<number, LoggedInvocation[]>();
-  const tops: string[] = [];
+  const tops = new Map<number, string>();
   for (const entry of invocationsFromLogs(logs)) {
-    if (entry.depth === 1) tops.push(entry.programId);
-    else byTop.set(entry.topLevel, [...(byTop.get(entry.topLevel) ?? []), entry]);
+    const index = indexes[entry.topLevel];
+    if (index === undefined) break;
+    if (entry.depth === 1) tops.set(index, entry.programId);
+    else byTop.set(index, [...(byTop.get(index) ?? []), entry]);
   }
   const placed: PlacedInner[] = [];
   const seen = new Map<number, number>();
   const broken = new Set<number>();
   inner.forEach((ix, innerIndex) => {
     const top = ix.topLevelIndex;
-    if (broken.has(top) || tops[top] !== topLevelProgramIds[top]) return;
+    if (broken.has(top) || tops.get(top) !== topLevelProgramIds[top]) return;
     const k = seen.get(top) ?? 0;
     seen.set(top, k + 1);
     const invocation = byTop.get(top)?.[k];
