@@ -81,6 +81,60 @@ describe('every logged instruction named where it ran', () => {
     ]);
   });
 
+  test('a bot’s own router calling venues no table lists: the summary names them, a program that moved nothing is none', () => {
+    const key = (n: number) => base58.encode(new Uint8Array(32).fill(n));
+    const [WALLET, BOT, CROPPER, FLUXBEAM, ORACLE, FROM, TO, POOL_IN, POOL_OUT, MINT_A, MINT_B] = Array.from({ length: 11 }, (_, i) => key(i + 1));
+    const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+    const transfer = (from: string, to: string, amount: number, depth: number): NormalizedInstruction => ({
+      topLevelIndex: 0,
+      stackHeight: depth,
+      programId: TOKEN,
+      accounts: [from, to, WALLET],
+      data: Uint8Array.of(3, amount, 0, 0, 0, 0, 0, 0, 0),
+      parsed: null,
+    });
+    const call = (programId: string, depth: number): NormalizedInstruction => ({ topLevelIndex: 0, stackHeight: depth, programId, accounts: [], data: Uint8Array.of(9), parsed: null });
+    const frame = (id: string, depth: number, ...body: string[]) => [`Program ${id} invoke [${depth}]`, ...body, `Program ${id} success`];
+    const balance = (accountIndex: number, account: string, mint: string, amount: bigint, owner: string) => ({ accountIndex, account, mint, owner, programId: TOKEN, amount, decimals: 0 });
+    const keys = [WALLET, FROM, TO, POOL_IN, POOL_OUT, BOT, CROPPER, FLUXBEAM, ORACLE, TOKEN];
+    const tx: NormalizedTransaction = {
+      encoding: 'json',
+      version: 'legacy',
+      signatures: ['s'],
+      accountKeys: keys,
+      feePayer: WALLET,
+      signers: [WALLET],
+      instructions: [{ topLevelIndex: 0, stackHeight: 1, programId: BOT, accounts: [], data: Uint8Array.of(1), parsed: null }],
+      innerInstructions: [call(ORACLE, 2), call(CROPPER, 2), transfer(FROM, POOL_IN, 5, 3), call(FLUXBEAM, 2), transfer(POOL_OUT, TO, 7, 3)],
+      invokedProgramIds: [BOT, ORACLE, CROPPER, TOKEN, FLUXBEAM],
+      logs: frame(
+        BOT,
+        1,
+        ...frame(ORACLE, 2, 'Program log: Instruction: Query'),
+        ...frame(CROPPER, 2, 'Program log: Instruction: Swap', ...frame(TOKEN, 3, 'Program log: Instruction: Transfer')),
+        ...frame(FLUXBEAM, 2, 'Program log: Instruction: SwapExactIn', ...frame(TOKEN, 3, 'Program log: Instruction: Transfer')),
+      ),
+      preBalances: keys.map(() => 1_000_000n),
+      postBalances: keys.map((k) => (k === WALLET ? 995_000n : 1_000_000n)),
+      preTokenBalances: [balance(1, FROM, MINT_A, 5n, WALLET), balance(2, TO, MINT_B, 0n, WALLET), balance(3, POOL_IN, MINT_A, 100n, POOL_IN), balance(4, POOL_OUT, MINT_B, 100n, POOL_OUT)],
+      postTokenBalances: [balance(1, FROM, MINT_A, 0n, WALLET), balance(2, TO, MINT_B, 7n, WALLET), balance(3, POOL_IN, MINT_A, 105n, POOL_IN), balance(4, POOL_OUT, MINT_B, 93n, POOL_OUT)],
+      slot: 1,
+      blockTime: null,
+      fee: 5000n,
+      err: null,
+      computeUnitsConsumed: null,
+    };
+    const body = describeNormalized(tx, { signature: 's', network: 'mainnet-beta' });
+    expect(loggedInner(body)).toEqual([
+      [0, ORACLE, 'query', 'unknown'],
+      [0, CROPPER, 'swap', 'transfer'],
+      [0, FLUXBEAM, 'swap_exact_in', 'transfer'],
+    ]);
+    expect(body.kind).toBe('transfer');
+    expect(body.summary).toContain(`through program ${BOT.slice(0, 6)}…${BOT.slice(-4)} via ${CROPPER.slice(0, 6)}…${CROPPER.slice(-4)} and ${FLUXBEAM.slice(0, 6)}…${FLUXBEAM.slice(-4)}`);
+    expect(body.summary).not.toContain(ORACLE.slice(0, 6));
+  });
+
   test('the logs place each inner instruction by program and depth; a disagreement ends what can be placed under that instruction', () => {
     const A = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
     const B = 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
