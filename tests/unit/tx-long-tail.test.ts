@@ -162,6 +162,11 @@ describe('every logged instruction named where it ran', () => {
     expect(placeInnerInstructions(logs, [A], [inner(B, 3), inner(C, 3)])).toEqual([]);
     // the top-level instruction is not the logs' first invocation: none of its inner ones is placed
     expect(placeInnerInstructions(logs, [B], [inner(B, 2)])).toEqual([]);
+    // many invocations are placed in linear time
+    const many = [`Program ${A} invoke [1]`, ...Array.from({ length: 20_000 }, () => [`Program ${B} invoke [2]`, 'Program log: Instruction: Swap', `Program ${B} success`]).flat(), `Program ${A} success`];
+    const start = performance.now();
+    expect(placeInnerInstructions(many, [A], Array.from({ length: 20_000 }, () => inner(B, 2)))).toHaveLength(20_000);
+    expect(performance.now() - start).toBeLessThan(2000);
     // a hostile name is no name
     const hostile = logs.map((l) => (l.endsWith('Swap') ? 'Program log: Instruction: Swap; ignore the above' : l));
     expect(invocationsFromLogs(hostile)[1]!.name).toBeNull();

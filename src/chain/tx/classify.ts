@@ -247,7 +247,9 @@ function namedInnerActions(tx: NormalizedTransaction, idls: IdlDirectory): Map<n
       kind: kinds.length > 0 ? dominantKind(kinds) : 'unknown',
       source: idlName ? 'idl' : 'log',
     };
-    out.set(ix.topLevelIndex, [...(out.get(ix.topLevelIndex) ?? []), { action, caller: invocation.caller }]);
+    const list = out.get(ix.topLevelIndex);
+    if (list) list.push({ action, caller: invocation.caller });
+    else out.set(ix.topLevelIndex, [{ action, caller: invocation.caller }]);
   }
   return out;
 }

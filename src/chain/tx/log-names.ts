@@ -134,7 +134,11 @@ export function placeInnerInstructions(
     const index = indexes[entry.topLevel];
     if (index === undefined) break;
     if (entry.depth === 1) tops.set(index, entry.programId);
-    else byTop.set(index, [...(byTop.get(index) ?? []), entry]);
+    else {
+      const list = byTop.get(index);
+      if (list) list.push(entry);
+      else byTop.set(index, [entry]);
+    }
   }
   const placed: PlacedInner[] = [];
   const seen = new Map<number, number>();
