@@ -23,7 +23,7 @@ const services = await createServices(
   createLogger('error', [], () => {}),
 );
 const watcher = services.watcher!;
-const cursor = () => services.db!.$client.query('SELECT last_signature AS last, walk_head AS walk FROM watcher_cursors').get() as { last: string; walk: string | null };
+const cursor = () => services.backend.sqlite!.$client.query('SELECT last_signature AS last, walk_head AS walk FROM watcher_cursors').get() as { last: string; walk: string | null };
 
 await deposit(chain, await chain.newWallet(100_000_000n), gatewayAddress, 2_200_000n);
 await watcher.poll();

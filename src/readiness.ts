@@ -5,7 +5,7 @@
 // an offline first run) and once when it answers again, not a line per failed attempt.
 import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
-import type { StorageOutage } from './billing/outage.ts';
+import type { StorageOutage } from './billing/backend/outage.ts';
 import type { Logger } from './log.ts';
 import type { X402Accounts, X402AccountsReport } from './billing/x402/accounts.ts';
 

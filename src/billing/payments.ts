@@ -4,11 +4,11 @@ import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
 import { keyHashOf, type KeyOwner } from './keys.ts';
-import type { KeptWrites } from './kept-writes.ts';
+import type { KeptWrites } from './resilience/kept-writes.ts';
 import { afterFreeCalls } from './prices.ts';
 import type { MaybePromise } from '../maybe.ts';
-import type { Balance, Debit, Refund } from './ledger.ts';
-import type { BillingStore } from './store.ts';
+import type { Balance, Debit, Refund } from './credit.ts';
+import type { CreditLedger, KeyStore } from './store.ts';
 
 export type { KeyOwner };
 
@@ -56,7 +56,7 @@ const REFUSALS: Record<RefusalCode, string> = {
 /** A key revoked before the gateway recorded who revoked it. */
 const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the same wallet or by the operator: send the newest key of the wallet.';
 
-export function createPayments(store: BillingStore, config: Config, kept: KeptWrites): Payments {
+export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> & CreditLedger, config: Config, kept: KeptWrites): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number, extra: Record<string, unknown> = {}) => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo

@@ -14,7 +14,7 @@ import { watcherScanned } from '../metrics.ts';
 import { StorageUnavailable } from '../errors.ts';
 import { mapBounded } from '../bounded.ts';
 import { MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
-import type { BillingStore, WatcherCursor } from './store.ts';
+import type { DepositStore, WatcherCursor } from './store.ts';
 
 interface SignatureInfo {
   signature: string;
@@ -23,7 +23,7 @@ interface SignatureInfo {
 }
 
 export interface WatcherDeps {
-  store: BillingStore;
+  store: DepositStore;
   rpc: Upstream;
   network: Network;
   gateway: string;

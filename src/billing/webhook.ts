@@ -13,7 +13,7 @@ import type { Logger } from '../log.ts';
 import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
 import { MAX_LAMPORTS, transfersTo, type DepositOutcome, type Transfer } from './deposits.ts';
-import type { BillingStore } from './store.ts';
+import type { DepositStore } from './store.ts';
 
 export function authorized(header: string | null, secret: string): boolean {
   // Hashing first gives equal lengths, so the comparison leaks neither content nor length.
@@ -73,7 +73,7 @@ export function reportedDeposits(payload: unknown, gateway: string): { transfers
 }
 
 export interface WebhookDeps {
-  store: BillingStore;
+  store: Pick<DepositStore, 'recordDeposit'>;
   rpc: Upstream;
   network: Network;
   gateway: string;

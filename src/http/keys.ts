@@ -10,10 +10,10 @@ import { badRequest, GatewayError } from '../errors.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
-import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage-history.ts';
 import { parseCursor } from '../billing/usage-pages.ts';
 import { lamportsApart } from '../billing/prices.ts';
-import type { AccountView } from '../billing/ledger.ts';
+import type { AccountView } from '../billing/credit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
 

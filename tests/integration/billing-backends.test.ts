@@ -7,7 +7,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 // Real processes and a real database on a busy 2-core machine: seconds, not milliseconds.
 setDefaultTimeout(30_000);

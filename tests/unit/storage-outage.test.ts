@@ -2,7 +2,7 @@
 // else stays what it is; one warning when it begins and one line when a probe finds the database
 // back, however many calls failed in between; a probe that hangs counts as a failure.
 import { describe, expect, test } from 'bun:test';
-import { guard, StorageOutage } from '../../src/billing/outage.ts';
+import { guard, StorageOutage } from '../../src/billing/backend/outage.ts';
 import { StorageUnavailable } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import { registry } from '../../src/metrics.ts';

@@ -10,9 +10,9 @@ import type { Config } from '../../config.ts';
 import { GatewayError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
-import type { KeptWrites } from '../kept-writes.ts';
-import { UnsettledWrite } from '../unsettled.ts';
-import type { BillingStore, PaymentEnd } from '../store.ts';
+import type { KeptWrites } from '../resilience/kept-writes.ts';
+import { UnsettledWrite } from '../resilience/unsettled.ts';
+import type { PaymentEnd, X402Records } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import type { X402Accounts } from './accounts.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
@@ -79,7 +79,7 @@ const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64)
  * `accounts`: the accounts payments depend on, read when a payment is refused for a reason the
  * chain gave, to name the one at fault (an unfunded fee payer, a missing pay-to token account).
  */
-export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
+export function createX402(config: Config, store: X402Records, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
   const explained = (reason: string) => (accounts ? accounts.explain(reason) : reason);
   const terms = async (price: number): Promise<Terms> => ({
     price,

@@ -3,12 +3,13 @@
 // the answer back; a row the database does not take is kept and written again, in order, until it
 // does (once: unique by its call's id, so a write whose answer was lost is simply repeated).
 import { and, desc, eq, gte, lt } from 'drizzle-orm';
-import type { PgDb } from '../db/pg-client.ts';
-import { usageEvents, x402Payments } from '../db/pg-schema.ts';
-import type { Logger } from '../log.ts';
-import type { Debit } from './ledger.ts';
-import { Backlog, DEBIT_RECORD_MS, usageRow, waitFor, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from './usage.ts';
-import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from './usage-pages.ts';
+import type { PgDb } from '../../../db/pg-client.ts';
+import { usageEvents, x402Payments } from '../../../db/pg-schema.ts';
+import type { Logger } from '../../../log.ts';
+import type { Debit } from '../../credit.ts';
+import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from '../../usage-history.ts';
+import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from '../../usage-pages.ts';
+import { Backlog, waitFor } from '../usage-backlog.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;

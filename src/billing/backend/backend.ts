@@ -1,0 +1,37 @@
+// What a database gives billing, as it opens (one per backend: sqlite/open.ts, postgres/open.ts),
+// and what the seam (open.ts) hands on once every part is guarded by the outage rules.
+import type { Db } from '../../db/client.ts';
+import type { Limiter } from '../rate-limit.ts';
+import type { BillingStore } from '../store.ts';
+import type { UsageHistory } from '../usage-history.ts';
+import type { StorageOutage, StorageProbe } from './outage.ts';
+
+/** One database's parts, unguarded: only the seam holds them. */
+export interface OpenedBackend {
+  store: BillingStore;
+  usage: UsageHistory;
+  /** Rate-limit buckets the database keeps for every replica; absent: each process keeps its own. */
+  limiter?: Limiter & { close(): void };
+  /** Resolves once the database is reachable and migrated; rejects when it is not. */
+  ready: Promise<void>;
+  /** The health probe's question to the database. */
+  probe: StorageProbe;
+  /** Told when an outage begins (false) and ends (true). */
+  onAvailability?(available: boolean): void;
+  /** The SQLite database itself, for the tests that look into the file; absent on PostgreSQL. */
+  sqlite?: Db;
+  close(): Promise<void>;
+}
+
+/** Billing's storage as the gateway uses it: every part guarded, none to tell which database holds it. */
+export interface Backend {
+  store: BillingStore;
+  usage: UsageHistory;
+  limiter: Limiter;
+  /** The outage state and its probe: /readyz reads it, the guards feed it. */
+  health: StorageOutage;
+  /** The SQLite database itself, for the tests that look into the file; absent on PostgreSQL. */
+  sqlite?: Db;
+  /** Stops the shared buckets' sweeper and closes the database (after what was queued is written). */
+  close(): Promise<void>;
+}
