@@ -27,6 +27,11 @@ export interface Payments {
    * again (`written` runs then, with what was given back).
    */
   refund(debit: Debit, written?: (refund: Refund) => void): Promise<Refund | undefined>;
+  /**
+   * refund() for a call whose debit's outcome is unknown (UnsettledWrite): gives back what the call
+   * `callId` took if, and only if, it was taken (`written` says what, then).
+   */
+  refundByCallId(wallet: string, callId: string, written?: (refund: Refund) => void): Promise<Refund | undefined>;
   headers(balance: Balance | Debit): Record<string, string>;
   /** The 402 of a call costing `price` lamports; `extra` adds fields (when and by whom a key was revoked). */
   paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): GatewayError;
@@ -102,6 +107,7 @@ export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> &
     },
     refund: (debit, written) =>
       kept.write('refund', { wallet: debit.wallet, callId: debit.callId, paidWith: debit.kind, price: debit.price }, () => store.refund(debit), written),
+    refundByCallId: (wallet, callId, written) => kept.write('refund', { wallet, callId }, () => store.refund({ wallet, callId }), written),
     headers,
     paymentRequired,
   };

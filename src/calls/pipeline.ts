@@ -1,10 +1,10 @@
 // The one path every capability call takes, whatever face it came in on (REST or MCP):
 // who is calling -> rate limit -> validate (400 costs nothing) -> price (free allowance or debit,
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
-import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
+import { admit, type Admission, type Bucket, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
-import type { Resource, X402 } from '../billing/x402/payments.ts';
+import type { Resource, X402, X402Refusal } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage-history.ts';
 import type { Debit } from '../billing/credit.ts';
 import { newCallId } from '../billing/resilience/call-id.ts';
@@ -35,7 +35,7 @@ export interface CallDeps {
 const EXAMPLES: Record<Caller['face'], ExampleOf> = { rest: exampleUrl, mcp: exampleArguments };
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
-export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<string> {
+export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<Bucket> {
   return bucketName(await bucketOwner(caller, deps), caller);
 }
 
@@ -53,7 +53,7 @@ const anonymousWhileAway = (e: unknown): null => {
 };
 
 /** The bucket of a caller whose key owner (or its absence) is known. */
-const bucketName = (owner: KeyOwner | null, caller: Caller) => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
+const bucketName = (owner: KeyOwner | null, caller: Caller): Bucket => (owner ? { wallet: owner.wallet } : { address: caller.address });
 
 /** One request that is not a capability call (e.g. an MCP message) against the caller's bucket. */
 export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
@@ -172,8 +172,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     } else if (e instanceof UnsettledWrite && owner) {
       // Whether the debit was taken is not known yet: it is given back if it was, and only then
       // recorded, as a refunded call.
-      const unknown: Debit = { callId: e.callId, wallet: owner.wallet, kind: 'credit', price: 0, balance: { freeCalls: 0, creditLamports: 0n } };
-      void deps.payments.refund(unknown, (done) => {
+      void deps.payments.refundByCallId(owner.wallet, e.callId, (done) => {
         if (!done.given) return;
         deps.usage.record(done.given, row(failure.status, true));
         countCharge(cap.name, counted(done.given), 'refunded');
@@ -208,10 +207,10 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   let input: Record<string, unknown>;
   let resource: Resource;
   let held: Awaited<ReturnType<X402['hold']>>;
-  const refused = (reason: string): Promise<Outcome> => {
+  const refused = ({ message }: X402Refusal): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
-    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, reason);
+    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${message}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, message);
   };
   try {
     input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
