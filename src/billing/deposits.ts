@@ -4,6 +4,7 @@
 import { base58Bytes } from '../chain/base58.ts';
 import type { Network } from '../config.ts';
 import { SYSTEM_PROGRAM } from '../chain/program-ids.ts';
+import { depositLamports, deposits as depositCount } from '../metrics.ts';
 
 export interface Transfer {
   from: string;
@@ -77,3 +78,9 @@ export interface DepositRecord {
 
 export const DEPOSIT_STATUSES = ['claimable', 'below_minimum', 'none'] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+/** Counts a deposit the store recorded (committed), whichever database holds it. */
+export function countDeposit(d: DepositRecord, outcome: DepositOutcome): void {
+  if (outcome !== 'duplicate') depositCount.inc({ status: outcome, source: d.source });
+  if (outcome === 'credited' || outcome === 'dust') depositLamports.inc(Number(d.lamports));
+}

@@ -13,7 +13,7 @@ import type { Logger } from '../log.ts';
 import { watcherScanned } from '../metrics.ts';
 import { StorageUnavailable } from '../errors.ts';
 import { mapBounded } from '../bounded.ts';
-import { MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
+import { countDeposit, MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
 import type { DepositStore, WatcherCursor } from './store.ts';
 
 interface SignatureInfo {
@@ -182,6 +182,7 @@ export class DepositWatcher {
       const outcomes = await store.recordWatcherChunk(network, gateway, records, min, cursor);
       records.forEach((d, k) => {
         const outcome = outcomes[k]!;
+        countDeposit(d, outcome);
         if (outcome === 'duplicate') return;
         recorded++;
         log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_dust', source: 'watcher', signature: d.signature, wallet: d.wallet, lamports: d.lamports, outcome });

@@ -57,6 +57,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect((await gw.get('/api/keys/me', { 'x-api-key': second })).body).toMatchObject({ creditLamports: PRICE + 1000 });
     });
 
+    test('every deposit the watcher records is counted in gateway_deposits_total, whichever database recorded it', async () => {
+      const counted = async () => {
+        const text = await (await fetch(`${gw.url}/metrics`)).text();
+        return [...text.matchAll(/^gateway_deposits_total\{([^}]*)\} (\d+)$/gm)].filter((m) => m[1]!.includes('source="watcher"')).reduce((n, m) => n + Number(m[2]), 0);
+      };
+      const before = await counted();
+      const agent = await sandbox.chain.newWallet(1_000_000_000n);
+      await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
+      const recorded = await watcher().poll();
+      expect(recorded).toBeGreaterThanOrEqual(1);
+      expect((await counted()) - before).toBe(recorded);
+    });
+
     test('600 concurrent debits on credit for exactly 111 calls: exactly 111 succeed, the balance ends at 0; refunds give back exactly', async () => {
       const { store } = gw.services;
       const wallet = (await generateKeyPairSigner()).address;

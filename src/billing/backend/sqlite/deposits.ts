@@ -3,7 +3,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client.ts';
 import { deposits, dustTotals, exactLamports, pendingClaims } from '../../../db/schema.ts';
-import { depositLamports, deposits as depositCount } from '../../../metrics.ts';
 import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord, type DepositStatus } from '../../deposits.ts';
 
 /**
@@ -14,7 +13,7 @@ import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord, type DepositStat
  */
 export function recordDeposit(db: Db, d: DepositRecord, minDepositLamports: bigint, now = Date.now()): DepositOutcome {
   if (d.lamports > MAX_LAMPORTS) throw new RangeError('deposit beyond any lamport supply');
-  const outcome = db.transaction((): DepositOutcome => {
+  return db.transaction((): DepositOutcome => {
     if (d.lamports < minDepositLamports) {
       if (d.source !== 'watcher') return 'below_minimum';
       const total = addDust(db, d.wallet, d.lamports, now);
@@ -33,9 +32,6 @@ export function recordDeposit(db: Db, d: DepositRecord, minDepositLamports: bigi
     addToPendingClaim(db, d.wallet, d.lamports, now);
     return 'credited';
   });
-  if (outcome !== 'duplicate') depositCount.inc({ status: outcome, source: d.source });
-  if (outcome === 'credited' || outcome === 'dust') depositLamports.inc(Number(d.lamports));
-  return outcome;
 }
 
 function addDust(db: Db, wallet: string, lamports: bigint, now: number): bigint {
