@@ -1,4 +1,4 @@
-// Readiness for a load balancer: the database answers (billing/outage.ts probes it twice a second
+// Readiness for a load balancer: the database answers (billing/backend/outage.ts probes it twice a second
 // and follows the calls that found it away), and some upstream answered within the window. Traffic alone cannot tell (an idle gateway calls no upstream), so a probe
 // asks each network for its slot whenever it has been quiet for a third of the window. The probe
 // logs a network once when it stops answering (naming the sandbox chain when it never answered:

@@ -5,7 +5,7 @@
 // Group commit per replica: operations asked for while a transaction is in flight are sent together
 // (pipelined on one connection) in the next transaction and answered only after its COMMIT.
 //
-// Once per call, as on SQLite (ledger.ts): each debit is recorded under its call id in the same
+// Once per call, as on SQLite (sqlite/ledger.ts): each debit is recorded under its call id in the same
 // statement, and a refund gives back only a recorded debit not yet refunded. When the connection
 // is lost around COMMIT the batch may or may not have committed: the ledger then looks its call
 // ids up on a new connection, after taking the accounts' row locks (which the lost transaction

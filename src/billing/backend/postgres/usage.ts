@@ -1,4 +1,4 @@
-// Usage history on PostgreSQL: the same rows and pages as UsageLog (usage.ts), written by each
+// Usage history on PostgreSQL: the same rows and pages as UsageLog (sqlite/usage.ts), written by each
 // replica for its own calls. A row is written after the call's answer is settled, without holding
 // the answer back; a row the database does not take is kept and written again, in order, until it
 // does (once: unique by its call's id, so a write whose answer was lost is simply repeated).
@@ -36,7 +36,7 @@ export class PgUsageLog implements UsageHistory {
     private readonly retentionDays: number,
     private readonly log: Logger,
     maxQueued = 100_000,
-    /** Forgets the ledger's records of calls made before a time (pg-ledger.ts prune). */
+    /** Forgets the ledger's records of calls made before a time (postgres/ledger.ts prune). */
     private readonly pruneDebits: (before: number) => Promise<void> = async () => {},
   ) {
     this.backlog = new Backlog(maxQueued, log);
