@@ -6,7 +6,6 @@ import { checkPrices, ConfigError, NETWORKS, type Config, type Network } from '.
 import { CAPABILITIES } from './capabilities/registry.ts';
 import type { Logger } from './log.ts';
 import { openBackend } from './billing/backend/open.ts';
-import type { Backend } from './billing/backend/backend.ts';
 import { createPayments } from './billing/payments.ts';
 import type { BillingStore, X402Records } from './billing/store.ts';
 import { DepositWatcher } from './billing/watcher.ts';
@@ -24,8 +23,6 @@ import { LATE, within } from './within.ts';
 
 export interface Services extends CallDeps {
   config: Config;
-  /** Billing's storage, every part guarded; the tests look into a SQLite file through it. */
-  backend: Backend;
   store: BillingStore;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
@@ -133,7 +130,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   return {
     config,
     log,
-    backend,
     store,
     upstreams,
     ctx,

@@ -1,6 +1,5 @@
 // What a database gives billing, as it opens (one per backend: sqlite/open.ts, postgres/open.ts),
 // and what the seam (open.ts) hands on once every part is guarded by the outage rules.
-import type { Db } from '../../db/client.ts';
 import type { Limiter } from '../rate-limit.ts';
 import type { BillingStore } from '../store.ts';
 import type { UsageHistory } from '../usage-history.ts';
@@ -18,8 +17,6 @@ export interface OpenedBackend {
   probe: StorageProbe;
   /** Told when an outage begins (false) and ends (true). */
   onAvailability?(available: boolean): void;
-  /** The SQLite database itself, for the tests that look into the file; absent on PostgreSQL. */
-  sqlite?: Db;
   close(): Promise<void>;
 }
 
@@ -30,8 +27,6 @@ export interface Backend {
   limiter: Limiter;
   /** The outage state and its probe: /readyz reads it, the guards feed it. */
   health: StorageOutage;
-  /** The SQLite database itself, for the tests that look into the file; absent on PostgreSQL. */
-  sqlite?: Db;
   /** Stops the shared buckets' sweeper and closes the database (after what was queued is written). */
   close(): Promise<void>;
 }

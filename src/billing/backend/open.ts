@@ -33,7 +33,6 @@ export async function openBackend(config: Config, log: Logger): Promise<Backend>
     },
     limiter: opened.limiter ? guardLimiter(opened.limiter, local, health) : local,
     health,
-    sqlite: opened.sqlite,
     close: () => opened.close(),
   };
 }
