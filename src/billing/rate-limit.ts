@@ -15,12 +15,6 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-/** Whose tokens a request draws: a key's wallet (every key of it), or, without a usable key, a client address. */
-export type Bucket = { readonly wallet: string; readonly address?: never } | { readonly address: string; readonly wallet?: never };
-
-/** The bucket's name in a limiter's table (and in PostgreSQL's rate_buckets, which every replica shares). */
-export const bucketKey = (bucket: Bucket): string => (bucket.wallet !== undefined ? `wallet:${bucket.wallet}` : `addr:${bucket.address}`);
-
 /** Decides one request against a bucket, by its key: in this process (RateLimiter) or shared by replicas (backend/postgres/rate-limit.ts). */
 export interface Limiter {
   readonly enabled: boolean;
@@ -109,12 +103,12 @@ const UNLIMITED: Admission = Object.freeze({ headers: NO_HEADERS });
  * `bucket` names the bucket only when limits are on (naming it may mean asking the socket or the
  * key store).
  */
-export function admit(limiter: Limiter, bucket: () => MaybePromise<Bucket>): MaybePromise<Admission> {
+export function admit(limiter: Limiter, bucket: () => MaybePromise<string>): MaybePromise<Admission> {
   if (!limiter.enabled) return UNLIMITED;
   // A bucket in this process for a caller known at once (the usual case) is decided at once: an
   // await here would cost every rate-limited call a turn of the microtask queue (maybe.ts).
-  const named = bucket();
-  return named instanceof Promise ? named.then((b) => limiter.admit(bucketKey(b))) : limiter.admit(bucketKey(named));
+  const key = bucket();
+  return key instanceof Promise ? key.then((k) => limiter.admit(k)) : limiter.admit(key);
 }
 
 /** Most distinct admissions kept: a bucket's state takes few values (its tokens, a few seconds to wait). */

@@ -1,7 +1,7 @@
 // The one path every capability call takes, whatever face it came in on (REST or MCP):
 // who is calling -> rate limit -> validate (400 costs nothing) -> price (free allowance or debit,
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
-import { admit, type Admission, type Bucket, type Limiter } from '../billing/rate-limit.ts';
+import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
 import type { Resource, X402, X402Refusal } from '../billing/x402/payments.ts';
@@ -15,6 +15,7 @@ import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
 import { GatewayError, StorageUnavailable } from '../errors.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
+import { bucketKey, type Bucket } from './bucket.ts';
 import type { Caller } from './caller.ts';
 import type { InFlight } from './in-flight.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
@@ -57,7 +58,7 @@ const bucketName = (owner: KeyOwner | null, caller: Caller): Bucket => (owner ? 
 
 /** One request that is not a capability call (e.g. an MCP message) against the caller's bucket. */
 export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
-  return admit(deps.limiter, () => bucketOf(caller, deps));
+  return admit(deps.limiter, () => bucketOf(caller, deps).then(bucketKey));
 }
 
 /**
@@ -78,7 +79,7 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
   // A free call looks up its key only to name its rate-limit bucket.
   const found = deps.limiter.enabled ? bucketOwner(caller, deps) : null;
   return andThen(found, (owner) =>
-    andThen(admit(deps.limiter, () => bucketName(owner, caller)), (admission): MaybePromise<Outcome> => {
+    andThen(admit(deps.limiter, () => bucketKey(bucketName(owner, caller))), (admission): MaybePromise<Outcome> => {
       if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
       const { headers } = admission;
       const failed = (e: unknown) => failedCall(e, cap, deps, headers);
@@ -124,7 +125,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     const found = deps.payments.identify(caller.apiKey);
     const known = found instanceof Promise ? await found : found;
     owner = known;
-    const pending = admit(deps.limiter, () => bucketName(known, caller));
+    const pending = admit(deps.limiter, () => bucketKey(bucketName(known, caller)));
     admission = pending instanceof Promise ? await pending : pending;
   } catch (e) {
     // Failed before it was charged (its key not looked up, or no bucket to draw from: the storage away): answered like any other failure.

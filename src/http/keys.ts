@@ -7,6 +7,7 @@ import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { errorOutcome } from '../calls/outcome.ts';
 import type { HttpDeps } from './deps.ts';
 import { badRequest, GatewayError } from '../errors.ts';
+import { bucketKey } from '../calls/bucket.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
@@ -37,7 +38,7 @@ function guards(s: HttpDeps) {
   const guarded = (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}): MaybePromise<Response> => {
     // The caller reads its key and asks the socket for its address only when something needs them.
     const caller = httpCaller(request, server, 'rest', s.config.trustedProxies);
-    return andThen(admit(s.limiter, () => ({ address: caller.address })), ({ headers, refusal }) => {
+    return andThen(admit(s.limiter, () => bucketKey({ address: caller.address })), ({ headers, refusal }) => {
       if (refusal) {
         s.log.info('rate limited', { event: 'rate_limited', route: where, client: caller.address, retryAfter: headers['retry-after'] });
         return json(429, refusal, headers);
@@ -107,7 +108,7 @@ export function keyRoutes(s: HttpDeps) {
       '/api/keys/challenge',
       ({ request, query, server }) =>
         guarded(request, server, 'challenge', async (caller) => {
-          const issuance = await admit(challengeLimiter, () => ({ address: caller.address }));
+          const issuance = await admit(challengeLimiter, () => caller.address);
           if (issuance.refusal) throw new GatewayError(429, issuance.refusal, issuance.headers);
           let wallet: string | undefined;
           if (query.wallet !== undefined && query.wallet !== '') {

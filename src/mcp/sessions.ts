@@ -12,7 +12,7 @@
 // event stream of its is attached. A session whose stream stays open but carries nothing but
 // keep-alives, with no request, is closed after `streamIdleMs`.
 import type { JSONRPCRequest, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { bucketKey, type Bucket } from '../billing/rate-limit.ts';
+import { bucketKey, type Bucket } from '../calls/bucket.ts';
 import type { Logger } from '../log.ts';
 import { mcpSessions } from '../metrics.ts';
 import type { SsePort, WebSseServerTransport } from './sse-transport.ts';
