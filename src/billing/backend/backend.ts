@@ -22,11 +22,12 @@ export interface OpenedBackend {
 
 /** Billing's storage as the gateway uses it: every part guarded, none to tell which database holds it. */
 export interface Backend {
+  /** Keys and claims, the credit ledger, deposits and x402 records (store.ts), by concern. */
   store: BillingStore;
   usage: UsageHistory;
   limiter: Limiter;
   /** The outage state and its probe: /readyz reads it, the guards feed it. */
   health: StorageOutage;
-  /** Stops the shared buckets' sweeper and closes the database (after what was queued is written). */
+  /** Stops the shared buckets' sweeper and closes the database (SQLite commits what its ledger still holds first). */
   close(): Promise<void>;
 }

@@ -25,6 +25,7 @@ export async function openBackend(config: Config, log: Logger): Promise<Backend>
   const local = new RateLimiter(config.rateLimitRps, config.rateLimitBurst);
   const { usage } = opened;
   return {
+    // Recording queues and settling waits: neither asks the database on the caller's path; a page reads it.
     store: guardAll(opened.store, health),
     usage: {
       record: (debit, call) => usage.record(debit, call),
