@@ -2,7 +2,7 @@
 // Capabilities never see money; a capability marked paid is charged the same way on every face.
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, type ErrorBody } from '../errors.ts';
 import { keyHashOf, type KeyOwner } from './keys.ts';
 import type { KeptWrites } from './resilience/kept-writes.ts';
 import { afterFreeCalls } from './prices.ts';
@@ -34,13 +34,24 @@ export interface Payments {
   refundByCallId(wallet: string, callId: string, written?: (refund: Refund) => void): Promise<Refund | undefined>;
   headers(balance: Balance | Debit): Record<string, string>;
   /** The 402 of a call costing `price` lamports; `extra` adds fields (when and by whom a key was revoked). */
-  paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): GatewayError;
+  paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): PaymentRefused;
   /** Why a key identified nobody (only asked on that path): none sent, unknown, or revoked (when, by whom). At once when no key, or nothing shaped like one, was sent. */
   whyRefused(apiKey: string | undefined): MaybePromise<KeyRefusal>;
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
 export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator' | 'no_credit' | 'x402_refused';
+
+/** A 402: its code for machines as a field (the metric's label, the log's), and in the body SPEC.md shows. */
+export class PaymentRefused extends GatewayError {
+  constructor(
+    readonly code: RefusalCode,
+    body: ErrorBody,
+    headers: Record<string, string> = {},
+  ) {
+    super(402, body, headers);
+  }
+}
 
 /** Why a key was not accepted; `revokedAt` (ISO 8601) for a revoked one. */
 export interface KeyRefusal {
@@ -70,7 +81,7 @@ export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> &
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new GatewayError(402, { error: 'Payment required', code, reason, ...extra, priceLamports: price, instructions, payTo });
+    return new PaymentRefused(code, { error: 'Payment required', code, reason, ...extra, priceLamports: price, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
@@ -101,7 +112,7 @@ export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> &
       if (!debit) {
         const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);
-        throw new GatewayError(402, refused.body, account ? headers(account) : {});
+        throw new PaymentRefused(refused.code, refused.body, account ? headers(account) : {});
       }
       return debit;
     },

@@ -3,7 +3,7 @@
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
 import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
-import type { Payments } from '../billing/payments.ts';
+import { PaymentRefused, type Payments } from '../billing/payments.ts';
 import type { Resource, X402, X402Refusal } from '../billing/x402/payments.ts';
 import type { UsageHistory } from '../billing/usage-history.ts';
 import type { Debit } from '../billing/credit.ts';
@@ -13,7 +13,7 @@ import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
 import { exampleArguments, exampleUrl, parseInput, type Capability, type CapabilityContext, type ExampleOf } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
-import { GatewayError, StorageUnavailable } from '../errors.ts';
+import { StorageUnavailable } from '../errors.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { bucketKey, type Bucket } from './bucket.ts';
 import type { Caller } from './caller.ts';
@@ -157,9 +157,9 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     const undelivered = () => deps.inFlight.detach(refund(), 'refund not made', { event: 'refund_failed', wallet: charged.wallet, paidWith: charged.kind, price: charged.price });
     return { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund: undelivered };
   } catch (e) {
-    if (!receipt && e instanceof GatewayError && e.status === 402) {
-      paymentRequired.inc({ reason: String(e.body.code) });
-      deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
+    if (!receipt && e instanceof PaymentRefused) {
+      paymentRequired.inc({ reason: e.code });
+      deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
     if (failure.status === 402 && deps.x402) await offered(failure, cap, caller, deps, deps.x402);
