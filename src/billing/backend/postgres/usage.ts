@@ -9,7 +9,7 @@ import type { Logger } from '../../../log.ts';
 import type { Debit } from '../../credit.ts';
 import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from '../../usage-history.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from '../../usage-pages.ts';
-import { Backlog, waitFor } from '../usage-backlog.ts';
+import { Backlog, waitFor } from '../../resilience/backlog.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;

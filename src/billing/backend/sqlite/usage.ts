@@ -10,7 +10,7 @@ import type { Logger } from '../../../log.ts';
 import type { Debit } from '../../credit.ts';
 import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark } from '../../usage-history.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor, type UsagePage } from '../../usage-pages.ts';
-import { Backlog, waitFor } from '../usage-backlog.ts';
+import { Backlog, waitFor } from '../../resilience/backlog.ts';
 import type { Ledger } from './ledger.ts';
 
 /** How long settled() waits by default. */

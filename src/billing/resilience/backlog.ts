@@ -1,5 +1,6 @@
-// What both backends' usage writers share: the bounded queue of rows waiting for the database,
-// and a bounded wait for it to empty.
+// Usage rows waiting for the database, as both backends' usage writers keep them: a bounded count,
+// the pause before trying again, one log line per episode of failures or overflow; and a bounded
+// wait for them all to be written.
 import type { Logger } from '../../log.ts';
 import { usageBacklogOf, usageRowsDropped } from '../../metrics.ts';
 
