@@ -1,7 +1,7 @@
 // Token buckets shared by every replica: one upsert per request on PostgreSQL decides and updates
 // the bucket under its row lock, using the database's clock so replicas' clocks cannot disagree.
 // Same buckets and answers as RateLimiter (rate-limit.ts), which keeps them in one process. While
-// the database cannot answer, the seam lets this process's buckets decide (backend/outage.ts).
+// the database cannot answer, the seam lets this process's buckets decide (backend/outage.ts guardLimiter).
 import type { SQL } from 'bun';
 import { admission, type Admission, type Limiter, type RateDecision } from '../../rate-limit.ts';
 
@@ -24,7 +24,11 @@ export class PgRateLimiter implements Limiter {
     return this.ratePerSecond > 0;
   }
 
-  async take(key: string): Promise<RateDecision> {
+  take(key: string): Promise<RateDecision> {
+    return this.shared(key);
+  }
+
+  private async shared(key: string): Promise<RateDecision> {
     const rate = this.ratePerSecond;
     const burst = this.burst;
     // EXCLUDED.at is the database's "now"; the SET expressions see the bucket as it was.
