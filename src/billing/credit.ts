@@ -1,5 +1,6 @@
 // What the credit ledger deals in, whichever database keeps it: an account's balance, the debit a
-// paid call took under its call id, and what a refund gave back.
+// paid call took under its call id, and what a refund gave back; and the pure steps a ledger applies
+// to an account (a free call first, else the price from credit; a refund gives back exactly that).
 
 export interface Balance {
   freeCalls: number;
@@ -31,4 +32,20 @@ export interface Refund {
 export interface AccountView extends Balance {
   wallet: string;
   callsMade: number;
+}
+
+/** A debit on `account`: one free call first, else `price` lamports of credit; undefined when it cannot pay. */
+export function debitStep(account: AccountView | null, price: number): { kind: Debit['kind']; next: AccountView } | undefined {
+  if (!account) return undefined;
+  if (account.freeCalls > 0) return { kind: 'free', next: { ...account, freeCalls: account.freeCalls - 1, callsMade: account.callsMade + 1 } };
+  const lamports = BigInt(price);
+  if (account.creditLamports >= lamports) return { kind: 'credit', next: { ...account, creditLamports: account.creditLamports - lamports, callsMade: account.callsMade + 1 } };
+  return undefined;
+}
+
+/** Gives back exactly what `debit` took from `account`. */
+export function refundStep(account: AccountView, debit: Pick<Debit, 'kind' | 'price'>): AccountView {
+  return debit.kind === 'free'
+    ? { ...account, freeCalls: account.freeCalls + 1, callsMade: account.callsMade - 1 }
+    : { ...account, creditLamports: account.creditLamports + BigInt(debit.price), callsMade: account.callsMade - 1 };
 }

@@ -34,7 +34,7 @@ import { otherWriters } from '../../../db/other-writers.ts';
 import { creditAccounts, exactLamports, ledgerDebits } from '../../../db/schema.ts';
 import { callIdsBefore } from '../../resilience/call-id.ts';
 import { ledgerBatch, ledgerCommit } from '../../../metrics.ts';
-import type { AccountView, Balance, Debit, DebitRef, Refund } from '../../credit.ts';
+import { debitStep, refundStep, type AccountView, type Balance, type Debit, type DebitRef, type Refund } from '../../credit.ts';
 
 /** How long group-commit flushes held the event loop (for diagnostics and bench/ledger-flush.ts). */
 export interface FlushStats {
@@ -77,22 +77,6 @@ interface Pending {
   apply?(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
-}
-
-/** A debit on `account`: one free call first, else `price` lamports of credit; undefined when it cannot pay. */
-export function debitStep(account: AccountView | null, price: number): { kind: Debit['kind']; next: AccountView } | undefined {
-  if (!account) return undefined;
-  if (account.freeCalls > 0) return { kind: 'free', next: { ...account, freeCalls: account.freeCalls - 1, callsMade: account.callsMade + 1 } };
-  const lamports = BigInt(price);
-  if (account.creditLamports >= lamports) return { kind: 'credit', next: { ...account, creditLamports: account.creditLamports - lamports, callsMade: account.callsMade + 1 } };
-  return undefined;
-}
-
-/** Gives back exactly what `debit` took from `account`. */
-export function refundStep(account: AccountView, debit: Pick<Debit, 'kind' | 'price'>): AccountView {
-  return debit.kind === 'free'
-    ? { ...account, freeCalls: account.freeCalls + 1, callsMade: account.callsMade - 1 }
-    : { ...account, creditLamports: account.creditLamports + BigInt(debit.price), callsMade: account.callsMade - 1 };
 }
 
 const balanceOf = (a: AccountView): Balance => ({ freeCalls: a.freeCalls, creditLamports: a.creditLamports });
