@@ -149,6 +149,24 @@ describe('what the seam hands out', () => {
     expect(() => raw.full()).toThrow('database or disk is full');
   });
 
+  test("guardAll on a class's instance: its methods guarded and bound, its fields read as they are now", async () => {
+    const { o } = outage();
+    class Store {
+      writes = 0;
+      async write(): Promise<number> {
+        return ++this.writes;
+      }
+      async lost(): Promise<void> {
+        throw closed();
+      }
+    }
+    const raw = new Store();
+    const part = guardAll(raw, o);
+    expect(await part.write()).toBe(1);
+    expect(part.writes).toBe(1);
+    await expect(part.lost()).rejects.toBeInstanceOf(StorageUnavailable);
+  });
+
   test("guardLimiter: the shared buckets decide while the database answers; the process's own while it does not, without asking it", async () => {
     const { o } = outage();
     let asked = 0;

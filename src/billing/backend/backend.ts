@@ -1,9 +1,17 @@
 // What a database gives billing, as it opens (one per backend: sqlite/open.ts, postgres/open.ts),
 // and what the seam (open.ts) hands on once every part is guarded by the outage rules.
+import type { Db } from '../../db/client.ts';
+import type { PgDb } from '../../db/pg-client.ts';
 import type { Limiter } from '../rate-limit.ts';
 import type { BillingStore } from '../store.ts';
 import type { UsageHistory } from '../usage-history.ts';
 import type { StorageOutage, StorageProbe } from './outage.ts';
+
+/** A store of another part (watches, x402's extensions) written for both databases: the seam picks the one in use. */
+export interface OnEitherDatabase<T extends object> {
+  sqlite(db: Db): T;
+  postgres(db: PgDb): T;
+}
 
 /** One database's parts, unguarded: only the seam holds them. */
 export interface OpenedBackend {
@@ -17,6 +25,8 @@ export interface OpenedBackend {
   probe: StorageProbe;
   /** Told when an outage begins (false) and ends (true). */
   onAvailability?(available: boolean): void;
+  /** `store` on this database. */
+  storeOf<T extends object>(store: OnEitherDatabase<T>): T;
   close(): Promise<void>;
 }
 
@@ -28,6 +38,8 @@ export interface Backend {
   limiter: Limiter;
   /** The outage state and its probe: /readyz reads it, the guards feed it. */
   health: StorageOutage;
+  /** Another part's store on the same database, guarded like the rest: its caller brings both dialects and never asks which. */
+  storeOf<T extends object>(store: OnEitherDatabase<T>): T;
   /** Stops the shared buckets' sweeper and closes the database (SQLite commits what its ledger still holds first). */
   close(): Promise<void>;
 }

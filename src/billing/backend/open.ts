@@ -34,6 +34,7 @@ export async function openBackend(config: Config, log: Logger): Promise<Backend>
     },
     limiter: opened.limiter ? guardLimiter(opened.limiter, local, health) : local,
     health,
+    storeOf: (store) => guardAll(opened.storeOf(store), health),
     close: () => opened.close(),
   };
 }

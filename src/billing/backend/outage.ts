@@ -160,12 +160,20 @@ export function guard<A extends unknown[], R>(outage: StorageOutage, fn: (...arg
 
 const same = <T>(v: T): T => v;
 
-/** Every method of `part` guarded (its other fields as they are): what the seam hands out, never the part itself. */
+/**
+ * `part` as the seam hands it out: every method guarded, its own or its class's, and every other
+ * field read through to the part as it is now; never the part itself.
+ */
 export function guardAll<P extends object>(part: P, outage: StorageOutage): P {
-  const out = { ...part };
-  for (const name of Object.keys(part) as (keyof P)[]) {
-    const value = part[name];
-    if (typeof value === 'function') out[name] = guard(outage, value.bind(part)) as P[keyof P];
+  const out = {} as P;
+  const fields = part as Record<string, unknown>;
+  for (let at: object | null = part; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    for (const name of Object.getOwnPropertyNames(at)) {
+      if (name === 'constructor' || Object.hasOwn(out, name)) continue;
+      const value = fields[name];
+      const guarded = typeof value === 'function' ? guard(outage, value.bind(part)) : undefined;
+      Object.defineProperty(out, name, guarded ? { value: guarded, enumerable: true } : { get: () => fields[name], enumerable: true });
+    }
   }
   return out;
 }

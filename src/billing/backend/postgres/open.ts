@@ -23,6 +23,7 @@ export function openPostgresBackend(url: string, config: Config, log: Logger): O
     ready: migratePostgres(url),
     // The store's ping asks on a session of its own, so a restart between two probes is seen.
     probe: () => store.ping(),
+    storeOf: (other) => other.postgres(db),
     async close() {
       limiter?.close();
       await release();

@@ -24,6 +24,7 @@ export function openSqlite(config: Config, log: Logger): OpenedBackend {
     // During an outage a write waits for a lock held elsewhere only briefly, so that a paid call is
     // answered at once instead of holding the event loop for the whole busy timeout.
     onAvailability: (available) => db.$client.run(`PRAGMA busy_timeout = ${available ? BUSY_TIMEOUT_MS : OUTAGE_BUSY_TIMEOUT_MS}`),
+    storeOf: (store) => store.sqlite(db),
     async close() {
       ledger.settle();
       db.$client.close();
