@@ -113,6 +113,19 @@ test('usage rows the database refuses are kept and written later, in order, once
   expect(lines.filter((l) => l.msg === 'usage rows written again')).toHaveLength(1);
 });
 
+test('rows given up at a stop stay given up: no timer writes them later, and the pending gauge stays at 0', async () => {
+  const usage = new UsageLog(db, ledger, 30, log, 1000);
+  fault('usage_events');
+  for (let i = 0; i < 5; i++) usage.record(...row(i));
+  await usage.settled(300);
+  fault(null);
+  // Longer than the longest pause between tries.
+  await Bun.sleep(2_200);
+  ledger.settle();
+  expect(stored()).toHaveLength(0);
+  expect(await metric('gateway_usage_rows_pending')).toBe(0);
+});
+
 test('beyond USAGE_QUEUE_ROWS rows are dropped, counted and logged once; a stop that stops waiting counts the rest', async () => {
   const usage = new UsageLog(db, ledger, 30, log, 5);
   const full = await metric('gateway_usage_rows_dropped_total', '{reason="queue_full"}');

@@ -48,6 +48,8 @@ export class UsageLog implements UsageHistory {
   private marks = 0;
   private readonly backlog: Backlog;
   private handOverTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A graceful stop gave up on what was left: nothing is tried again (the database is closing). */
+  private stopped = false;
   private lastPrune = 0;
   private readonly fail = (e: unknown) => void this.backlog.failed(e);
 
@@ -89,7 +91,7 @@ export class UsageLog implements UsageHistory {
     this.marks++;
     this.ledger.defer(
       () => this.markRow.run({ callId }),
-      (e) => setTimeout(() => (this.marks--, this.mark(callId)), this.backlog.failed(e)),
+      (e) => (this.stopped ? this.marks-- : setTimeout(() => (this.marks--, this.mark(callId)), this.backlog.failed(e))),
       () => this.marks--,
     );
   }
@@ -127,6 +129,7 @@ export class UsageLog implements UsageHistory {
 
   /** Rows the database did not take: tried again, before any newer row, after a pause. */
   private keep(rows: Row[], e: unknown) {
+    if (this.stopped) return;
     this.retry = this.retry.concat(rows);
     const pause = this.backlog.failed(e);
     this.retryTimer ??= setTimeout(() => this.handOver(true), pause);
@@ -173,7 +176,15 @@ export class UsageLog implements UsageHistory {
         this.ledger.settle();
       },
     );
-    if (!written) this.backlog.givenUp();
+    if (written) return;
+    // Given up and counted: no timer may try them again once the database is closed.
+    this.stopped = true;
+    clearTimeout(this.handOverTimer);
+    clearTimeout(this.retryTimer);
+    this.pending = [];
+    this.retry = [];
+    this.unwritten.clear();
+    this.backlog.givenUp();
   }
 
   /** The wallet's calls, newest first, `limit` at a time, from the cursor on (usage-pages.ts). */
