@@ -9,11 +9,11 @@ import { cpus, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/client.ts';
-import { Ledger } from '../src/billing/ledger.ts';
-import { UsageLog } from '../src/billing/usage.ts';
+import { Ledger } from '../src/billing/backend/sqlite/ledger.ts';
+import { UsageLog } from '../src/billing/backend/sqlite/usage.ts';
 import { silentLogger } from '../src/log.ts';
 import type { LedgerSync } from '../src/config.ts';
-import { newCallId } from '../src/billing/call-id.ts';
+import { newCallId } from '../src/billing/resilience/call-id.ts';
 
 const batches = Number(process.argv[2] ?? 200);
 const paidCommits = Number(process.argv[3] ?? 10_000);

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/client.ts';
 import { usageEvents, x402Payments } from '../src/db/schema.ts';
-import { Ledger } from '../src/billing/ledger.ts';
-import { UsageLog } from '../src/billing/usage.ts';
+import { Ledger } from '../src/billing/backend/sqlite/ledger.ts';
+import { UsageLog } from '../src/billing/backend/sqlite/usage.ts';
 import { parseCursor } from '../src/billing/usage-pages.ts';
 import { silentLogger } from '../src/log.ts';
 

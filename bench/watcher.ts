@@ -3,6 +3,7 @@
 // between two polls; the watcher (the gateway's own, over HTTP JSON-RPC to the sandbox) walks back
 // to its cursor. Baseline in the same run: the same getTransaction calls made one at a time.
 // Run: bun bench/watcher.ts [transactions]
+import { Database } from 'bun:sqlite';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,8 @@ const services = await createServices(
   createLogger('error', [], () => {}),
 );
 const watcher = services.watcher!;
-const cursor = () => services.db!.$client.query('SELECT last_signature AS last, walk_head AS walk FROM watcher_cursors').get() as { last: string; walk: string | null };
+const file = new Database(join(dir, 'gw.sqlite'), { readonly: true });
+const cursor = () => file.query('SELECT last_signature AS last, walk_head AS walk FROM watcher_cursors').get() as { last: string; walk: string | null };
 
 await deposit(chain, await chain.newWallet(100_000_000n), gatewayAddress, 2_200_000n);
 await watcher.poll();

@@ -89,7 +89,7 @@ export function buildApp(s: Services) {
 
 /** The 500 for what a handler threw and nothing below it caught: logged whole, answered without internals. */
 export function unhandled(log: Logger, error: unknown, code = 'UNKNOWN'): Response {
-  // A refusal thrown by a handler rather than returned (the storage away, billing/outage.ts) is answered as it is.
+  // A refusal thrown by a handler rather than returned (the storage away, billing/backend/outage.ts) is answered as it is.
   if (error instanceof GatewayError) return json(error.status, error.body, error.headers);
   log.error('unhandled error', { code, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return json(500, { error: 'Internal server error', live_status: 'FAILED' });

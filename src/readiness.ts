@@ -1,11 +1,11 @@
-// Readiness for a load balancer: the database answers (billing/outage.ts probes it twice a second
+// Readiness for a load balancer: the database answers (billing/backend/outage.ts probes it twice a second
 // and follows the calls that found it away), and some upstream answered within the window. Traffic alone cannot tell (an idle gateway calls no upstream), so a probe
 // asks each network for its slot whenever it has been quiet for a third of the window. The probe
 // logs a network once when it stops answering (naming the sandbox chain when it never answered:
 // an offline first run) and once when it answers again, not a line per failed attempt.
 import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
-import type { StorageOutage } from './billing/outage.ts';
+import type { StorageOutage } from './billing/backend/outage.ts';
 import type { Logger } from './log.ts';
 import type { X402Accounts, X402AccountsReport } from './billing/x402/accounts.ts';
 

@@ -1,36 +1,28 @@
-// Wires config into the long-lived parts: database, upstreams, ledger, payments, rate limiter and
-// the deposit watcher. main.ts and the tests build the gateway the same way. DATABASE_URL puts
-// billing state and rate limits in PostgreSQL (shared by replicas); otherwise the SQLite file.
+// Wires config into the long-lived parts: billing's storage (the one seam, billing/backend/open.ts),
+// upstreams, payments, rate limiter and the deposit watcher. main.ts and the tests build the gateway
+// the same way.
 import { Upstream } from './chain/upstream.ts';
 import { checkPrices, ConfigError, NETWORKS, type Config, type Network } from './config.ts';
 import { CAPABILITIES } from './capabilities/registry.ts';
-import { BUSY_TIMEOUT_MS, openDatabase, probeWritable, type Db } from './db/client.ts';
 import type { Logger } from './log.ts';
-import { Ledger } from './billing/ledger.ts';
+import { openBackend } from './billing/backend/open.ts';
 import { createPayments } from './billing/payments.ts';
-import { RateLimiter } from './billing/rate-limit.ts';
-import { UsageLog, type UsageHistory } from './billing/usage.ts';
-import type { UsageCursor } from './billing/usage-pages.ts';
-import { sqliteStore } from './billing/sqlite-store.ts';
-import type { BillingStore } from './billing/store.ts';
+import type { BillingStore, X402Records } from './billing/store.ts';
 import { DepositWatcher } from './billing/watcher.ts';
 import { depositQuorum, type DepositQuorum } from './billing/quorum.ts';
 import type { CapabilityContext } from './capabilities/capability.ts';
 import type { CallDeps } from './calls/pipeline.ts';
 import { InFlight } from './calls/in-flight.ts';
-import { KeptWrites } from './billing/kept-writes.ts';
+import { KeptWrites } from './billing/resilience/kept-writes.ts';
 import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
-import { guard, guardStore, StorageOutage } from './billing/outage.ts';
 import { LATE, within } from './within.ts';
 
 export interface Services extends CallDeps {
   config: Config;
-  /** The SQLite database; absent when DATABASE_URL selects PostgreSQL. */
-  db?: Db;
   store: BillingStore;
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
@@ -43,14 +35,11 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
-/** How long a SQLite write waits for a lock held elsewhere while an outage lasts. */
-const OUTAGE_BUSY_TIMEOUT_MS = 250;
-
 /**
  * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
  * one, and the accounts its payments depend on, checked before the gateway serves.
  */
-async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
+async function x402Of(config: Config, store: X402Records, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
   if (config.x402Price === undefined) return undefined;
   const signer = config.x402FacilitatorUrl ? undefined : await loadFeePayer(config.x402FeePayerKeypair!);
   const facilitator = !signer
@@ -98,26 +87,8 @@ async function checkAccounts(accounts: X402Accounts, config: Config, log: Logger
 /** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: a price for no paid capability, an x402 key file that cannot serve). */
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   checkPrices(config, CAPABILITIES);
-  // Postgres code loads only when asked for: the embedded default starts as it always did.
-  const pgModules = config.databaseUrl
-    ? await Promise.all([import('./billing/pg-store.ts'), import('./billing/pg-rate-limit.ts'), import('./billing/pg-usage.ts')])
-    : undefined;
-  const pg = pgModules ? pgModules[0].pgStore(config.databaseUrl!) : undefined;
-  const db = pg ? undefined : openDatabase(config.databasePath);
-  const ledger = db ? new Ledger(db, config.ledgerSync) : undefined;
-  const raw = pg ?? sqliteStore(db!, ledger);
-  try {
-    await raw.ready;
-  } catch (e) {
-    await raw.close().catch(() => {});
-    throw e;
-  }
-  // SQLite: probed with its write lock, and with a committed write while an outage lasts (a full
-  // disk still grants the lock); during one a write waits for a lock held elsewhere only briefly,
-  // so that a paid call is answered at once instead of holding the event loop for the whole busy timeout.
-  const storage = pg ? new StorageOutage('postgres', log, () => pg.ping()) : new StorageOutage('sqlite', log, (outage) => probeWritable(db!.$client, outage));
-  if (db) storage.onChange = (available) => db.$client.run(`PRAGMA busy_timeout = ${available ? BUSY_TIMEOUT_MS : OUTAGE_BUSY_TIMEOUT_MS}`);
-  const store = guardStore(raw, storage);
+  const backend = await openBackend(config, log);
+  const { store, usage, limiter } = backend;
   const urls: Record<Network, string[]> = { 'mainnet-beta': config.mainnetRpcUrls, devnet: config.devnetRpcUrls };
   const upstreams = Object.fromEntries(
     NETWORKS.map((n) => [n, new Upstream({ label: n, urls: urls[n], timeoutMs: config.rpcTimeoutMs, retries: config.rpcRetries, maxBodyBytes: config.upstreamMaxBodyBytes, log })]),
@@ -128,7 +99,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   try {
     x402 = await x402Of(config, store, upstreams, log, kept);
   } catch (e) {
-    await store.close().catch(() => {});
+    await backend.close().catch(() => {});
     throw e;
   }
   const pay = config.paymentNetwork;
@@ -146,20 +117,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     config.gatewayAddress && config.depositPollSeconds > 0
       ? new DepositWatcher({ store, rpc: upstreams[config.paymentNetwork], network: config.paymentNetwork, gateway: config.gatewayAddress, minDepositLamports: config.minDepositLamports, log, confirm: quorum?.confirm })
       : undefined;
-  const local = new RateLimiter(config.rateLimitRps, config.rateLimitBurst);
-  const limiter =
-    pg && pgModules && config.rateLimitRps > 0
-      ? new pgModules[1].PgRateLimiter(pg.client, config.rateLimitRps, config.rateLimitBurst, { local, outage: storage })
-      : local;
-  const usageLog =
-    pg && pgModules
-      ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log, config.usageQueueRows, (before) => pg.ledger.prune(before))
-      : new UsageLog(db!, ledger!, config.usageRetentionDays, log, config.usageQueueRows);
-  const usage: UsageHistory = {
-    record: (debit, call) => usageLog.record(debit, call),
-    page: guard(storage, (wallet: string, limit: number, cursor?: UsageCursor) => usageLog.page(wallet, limit, cursor)),
-    settled: (withinMs) => usageLog.settled(withinMs),
-  };
   const mcp = new McpSessions({
     maxSessions: config.mcpMaxSessions,
     maxPerAddress: config.mcpMaxSessionsPerAddress,
@@ -169,11 +126,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
+  const readiness = new Readiness(backend.health, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
   return {
     config,
     log,
-    db,
     store,
     upstreams,
     ctx,
@@ -200,8 +156,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       await kept.settled(within);
       await usage.settled(within);
       await watcher?.stop();
-      if ('close' in limiter) limiter.close();
-      await store.close();
+      await backend.close();
     },
   };
 }

@@ -5,7 +5,7 @@ import * as ed from '@noble/ed25519';
 import { createHash } from 'node:crypto';
 import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
-import type { BillingStore } from './store.ts';
+import type { KeyStore } from './store.ts';
 
 ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update(m).digest());
 
@@ -22,7 +22,7 @@ export interface ClaimResult {
   creditLamports: bigint;
 }
 
-export async function claimKey(store: BillingStore, freeCalls: number, body: unknown, now = Date.now()): Promise<ClaimResult> {
+export async function claimKey(store: Pick<KeyStore, 'consumeChallenge' | 'claim'>, freeCalls: number, body: unknown, now = Date.now()): Promise<ClaimResult> {
   const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const missing = ['wallet', 'signature', 'challenge'].filter((k) => typeof b[k] !== 'string' || (b[k] as string).trim() === '');
   if (missing.length) throw badRequest('Missing parameters', `${missing.join(', ')} required. ${HINT}`, { missing });

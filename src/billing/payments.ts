@@ -2,13 +2,13 @@
 // Capabilities never see money; a capability marked paid is charged the same way on every face.
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, type ErrorBody } from '../errors.ts';
 import { keyHashOf, type KeyOwner } from './keys.ts';
-import type { KeptWrites } from './kept-writes.ts';
+import type { KeptWrites } from './resilience/kept-writes.ts';
 import { afterFreeCalls } from './prices.ts';
 import type { MaybePromise } from '../maybe.ts';
-import type { Balance, Debit, Refund } from './ledger.ts';
-import type { BillingStore } from './store.ts';
+import type { Balance, Debit, Refund } from './credit.ts';
+import type { CreditLedger, KeyStore } from './store.ts';
 
 export type { KeyOwner };
 
@@ -27,15 +27,31 @@ export interface Payments {
    * again (`written` runs then, with what was given back).
    */
   refund(debit: Debit, written?: (refund: Refund) => void): Promise<Refund | undefined>;
+  /**
+   * refund() for a call whose debit's outcome is unknown (UnsettledWrite): gives back what the call
+   * `callId` took if, and only if, it was taken (`written` says what, then).
+   */
+  refundByCallId(wallet: string, callId: string, written?: (refund: Refund) => void): Promise<Refund | undefined>;
   headers(balance: Balance | Debit): Record<string, string>;
   /** The 402 of a call costing `price` lamports; `extra` adds fields (when and by whom a key was revoked). */
-  paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): GatewayError;
+  paymentRequired(reason: string, code: RefusalCode | undefined, price: number, extra?: Record<string, unknown>): PaymentRefused;
   /** Why a key identified nobody (only asked on that path): none sent, unknown, or revoked (when, by whom). At once when no key, or nothing shaped like one, was sent. */
   whyRefused(apiKey: string | undefined): MaybePromise<KeyRefusal>;
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
 export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator' | 'no_credit' | 'x402_refused';
+
+/** A 402: its code for machines as a field (the metric's label, the log's), and in the body SPEC.md shows. */
+export class PaymentRefused extends GatewayError {
+  constructor(
+    readonly code: RefusalCode,
+    body: ErrorBody,
+    headers: Record<string, string> = {},
+  ) {
+    super(402, body, headers);
+  }
+}
 
 /** Why a key was not accepted; `revokedAt` (ISO 8601) for a revoked one. */
 export interface KeyRefusal {
@@ -56,7 +72,7 @@ const REFUSALS: Record<RefusalCode, string> = {
 /** A key revoked before the gateway recorded who revoked it. */
 const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the same wallet or by the operator: send the newest key of the wallet.';
 
-export function createPayments(store: BillingStore, config: Config, kept: KeptWrites): Payments {
+export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> & CreditLedger, config: Config, kept: KeptWrites): Payments {
   const paymentRequired = (reason: string, code: RefusalCode = 'no_key', price: number, extra: Record<string, unknown> = {}) => {
     const payTo = config.gatewayAddress ?? null;
     const instructions = payTo
@@ -65,7 +81,7 @@ export function createPayments(store: BillingStore, config: Config, kept: KeptWr
         'sign the challenge string (its UTF-8 bytes) with the wallet\'s Ed25519 key, and POST /api/keys/claim with {"wallet", "signature" (base58), "challenge"}. ' +
         'Send the returned key in the x-api-key header. A new deposit and claim issue a new key that carries the remaining credit.'
       : 'Deposits are not configured on this gateway (its operator has not set GATEWAY_ADDRESS), so paid calls cannot be bought here; free calls still work.';
-    return new GatewayError(402, { error: 'Payment required', code, reason, ...extra, priceLamports: price, instructions, payTo });
+    return new PaymentRefused(code, { error: 'Payment required', code, reason, ...extra, priceLamports: price, instructions, payTo });
   };
   const headers = (b: Balance | Debit) => {
     const balance = 'balance' in b ? b.balance : b;
@@ -96,12 +112,13 @@ export function createPayments(store: BillingStore, config: Config, kept: KeptWr
       if (!debit) {
         const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);
-        throw new GatewayError(402, refused.body, account ? headers(account) : {});
+        throw new PaymentRefused(refused.code, refused.body, account ? headers(account) : {});
       }
       return debit;
     },
     refund: (debit, written) =>
       kept.write('refund', { wallet: debit.wallet, callId: debit.callId, paidWith: debit.kind, price: debit.price }, () => store.refund(debit), written),
+    refundByCallId: (wallet, callId, written) => kept.write('refund', { wallet, callId }, () => store.refund({ wallet, callId }), written),
     headers,
     paymentRequired,
   };

@@ -15,7 +15,7 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-/** Decides one request against a bucket: in this process (RateLimiter) or shared by replicas (PgRateLimiter). */
+/** Decides one request against a bucket, by its key: in this process (RateLimiter) or shared by replicas (backend/postgres/rate-limit.ts). */
 export interface Limiter {
   readonly enabled: boolean;
   take(key: string): MaybePromise<RateDecision>;
@@ -23,13 +23,13 @@ export interface Limiter {
   admit(key: string): MaybePromise<Admission>;
 }
 
-interface Bucket {
+interface Tokens {
   tokens: number;
   at: number;
 }
 
 export class RateLimiter implements Limiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, Tokens>();
   private readonly admissions = new Admissions();
   /** What the last step() left in its bucket. */
   private tokens = 0;

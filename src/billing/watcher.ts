@@ -13,8 +13,8 @@ import type { Logger } from '../log.ts';
 import { watcherScanned } from '../metrics.ts';
 import { StorageUnavailable } from '../errors.ts';
 import { mapBounded } from '../bounded.ts';
-import { MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
-import type { BillingStore, WatcherCursor } from './store.ts';
+import { countDeposit, MAX_LAMPORTS, transfersTo, type DepositRecord, type Transfer } from './deposits.ts';
+import type { DepositStore, WatcherCursor } from './store.ts';
 
 interface SignatureInfo {
   signature: string;
@@ -23,7 +23,7 @@ interface SignatureInfo {
 }
 
 export interface WatcherDeps {
-  store: BillingStore;
+  store: DepositStore;
   rpc: Upstream;
   network: Network;
   gateway: string;
@@ -182,6 +182,7 @@ export class DepositWatcher {
       const outcomes = await store.recordWatcherChunk(network, gateway, records, min, cursor);
       records.forEach((d, k) => {
         const outcome = outcomes[k]!;
+        countDeposit(d, outcome);
         if (outcome === 'duplicate') return;
         recorded++;
         log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_dust', source: 'watcher', signature: d.signature, wallet: d.wallet, lamports: d.lamports, outcome });

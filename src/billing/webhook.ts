@@ -12,8 +12,8 @@ import { UpstreamError, type Upstream } from '../chain/upstream.ts';
 import type { Logger } from '../log.ts';
 import { base58Bytes } from '../chain/base58.ts';
 import { badRequest, GatewayError } from '../errors.ts';
-import { MAX_LAMPORTS, transfersTo, type DepositOutcome, type Transfer } from './deposits.ts';
-import type { BillingStore } from './store.ts';
+import { countDeposit, MAX_LAMPORTS, transfersTo, type DepositOutcome, type DepositRecord, type Transfer } from './deposits.ts';
+import type { DepositStore } from './store.ts';
 
 export function authorized(header: string | null, secret: string): boolean {
   // Hashing first gives equal lengths, so the comparison leaks neither content nor length.
@@ -73,7 +73,7 @@ export function reportedDeposits(payload: unknown, gateway: string): { transfers
 }
 
 export interface WebhookDeps {
-  store: BillingStore;
+  store: Pick<DepositStore, 'recordDeposit'>;
   rpc: Upstream;
   network: Network;
   gateway: string;
@@ -117,7 +117,9 @@ export async function handleWebhook(deps: WebhookDeps, authorization: string | n
       answer(r.lamports, 'unconfirmed');
       continue;
     }
-    const outcome = await deps.store.recordDeposit({ signature: r.signature, network: deps.network, wallet: r.from, lamports, source: 'webhook' }, min);
+    const record: DepositRecord = { signature: r.signature, network: deps.network, wallet: r.from, lamports, source: 'webhook' };
+    const outcome = await deps.store.recordDeposit(record, min);
+    countDeposit(record, outcome);
     if (outcome !== 'duplicate') deps.log.info('deposit recorded', { event: outcome === 'credited' ? 'deposit_credited' : 'deposit_ignored', source: 'webhook', signature: r.signature, wallet: r.from, lamports, outcome });
     answer(lamports, outcome);
   }

@@ -3,18 +3,19 @@
 // else 402) -> run -> refund unless it succeeded -> one Outcome. Capabilities know nothing of this.
 import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
-import type { Payments } from '../billing/payments.ts';
-import type { Resource, X402 } from '../billing/x402/payments.ts';
-import type { UsageHistory } from '../billing/usage.ts';
-import type { Debit } from '../billing/ledger.ts';
-import { newCallId } from '../billing/call-id.ts';
-import { UnsettledWrite } from '../billing/unsettled.ts';
+import { PaymentRefused, type Payments } from '../billing/payments.ts';
+import type { Resource, X402, X402Refusal } from '../billing/x402/payments.ts';
+import type { UsageHistory } from '../billing/usage-history.ts';
+import type { Debit } from '../billing/credit.ts';
+import { newCallId } from '../billing/resilience/call-id.ts';
+import { UnsettledWrite } from '../billing/resilience/unsettled.ts';
 import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
 import { exampleArguments, exampleUrl, parseInput, type Capability, type CapabilityContext, type ExampleOf } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
-import { GatewayError, StorageUnavailable } from '../errors.ts';
+import { StorageUnavailable } from '../errors.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
+import { bucketKey, type Bucket } from './bucket.ts';
 import type { Caller } from './caller.ts';
 import type { InFlight } from './in-flight.ts';
 import { errorOutcome, type Outcome } from './outcome.ts';
@@ -35,7 +36,7 @@ export interface CallDeps {
 const EXAMPLES: Record<Caller['face'], ExampleOf> = { rest: exampleUrl, mcp: exampleArguments };
 
 /** The rate-limit bucket a caller draws from: its key's wallet, or (keyless or unknown key) its address. */
-export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<string> {
+export async function bucketOf(caller: Caller, deps: Pick<CallDeps, 'payments'>): Promise<Bucket> {
   return bucketName(await bucketOwner(caller, deps), caller);
 }
 
@@ -53,11 +54,11 @@ const anonymousWhileAway = (e: unknown): null => {
 };
 
 /** The bucket of a caller whose key owner (or its absence) is known. */
-const bucketName = (owner: KeyOwner | null, caller: Caller) => (owner ? `wallet:${owner.wallet}` : `addr:${caller.address}`);
+const bucketName = (owner: KeyOwner | null, caller: Caller): Bucket => (owner ? { wallet: owner.wallet } : { address: caller.address });
 
 /** One request that is not a capability call (e.g. an MCP message) against the caller's bucket. */
 export function admitCaller(caller: Caller, deps: Pick<CallDeps, 'payments' | 'limiter'>): ReturnType<typeof admit> {
-  return admit(deps.limiter, () => bucketOf(caller, deps));
+  return admit(deps.limiter, () => bucketOf(caller, deps).then(bucketKey));
 }
 
 /**
@@ -78,7 +79,7 @@ function freeCall(cap: Capability, raw: Record<string, unknown>, caller: Caller,
   // A free call looks up its key only to name its rate-limit bucket.
   const found = deps.limiter.enabled ? bucketOwner(caller, deps) : null;
   return andThen(found, (owner) =>
-    andThen(admit(deps.limiter, () => bucketName(owner, caller)), (admission): MaybePromise<Outcome> => {
+    andThen(admit(deps.limiter, () => bucketKey(bucketName(owner, caller))), (admission): MaybePromise<Outcome> => {
       if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
       const { headers } = admission;
       const failed = (e: unknown) => failedCall(e, cap, deps, headers);
@@ -124,7 +125,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     const found = deps.payments.identify(caller.apiKey);
     const known = found instanceof Promise ? await found : found;
     owner = known;
-    const pending = admit(deps.limiter, () => bucketName(known, caller));
+    const pending = admit(deps.limiter, () => bucketKey(bucketName(known, caller)));
     admission = pending instanceof Promise ? await pending : pending;
   } catch (e) {
     // Failed before it was charged (its key not looked up, or no bucket to draw from: the storage away): answered like any other failure.
@@ -156,9 +157,9 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     const undelivered = () => deps.inFlight.detach(refund(), 'refund not made', { event: 'refund_failed', wallet: charged.wallet, paidWith: charged.kind, price: charged.price });
     return { status: 200, body, headers: { ...headers, ...deps.payments.headers(charged) }, refund: undelivered };
   } catch (e) {
-    if (!receipt && e instanceof GatewayError && e.status === 402) {
-      paymentRequired.inc({ reason: String(e.body.code) });
-      deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.body.code, wallet: owner?.wallet ?? null, client: caller.address });
+    if (!receipt && e instanceof PaymentRefused) {
+      paymentRequired.inc({ reason: e.code });
+      deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
     if (failure.status === 402 && deps.x402) await offered(failure, cap, caller, deps, deps.x402);
@@ -172,8 +173,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     } else if (e instanceof UnsettledWrite && owner) {
       // Whether the debit was taken is not known yet: it is given back if it was, and only then
       // recorded, as a refunded call.
-      const unknown: Debit = { callId: e.callId, wallet: owner.wallet, kind: 'credit', price: 0, balance: { freeCalls: 0, creditLamports: 0n } };
-      void deps.payments.refund(unknown, (done) => {
+      void deps.payments.refundByCallId(owner.wallet, e.callId, (done) => {
         if (!done.given) return;
         deps.usage.record(done.given, row(failure.status, true));
         countCharge(cap.name, counted(done.given), 'refunded');
@@ -208,10 +208,10 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
   let input: Record<string, unknown>;
   let resource: Resource;
   let held: Awaited<ReturnType<X402['hold']>>;
-  const refused = (reason: string): Promise<Outcome> => {
+  const refused = ({ message }: X402Refusal): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
-    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${reason}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, reason);
+    const e = deps.payments.paymentRequired(`The x402 payment was refused: ${message}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, message);
   };
   try {
     input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;

@@ -63,7 +63,7 @@ export const creditAccounts = sqliteTable(
  * account: the primary key lets a call be debited once, and `refunded_at` lets it be refunded once,
  * whoever asks and however often (a refund kept while the database was away, a retry after a lost
  * COMMIT). After a write whose outcome is unknown, this row is how the gateway learns whether the
- * call was paid. Call ids begin with their time (src/calls/call-id.ts), so old rows are pruned by
+ * call was paid. Call ids begin with their time (src/billing/resilience/call-id.ts), so old rows are pruned by
  * the primary key (with the usage history), kept a week: longer than any refund can be owed.
  */
 export const ledgerDebits = sqliteTable('ledger_debits', {

@@ -7,13 +7,14 @@ import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { errorOutcome } from '../calls/outcome.ts';
 import type { HttpDeps } from './deps.ts';
 import { badRequest, GatewayError } from '../errors.ts';
+import { bucketKey } from '../calls/bucket.ts';
 import { httpCaller, type Caller } from '../calls/caller.ts';
 import { jsonResponse as json } from '../json.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
-import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage-history.ts';
 import { parseCursor } from '../billing/usage-pages.ts';
 import { lamportsApart } from '../billing/prices.ts';
-import type { AccountView } from '../billing/ledger.ts';
+import type { AccountView } from '../billing/credit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
 
@@ -37,7 +38,7 @@ function guards(s: HttpDeps) {
   const guarded = (request: Request, server: unknown, where: string, fn: (caller: Caller) => unknown, extra: Record<string, string> = {}): MaybePromise<Response> => {
     // The caller reads its key and asks the socket for its address only when something needs them.
     const caller = httpCaller(request, server, 'rest', s.config.trustedProxies);
-    return andThen(admit(s.limiter, () => `addr:${caller.address}`), ({ headers, refusal }) => {
+    return andThen(admit(s.limiter, () => bucketKey({ address: caller.address })), ({ headers, refusal }) => {
       if (refusal) {
         s.log.info('rate limited', { event: 'rate_limited', route: where, client: caller.address, retryAfter: headers['retry-after'] });
         return json(429, refusal, headers);

@@ -14,7 +14,7 @@ import { VERSION } from '../version.ts';
 import { MAX_BODY_BYTES } from '../body.ts';
 import { EXAMPLES } from '../capabilities/recorded-examples.ts';
 import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
-import { USAGE_PAGE_MAX } from '../billing/usage.ts';
+import { USAGE_PAGE_MAX } from '../billing/usage-history.ts';
 import { USAGE_CURSOR_PATTERN, USAGE_ITEM } from '../billing/usage-pages.ts';
 
 export const OPENAPI_PATH = '/openapi.json';

@@ -34,12 +34,12 @@ export interface SessionRefusals {
 export function sessionRefusals(sessions: McpSessions, maxBatch: number): SessionRefusals {
   const unavailable = (why: Exclude<AddResult, 'added'>, owner?: SessionOwner) => {
     if (why === 'owner-full') {
-      const who = owner?.bucket.startsWith('wallet:') ? 'one API key' : 'one client address without a valid API key';
+      const who = owner?.bucket.wallet !== undefined ? 'one API key' : 'one client address without a valid API key';
       return json(
         429,
         {
           error: 'Too many MCP sessions for this client',
-          hint: `${who[0]!.toUpperCase()}${who.slice(1)} may hold at most ${sessions.capOf(owner?.bucket ?? '')} open MCP sessions. ${CLOSE_SOME}`,
+          hint: `${who[0]!.toUpperCase()}${who.slice(1)} may hold at most ${owner ? sessions.capOf(owner.bucket) : sessions.maxPerAddress} open MCP sessions. ${CLOSE_SOME}`,
           live_status: 'FAILED',
         },
         { 'retry-after': '5' },

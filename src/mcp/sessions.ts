@@ -12,6 +12,7 @@
 // event stream of its is attached. A session whose stream stays open but carries nothing but
 // keep-alives, with no request, is closed after `streamIdleMs`.
 import type { JSONRPCRequest, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { bucketKey, type Bucket } from '../calls/bucket.ts';
 import type { Logger } from '../log.ts';
 import { mcpSessions } from '../metrics.ts';
 import type { SsePort, WebSseServerTransport } from './sse-transport.ts';
@@ -22,8 +23,8 @@ export interface SessionOwner {
   readonly key?: string;
   /** The client address it was opened from; a keyless session's messages must come from it. */
   readonly address: string;
-  /** What the per-owner cap counts: `wallet:<w>` for a valid key, else `addr:<address>`. */
-  readonly bucket: string;
+  /** What the per-owner cap counts: a valid key's wallet, else the address. */
+  readonly bucket: Bucket;
 }
 
 /**
@@ -105,7 +106,7 @@ export class McpSessions {
   readonly streamIdleMs: number;
   private readonly sweepEveryMs: number;
   private readonly sessions = new Map<string, McpSession>();
-  /** Open sessions per owner bucket. */
+  /** Open sessions per owner bucket (bucketKey). */
   private readonly perOwner = new Map<string, number>();
   private sweeper?: ReturnType<typeof setInterval>;
   private closing = false;
@@ -137,13 +138,13 @@ export class McpSessions {
   }
 
   /** The cap that applies to an owner bucket. */
-  capOf(bucket: string): number {
-    return bucket.startsWith('wallet:') ? this.maxPerKey : this.maxPerAddress;
+  capOf(bucket: Bucket): number {
+    return bucket.wallet !== undefined ? this.maxPerKey : this.maxPerAddress;
   }
 
   /** Whether the owner bucket has room for one more session. */
-  ownerHasRoom(bucket: string): boolean {
-    return (this.perOwner.get(bucket) ?? 0) < this.capOf(bucket);
+  ownerHasRoom(bucket: Bucket): boolean {
+    return (this.perOwner.get(bucketKey(bucket)) ?? 0) < this.capOf(bucket);
   }
 
   get isClosing(): boolean {
@@ -165,7 +166,8 @@ export class McpSessions {
     if (this.sessions.size >= this.maxSessions) return 'full';
     if (!this.ownerHasRoom(session.owner.bucket)) return 'owner-full';
     this.sessions.set(session.id, session);
-    this.perOwner.set(session.owner.bucket, (this.perOwner.get(session.owner.bucket) ?? 0) + 1);
+    const owner = bucketKey(session.owner.bucket);
+    this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0) + 1);
     mcpSessions.inc({ transport: session.kind });
     this.startSweeper();
     this.log?.debug('mcp session opened', { transport: session.kind, open: this.sessions.size });
@@ -177,9 +179,10 @@ export class McpSessions {
     if (this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
     mcpSessions.dec({ transport: session.kind });
-    const left = (this.perOwner.get(session.owner.bucket) ?? 1) - 1;
-    if (left > 0) this.perOwner.set(session.owner.bucket, left);
-    else this.perOwner.delete(session.owner.bucket);
+    const owner = bucketKey(session.owner.bucket);
+    const left = (this.perOwner.get(owner) ?? 1) - 1;
+    if (left > 0) this.perOwner.set(owner, left);
+    else this.perOwner.delete(owner);
     this.log?.debug('mcp session closed', { transport: session.kind, open: this.sessions.size });
   }
 

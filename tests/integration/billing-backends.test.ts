@@ -7,7 +7,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim, claimWhenSeen, deposit, heliusPayload } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 // Real processes and a real database on a busy 2-core machine: seconds, not milliseconds.
 setDefaultTimeout(30_000);
@@ -55,6 +55,19 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const second = await claimWhenSeen(gw, agent, 0);
       expect((await gw.get('/api/keys/me', { 'x-api-key': key })).status).toBe(401);
       expect((await gw.get('/api/keys/me', { 'x-api-key': second })).body).toMatchObject({ creditLamports: PRICE + 1000 });
+    });
+
+    test('every deposit the watcher records is counted in gateway_deposits_total, whichever database recorded it', async () => {
+      const counted = async () => {
+        const text = await (await fetch(`${gw.url}/metrics`)).text();
+        return [...text.matchAll(/^gateway_deposits_total\{([^}]*)\} (\d+)$/gm)].filter((m) => m[1]!.includes('source="watcher"')).reduce((n, m) => n + Number(m[2]), 0);
+      };
+      const before = await counted();
+      const agent = await sandbox.chain.newWallet(1_000_000_000n);
+      await deposit(sandbox.chain, agent, gatewayAddress, BigInt(PRICE));
+      const recorded = await watcher().poll();
+      expect(recorded).toBeGreaterThanOrEqual(1);
+      expect((await counted()) - before).toBe(recorded);
     });
 
     test('600 concurrent debits on credit for exactly 111 calls: exactly 111 succeed, the balance ends at 0; refunds give back exactly', async () => {

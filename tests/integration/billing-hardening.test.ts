@@ -51,7 +51,7 @@ describe('exact amounts', () => {
   });
 });
 
-const rows = (gw: TestGateway, sql: string) => gw.services.db!.$client.query(sql).get() as Record<string, number>;
+const rows = (gw: TestGateway, sql: string) => gw.sqlite().query(sql).get() as Record<string, number>;
 
 describe('exact amounts through the webhook', () => {
   test('a reported amount past 2^53 (a rounded JSON number) is credited at the exact amount the chain shows', async () => {

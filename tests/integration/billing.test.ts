@@ -253,9 +253,9 @@ describe('webhook', () => {
   });
   afterAll(() => gw.stop());
 
-  const depositsRecorded = () => gw.services.db!.$client.query('SELECT count(*) AS n FROM deposits').get() as { n: number };
+  const depositsRecorded = () => gw.sqlite().query('SELECT count(*) AS n FROM deposits').get() as { n: number };
   const pendingOf = (wallet: string) =>
-    (gw.services.db!.$client.query('SELECT credit_lamports AS c FROM pending_claims WHERE wallet = ?').get(wallet) as { c: number } | null)?.c ?? 0;
+    (gw.sqlite().query('SELECT credit_lamports AS c FROM pending_claims WHERE wallet = ?').get(wallet) as { c: number } | null)?.c ?? 0;
 
   test('a wrong or missing Authorization header is 401 and records nothing', async () => {
     const agent = await sandbox.chain.newWallet(100_000_000n);
@@ -318,7 +318,7 @@ describe('webhook', () => {
     // Whichever path came first, the rest saw a duplicate: one row, one credit.
     expect(outcomes.filter((o: string) => o === 'credited').length).toBeLessThanOrEqual(1);
     expect(outcomes.every((o: string) => o === 'credited' || o === 'duplicate')).toBe(true);
-    const rows = gw.services.db!.$client.query('SELECT source, lamports FROM deposits WHERE signature = ?').all(sig);
+    const rows = gw.sqlite().query('SELECT source, lamports FROM deposits WHERE signature = ?').all(sig);
     expect(rows).toHaveLength(1);
     expect(pendingOf(agent.address)).toBe(7_000_000);
   });

@@ -18,11 +18,11 @@ describe('a refund the database cannot take when its call fails', () => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await sandbox.gateway({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_kept', freeCalls: 0 });
-    const db = gw.services.db!.$client;
+    const db = gw.sqlite();
     db.run('CREATE TABLE refusing (yes INTEGER)');
     db.run("CREATE TRIGGER refuse_refunds BEFORE UPDATE ON ledger_debits WHEN NEW.refunded_at IS NOT NULL AND EXISTS (SELECT 1 FROM refusing) BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
   });
-  const refusing = (on: boolean) => gw.services.db!.$client.run(on ? 'INSERT INTO refusing VALUES (1)' : 'DELETE FROM refusing');
+  const refusing = (on: boolean) => gw.sqlite().run(on ? 'INSERT INTO refusing VALUES (1)' : 'DELETE FROM refusing');
   const me = (key: string) => gw.get('/api/keys/me', { 'x-api-key': key });
 
   test('is kept: the call answers its own failure at once, and is refunded once when the database takes it', async () => {

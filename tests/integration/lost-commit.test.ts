@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { SQL } from 'bun';
 import { generateKeyPairSigner } from '@solana/kit';
-import { newCallId } from '../../src/billing/call-id.ts';
-import { PgLedger } from '../../src/billing/pg-ledger.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
+import { PgLedger } from '../../src/billing/backend/postgres/ledger.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';

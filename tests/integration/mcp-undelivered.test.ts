@@ -12,7 +12,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey } from '../support/agent.ts';
 import { openStalledSessions, type StalledClients } from '../support/stalled-sse.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 const PRICE = 1000;
 const CREDIT = 100_000_000; // above the minimum deposit

@@ -6,7 +6,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { connectMcp } from '../support/mcp.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'usage-webhook-secret';

@@ -13,7 +13,7 @@ const sandbox = sandboxGateways();
 test('a deposit followed within one poll by 10,500 other transactions is credited and claimable; the dust costs no row each', async () => {
   const gatewayAddress = (await generateKeyPairSigner()).address;
   const gw = await sandbox.gateway({ gatewayAddress, depositPollSeconds: 3600 });
-  const row = (sql: string) => gw.services.db!.$client.query(sql).get() as Record<string, number>;
+  const row = (sql: string) => gw.sqlite().query(sql).get() as Record<string, number>;
   const agent = await sandbox.chain.newWallet(1_000_000_000n);
   const spammer = await sandbox.chain.newWallet(100_000_000_000n);
   // The watcher has seen the address before: its cursor sits at the address's previous newest transaction.

@@ -18,7 +18,7 @@ import { closeSchema } from '../support/closed-schema.ts';
 import { connectMcp } from '../support/mcp.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { craftPayment, mintUsdc, payer, usdcOf, x402World, USDC_MINT, type X402World } from '../support/x402.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 const PRICE = 10_000;
 const LAMPORTS = 2_200_000;

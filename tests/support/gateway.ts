@@ -1,4 +1,5 @@
 // Starts the real gateway on loopback with a real SQLite file in a fresh temp folder.
+import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ export interface TestGateway {
   config: Config;
   dir: string;
   logs: string[];
+  /** A connection of the test's own to the gateway's SQLite file, to look into it (or make it refuse writes). */
+  sqlite(): Database;
   get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
@@ -49,6 +52,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
     } catch {}
     return { status: res.status, body: body as any, headers: res.headers };
   };
+  let own: Database | undefined;
   return {
     url,
     services,
@@ -56,6 +60,15 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
     config,
     dir,
     logs,
+    sqlite() {
+      if (config.databaseUrl) throw new Error('this gateway keeps its state in PostgreSQL');
+      if (!own) {
+        own = new Database(config.databasePath);
+        // The gateway's own writes hold the lock for a moment at a time.
+        own.run('PRAGMA busy_timeout = 5000');
+      }
+      return own;
+    },
     get: async (path, headers = {}) => read(await fetch(url + path, { headers })),
     post: async (path, body, headers = {}) =>
       read(
@@ -69,6 +82,7 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { keep
       await services.mcp.closeAll();
       await listening.server.stop(true);
       await services.close();
+      own?.close();
       if (!opts.keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };

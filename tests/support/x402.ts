@@ -38,7 +38,7 @@ import type { Config } from '../../src/config.ts';
 import { LAMPORTS_PER_SOL, type Sandbox } from './sandbox/index.ts';
 import { USDC_MINT } from './sandbox/constants.ts';
 import type { HeldPayment } from '../../src/billing/store.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 export { USDC_MINT };
 export const USDC = address(USDC_MINT);

@@ -7,12 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
-import { KeptWrites } from '../../src/billing/kept-writes.ts';
-import { Ledger, type Debit, type Refund } from '../../src/billing/ledger.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
+import { KeptWrites } from '../../src/billing/resilience/kept-writes.ts';
+import { Ledger } from '../../src/billing/backend/sqlite/ledger.ts';
+import type { Debit, Refund } from '../../src/billing/credit.ts';
 import { createPayments } from '../../src/billing/payments.ts';
-import { sqliteStore } from '../../src/billing/sqlite-store.ts';
-import { UsageLog } from '../../src/billing/usage.ts';
+import { sqliteStore } from '../../src/billing/backend/sqlite/store.ts';
+import { UsageLog } from '../../src/billing/backend/sqlite/usage.ts';
 import { defaultConfig } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
 import { registry } from '../../src/metrics.ts';
@@ -110,6 +111,19 @@ test('usage rows the database refuses are kept and written later, in order, once
   expect(rows.filter((r) => r.refunded).map((r) => r.at)).toEqual([1_007]);
   expect(lines.filter((l) => l.msg === 'usage rows kept for later: the database did not take them')).toHaveLength(1);
   expect(lines.filter((l) => l.msg === 'usage rows written again')).toHaveLength(1);
+});
+
+test('rows given up at a stop stay given up: no timer writes them later, and the pending gauge stays at 0', async () => {
+  const usage = new UsageLog(db, ledger, 30, log, 1000);
+  fault('usage_events');
+  for (let i = 0; i < 5; i++) usage.record(...row(i));
+  await usage.settled(300);
+  fault(null);
+  // Longer than the longest pause between tries.
+  await Bun.sleep(2_200);
+  ledger.settle();
+  expect(stored()).toHaveLength(0);
+  expect(await metric('gateway_usage_rows_pending')).toBe(0);
 });
 
 test('beyond USAGE_QUEUE_ROWS rows are dropped, counted and logged once; a stop that stops waiting counts the rest', async () => {

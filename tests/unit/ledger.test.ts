@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
-import { debitStep, Ledger, MAX_BATCH, refundStep, type AccountView } from '../../src/billing/ledger.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { Ledger, MAX_BATCH } from '../../src/billing/backend/sqlite/ledger.ts';
+import { debitStep, refundStep, type AccountView } from '../../src/billing/credit.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 let dir: string;
 let db: Db;

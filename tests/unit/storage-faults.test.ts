@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { storageFault } from '../../src/db/faults.ts';
+import { storageFailure, storageFault } from '../../src/db/faults.ts';
 
 const pgError = (code: string, errno?: string) => Object.assign(new Error('x'), { name: 'PostgresError', code, errno });
 
@@ -50,6 +50,30 @@ describe('Postgres', () => {
     let deep: unknown = pgError('ERR_POSTGRES_CONNECTION_CLOSED');
     for (let i = 0; i < 6; i++) deep = Object.assign(new Error('wrap'), { cause: deep });
     expect(storageFault(deep)).toBeUndefined();
+  });
+});
+
+describe('whether a failed write may have committed', () => {
+  test.each([
+    ['ERR_POSTGRES_CONNECTION_CLOSED', undefined, true], // the connection went while the COMMIT was on its way
+    ['ERR_POSTGRES_CONNECTION_TIMEOUT', undefined, true],
+    ['ERR_POSTGRES_QUERY_CANCELLED', undefined, true],
+    ['ERR_POSTGRES_SERVER_ERROR', '57P01', true], // the server shut the session down
+    ['ERR_POSTGRES_SERVER_ERROR', '08006', true],
+    ['ERR_POSTGRES_CONNECTION_REFUSED', undefined, false], // nothing was sent
+    ['ERR_POSTGRES_SERVER_ERROR', '53100', false], // answered with an error: rolled back
+    ['ERR_POSTGRES_SERVER_ERROR', '25006', false],
+  ] as const)('%s %s: outcome unknown %p', (code, errno, unknown) => {
+    expect(storageFailure(pgError(code, errno))?.outcomeUnknown).toBe(unknown);
+    // The same through drizzle's wrapper.
+    expect(storageFailure(Object.assign(new Error('Failed query'), { cause: pgError(code, errno) }))?.outcomeUnknown).toBe(unknown);
+  });
+
+  test('SQLite rolls a failed write back whole; a statement error is no storage failure at all', () => {
+    expect(storageFailure(Object.assign(new Error('x'), { code: 'SQLITE_IOERR_WRITE' }))).toEqual({ fault: 'I/O error', outcomeUnknown: false });
+    expect(storageFailure(pgError('ERR_POSTGRES_SERVER_ERROR', '23505'))).toBeUndefined();
+    expect(storageFailure(Object.assign(new Error('x'), { code: 'SQLITE_' }))).toBeUndefined();
+    expect(storageFailure(Object.assign(new Error('x'), { code: 'constructor' }))).toBeUndefined();
   });
 });
 

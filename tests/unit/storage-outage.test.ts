@@ -1,8 +1,9 @@
-// An outage as an episode (billing/outage.ts): storage faults become StorageUnavailable, anything
+// An outage as an episode (billing/backend/outage.ts): storage faults become StorageUnavailable, anything
 // else stays what it is; one warning when it begins and one line when a probe finds the database
 // back, however many calls failed in between; a probe that hangs counts as a failure.
 import { describe, expect, test } from 'bun:test';
-import { guard, StorageOutage } from '../../src/billing/outage.ts';
+import { guard, guardAll, guardLimiter, StorageOutage } from '../../src/billing/backend/outage.ts';
+import { RateLimiter, type Limiter } from '../../src/billing/rate-limit.ts';
 import { StorageUnavailable } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import { registry } from '../../src/metrics.ts';
@@ -123,5 +124,89 @@ describe('guard', () => {
     await expect(guard(o, async () => {
       throw bug;
     })()).rejects.toBe(bug);
+  });
+});
+
+describe('what the seam hands out', () => {
+  test('guardAll: every method of a part guarded, its other fields as they were, the part itself untouched', async () => {
+    const { o } = outage();
+    const raw = {
+      backend: 'sqlite' as const,
+      add: (n: number) => n + 1,
+      full: (): number => {
+        throw full();
+      },
+      closed: async (): Promise<number> => {
+        throw closed();
+      },
+    };
+    const part = guardAll(raw, o);
+    expect(part.backend).toBe('sqlite');
+    expect(part.add(1)).toBe(2);
+    expect(() => part.full()).toThrow(StorageUnavailable);
+    await expect(part.closed()).rejects.toBeInstanceOf(StorageUnavailable);
+    // The raw part still throws the driver's own error: only what the seam hands out is guarded.
+    expect(() => raw.full()).toThrow('database or disk is full');
+  });
+
+  test("guardAll on a class's instance: its methods guarded and bound, its fields read as they are now", async () => {
+    const { o } = outage();
+    class Store {
+      writes = 0;
+      async write(): Promise<number> {
+        return ++this.writes;
+      }
+      async lost(): Promise<void> {
+        throw closed();
+      }
+    }
+    const raw = new Store();
+    const part = guardAll(raw, o);
+    expect(await part.write()).toBe(1);
+    expect(part.writes).toBe(1);
+    await expect(part.lost()).rejects.toBeInstanceOf(StorageUnavailable);
+  });
+
+  test("guardLimiter: the shared buckets decide while the database answers; the process's own while it does not, without asking it", async () => {
+    const { o } = outage();
+    let asked = 0;
+    let away = false;
+    // Buckets the database would keep (a hand-made fault: the real one is in storage-outage-pg.test.ts).
+    const shared: Limiter = {
+      enabled: true,
+      take: async () => {
+        asked++;
+        if (away) throw closed();
+        return { allowed: false, limit: 1, remaining: 0, resetSeconds: 9, windowSeconds: 9, retryAfterSeconds: 9 };
+      },
+      admit: () => {
+        throw new Error('not used');
+      },
+    };
+    const limiter = guardLimiter(shared, new RateLimiter(1, 5), o);
+    expect((await limiter.admit('wallet:w')).refusal).toBeDefined();
+    away = true;
+    // The fault is counted as an outage, and the call is decided here: allowed from a full local bucket.
+    expect((await limiter.admit('wallet:w')).refusal).toBeUndefined();
+    expect(o.available).toBe(false);
+    const before = asked;
+    expect((await limiter.admit('wallet:w')).refusal).toBeUndefined();
+    expect(asked).toBe(before);
+  });
+
+  test('guardLimiter: an error that is not the storage is not hidden behind the local buckets', async () => {
+    const { o } = outage();
+    const bug = new RangeError('bad');
+    const shared: Limiter = {
+      enabled: true,
+      take: async () => {
+        throw bug;
+      },
+      admit: () => {
+        throw bug;
+      },
+    };
+    await expect(guardLimiter(shared, new RateLimiter(1, 5), o).admit('addr:1.2.3.4')).rejects.toBe(bug);
+    expect(o.available).toBe(true);
   });
 });

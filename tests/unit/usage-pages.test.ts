@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
 import { x402Payments } from '../../src/db/schema.ts';
-import { Ledger, type Debit } from '../../src/billing/ledger.ts';
-import { UsageLog, type UsageItem } from '../../src/billing/usage.ts';
+import { Ledger } from '../../src/billing/backend/sqlite/ledger.ts';
+import type { Debit } from '../../src/billing/credit.ts';
+import { UsageLog } from '../../src/billing/backend/sqlite/usage.ts';
+import type { UsageItem } from '../../src/billing/usage-history.ts';
 import { parseCursor } from '../../src/billing/usage-pages.ts';
 import { silentLogger } from '../../src/log.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 let dir: string;
 let db: Db;

@@ -5,10 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/client.ts';
-import { Ledger, type Debit } from '../../src/billing/ledger.ts';
-import { UsageLog } from '../../src/billing/usage.ts';
+import { Ledger } from '../../src/billing/backend/sqlite/ledger.ts';
+import type { Debit } from '../../src/billing/credit.ts';
+import { UsageLog } from '../../src/billing/backend/sqlite/usage.ts';
 import { silentLogger } from '../../src/log.ts';
-import { newCallId } from '../../src/billing/call-id.ts';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
 
 const DAY = 86_400_000;
 const RETENTION_DAYS = 30;

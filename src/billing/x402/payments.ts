@@ -10,9 +10,9 @@ import type { Config } from '../../config.ts';
 import { GatewayError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { x402Payments, x402SettledUnits } from '../../metrics.ts';
-import type { KeptWrites } from '../kept-writes.ts';
-import { UnsettledWrite } from '../unsettled.ts';
-import type { BillingStore, PaymentEnd } from '../store.ts';
+import type { KeptWrites } from '../resilience/kept-writes.ts';
+import { UnsettledWrite } from '../resilience/unsettled.ts';
+import type { PaymentEnd, X402Records } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import type { X402Accounts } from './accounts.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
@@ -25,10 +25,18 @@ export type { Resource };
  */
 export type PaymentAttempt = { readonly header: string; readonly version: 1 | 2 } | { readonly payload: unknown };
 
+/** Why a payment buys nothing: a code for machines (the metric's label) and the words a client reads. */
+export interface X402Refusal {
+  readonly code: string;
+  readonly message: string;
+}
+
+const refusal = (code: string, detail?: string): X402Refusal => ({ code, message: detail ? `${code}: ${detail}` : code });
+
 /** A verified payment, recorded and waiting for its call's outcome. */
 export interface VerifiedPayment {
   /** Submits the payment and waits for `confirmed`; the answer's payment header, or why it did not settle. */
-  settle(): Promise<{ headers: Record<string, string> } | { refused: string }>;
+  settle(): Promise<{ headers: Record<string, string> } | { refused: X402Refusal }>;
   /** The call failed: the payment is never submitted. */
   release(): Promise<void>;
 }
@@ -41,7 +49,7 @@ export interface X402 {
    */
   offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, price: number, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
   /** Verifies and records, for the call `call.callId`, a payment of exactly `call.price` atomic units, or says why it buys nothing. */
-  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number; callId: string }): Promise<VerifiedPayment | { refused: string }>;
+  hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number; callId: string }): Promise<VerifiedPayment | { refused: X402Refusal }>;
 }
 
 const DEFAULT_ERROR = 'X-PAYMENT or PAYMENT-SIGNATURE header is required';
@@ -54,33 +62,31 @@ const FACILITATOR_DOWN = new GatewayError(
 );
 
 /** The decoded payment, or why it cannot be read. */
-function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
+function decode(attempt: PaymentAttempt): AnyPayload | { refused: X402Refusal } {
   let raw: unknown;
   if ('header' in attempt) {
     try {
       raw = decodePaymentSignatureHeader(attempt.header.trim());
     } catch {
-      return { refused: 'invalid_payment_header: not base64 of a JSON payment payload' };
+      return { refused: refusal('invalid_payment_header', 'not base64 of a JSON payment payload') };
     }
   } else raw = attempt.payload;
   const parsed = parsePaymentPayload(raw);
-  if (!parsed.success) return { refused: 'invalid_payment_payload: not an x402 payment payload' };
+  if (!parsed.success) return { refused: refusal('invalid_payment_payload', 'not an x402 payment payload') };
   const payload = parsed.data as AnyPayload;
   if ('header' in attempt && payload.x402Version !== attempt.version) {
-    return { refused: `invalid_payment_version: an x402 version ${payload.x402Version} payload in the ${attempt.version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT'} header` };
+    return { refused: refusal('invalid_payment_version', `an x402 version ${payload.x402Version} payload in the ${attempt.version === 2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT'} header`) };
   }
   return payload;
 }
-
-/** A metric label from a reason: its leading code, bounded. */
-const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64) || 'unknown';
 
 /**
  * `accounts`: the accounts payments depend on, read when a payment is refused for a reason the
  * chain gave, to name the one at fault (an unfunded fee payer, a missing pay-to token account).
  */
-export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
-  const explained = (reason: string) => (accounts ? accounts.explain(reason) : reason);
+export function createX402(config: Config, store: X402Records, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
+  // The refusal with the accounts at fault named in its words, when one of them is the cause.
+  const explained = async (r: X402Refusal): Promise<X402Refusal> => (accounts ? { code: r.code, message: await accounts.explain(r.message) } : r);
   const terms = async (price: number): Promise<Terms> => ({
     price,
     asset: config.x402Asset,
@@ -89,10 +95,11 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
     network: config.paymentNetwork,
     maxTimeoutSeconds: 60,
   });
-  const refuse = (reason: string, face: string) => {
-    x402Payments.inc({ outcome: 'refused', reason: reasonCode(reason) });
-    log.info('x402 payment refused', { event: 'x402_refused', reason, face });
-    return { refused: reason };
+  const refuse = (refused: X402Refusal, face: string) => {
+    // Bounded: a facilitator's own code becomes a metric label.
+    x402Payments.inc({ outcome: 'refused', reason: refused.code.slice(0, 64) || 'unknown' });
+    log.info('x402 payment refused', { event: 'x402_refused', reason: refused.message, face });
+    return { refused };
   };
 
   return {
@@ -117,8 +124,9 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
         throw FACILITATOR_DOWN;
       }
       if (!verified.isValid) {
-        const reason = `${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`;
-        return refuse(/simulation_failed/.test(reason) ? await explained(reason) : reason, call.face);
+        const invalid = refusal(verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
+        // A transaction the chain would not run may be the gateway's fault (an unfunded fee payer).
+        return refuse(invalid.code.includes('simulation_failed') ? await explained(invalid) : invalid, call.face);
       }
       const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
       const payer = verified.payer ?? '';
@@ -134,7 +142,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
         if (e instanceof UnsettledWrite) void release();
         throw e;
       }
-      if (!held) return refuse('payment_already_used: this payment transaction was already presented; sign a new one', call.face);
+      if (!held) return refuse(refusal('payment_already_used', 'this payment transaction was already presented; sign a new one'), call.face);
       x402Payments.inc({ outcome: 'verified', reason: '' });
       return {
         async settle() {
@@ -145,10 +153,10 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
             settled = { success: false, errorReason: 'settlement_error', errorMessage: e instanceof Error ? e.message : String(e), transaction: '', network: requirements.network as SettleResponse['network'] };
           }
           if (!settled.success) {
-            const reason = await explained(`settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`);
-            await finish({ status: 'failed', reason, signature: settled.transaction || undefined });
-            log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
-            return refuse(reason, call.face);
+            const failed = await explained(refusal('settlement_failed', `${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`));
+            await finish({ status: 'failed', reason: failed.message, signature: settled.transaction || undefined });
+            log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason: failed.message, transaction: settled.transaction || null });
+            return refuse(failed, call.face);
           }
           // The money moved: the answer is owed even if the record cannot be written now (it is kept).
           await finish({ status: 'settled', signature: settled.transaction });

@@ -3,8 +3,8 @@
 // it, by the call's id (db/faults.ts tells such errors from a plain rollback); when it cannot be
 // asked within SETTLE_WITHIN_MS, the call fails with UnsettledWrite and whoever made the write
 // keeps the question: a refund, or a release, by the call's id undoes it if, and only if, it was made.
-import { StorageUnavailable } from '../errors.ts';
-import { LATE, within } from '../within.ts';
+import { StorageUnavailable } from '../../errors.ts';
+import { LATE, within } from '../../within.ts';
 
 /** How long, from when it was asked, a write may take to be answered or, its answer lost, settled. */
 export const SETTLE_WITHIN_MS = 6000;

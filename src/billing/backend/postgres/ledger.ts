@@ -5,7 +5,7 @@
 // Group commit per replica: operations asked for while a transaction is in flight are sent together
 // (pipelined on one connection) in the next transaction and answered only after its COMMIT.
 //
-// Once per call, as on SQLite (ledger.ts): each debit is recorded under its call id in the same
+// Once per call, as on SQLite (sqlite/ledger.ts): each debit is recorded under its call id in the same
 // statement, and a refund gives back only a recorded debit not yet refunded. When the connection
 // is lost around COMMIT the batch may or may not have committed: the ledger then looks its call
 // ids up on a new connection, after taking the accounts' row locks (which the lost transaction
@@ -14,11 +14,11 @@
 // COMMIT_WITHIN_MS is settled the same way. If the database cannot be asked within
 // SETTLE_WITHIN_MS, the operation fails with UnsettledWrite and its caller keeps the question.
 import type { SQL } from 'bun';
-import { outcomeUnknown } from '../db/faults.ts';
-import { callIdsBefore } from './call-id.ts';
-import type { AccountView, Balance, Debit, Refund } from './ledger.ts';
-import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from './unsettled.ts';
-import { LATE, within } from '../within.ts';
+import { outcomeUnknown } from '../../../db/faults.ts';
+import { callIdsBefore } from '../../resilience/call-id.ts';
+import type { AccountView, Balance, Debit, DebitRef, Refund } from '../../credit.ts';
+import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from '../../resilience/unsettled.ts';
+import { LATE, within } from '../../../within.ts';
 
 interface Pending {
   wallet: string;
@@ -104,7 +104,7 @@ export class PgLedger {
   }
 
   /** Gives back what the call `debit.callId` was debited, once however often asked. */
-  refund(debit: Debit): Promise<Refund> {
+  refund(debit: DebitRef): Promise<Refund> {
     const refundAt = Date.now();
     return this.enqueue({
       wallet: debit.wallet,
@@ -130,13 +130,13 @@ export class PgLedger {
           UNION ALL
           SELECT free_calls, credit_lamports, NULL::text, NULL::bigint FROM credit_accounts WHERE wallet = ${debit.wallet} AND NOT EXISTS (SELECT 1 FROM upd)`;
         if (!row) throw new Error('refund: credit account vanished');
-        const given = row.kind ? ({ ...debit, kind: row.kind, price: Number(row.price) } satisfies Debit) : null;
+        const given = row.kind ? ({ balance: balanceOf(row), ...debit, kind: row.kind, price: Number(row.price) } satisfies Debit) : null;
         return { balance: balanceOf(row), given } satisfies Refund;
       },
       recovered: (record, balance) => {
         if (!record || record.refunded_at === null) return 'again';
         const mine = Number(record.refunded_at) === refundAt;
-        return { value: { balance, given: mine ? { ...debit, kind: record.kind, price: Number(record.price) } : null } satisfies Refund };
+        return { value: { balance, given: mine ? { balance, ...debit, kind: record.kind, price: Number(record.price) } : null } satisfies Refund };
       },
     });
   }

@@ -3,15 +3,16 @@
 // decision is one statement or transaction on the database, never a value cached in a process.
 import type { SQL } from 'bun';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
-import type { Network } from '../config.ts';
-import { migratePostgres, openPostgres, type PgDb } from '../db/pg-client.ts';
-import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../db/pg-schema.ts';
-import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from './deposits.ts';
-import { generateApiKey, hashApiKey, keyHashOf } from './keys.ts';
-import { outcomeUnknown } from '../db/faults.ts';
-import { PgLedger } from './pg-ledger.ts';
-import { settleWithin, SETTLE_WITHIN_MS } from './unsettled.ts';
-import { cursorOf, cursorRow, type BillingStore, type WatcherCursor } from './store.ts';
+import type { Network } from '../../../config.ts';
+import type { PgDb } from '../../../db/pg-client.ts';
+import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../../../db/pg-schema.ts';
+import { outcomeUnknown } from '../../../db/faults.ts';
+import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from '../../deposits.ts';
+import { generateApiKey, hashApiKey, keyHashOf } from '../../keys.ts';
+import { settleWithin, SETTLE_WITHIN_MS } from '../../resilience/unsettled.ts';
+import type { BillingStore, WatcherCursor } from '../../store.ts';
+import { cursorOf, cursorRow } from '../cursor-row.ts';
+import type { PgLedger } from './ledger.ts';
 
 type Tx = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
@@ -65,17 +66,9 @@ async function saveCursor(db: PgDb | Tx, network: Network, address: string, c: W
 /** Arbitrary constant naming the watcher locks among the database's advisory locks (key 1 of 2). */
 const WATCHER_LOCK_CLASS = 0x43494702;
 
-export interface PgStore extends BillingStore {
-  readonly db: PgDb;
-  readonly client: SQL;
-  readonly ledger: PgLedger;
-}
-
-export function pgStore(url: string, maxConnections = 20): PgStore {
-  const db: PgDb = openPostgres(url, maxConnections);
+/** The store on `db`, and the release of the connections it reserved (before the pool closes). */
+export function pgStore(db: PgDb, ledger: PgLedger): { store: BillingStore; release(): Promise<void> } {
   const client = db.$client;
-  const ledger = new PgLedger(client);
-  const ready = migratePostgres(url);
   // The watcher lock is held by a session, so it lives on one reserved connection: when this
   // process dies its connection closes and Postgres releases the lock at once for another replica.
   let lockConn: Awaited<ReturnType<SQL['reserve']>> | undefined;
@@ -86,12 +79,8 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
 
   const balanceColumns = { freeCalls: creditAccounts.freeCalls, creditLamports: creditAccounts.creditLamports };
 
-  return {
+  const store: BillingStore = {
     backend: 'postgres',
-    db,
-    client,
-    ledger,
-    ready,
     async identify(apiKey) {
       // Asked of the database on every call, never cached: another replica may revoke the key at any
       // moment. Plain SQL through the client (measured at 5x the rate of the same query built by
@@ -106,7 +95,7 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
       return row ?? null;
     },
     debit: (wallet, price, callId) => ledger.debit(wallet, price, callId),
-    refund: (debit) => ledger.refund(debit),
+    refund: (call) => ledger.refund(call),
     account: (wallet) => ledger.account(wallet),
     async issueChallenge(ttlSeconds, requester, wallet, now) {
       const challenge = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
@@ -223,10 +212,12 @@ export function pgStore(url: string, maxConnections = 20): PgStore {
         throw e;
       }
     },
-    async close() {
+  };
+  return {
+    store,
+    async release() {
       lockConn?.release();
       (await probeConn?.catch(() => undefined))?.release();
-      await client.close();
     },
   };
 }

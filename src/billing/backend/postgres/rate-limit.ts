@@ -1,12 +1,9 @@
 // Token buckets shared by every replica: one upsert per request on PostgreSQL decides and updates
 // the bucket under its row lock, using the database's clock so replicas' clocks cannot disagree.
 // Same buckets and answers as RateLimiter (rate-limit.ts), which keeps them in one process. While
-// the database cannot answer, the buckets of this process decide instead (the outage is counted and
-// logged as any other): a free call needs no storage, so it must not fail for the limiter's sake.
+// the database cannot answer, the seam lets this process's buckets decide (backend/outage.ts guardLimiter).
 import type { SQL } from 'bun';
-import type { StorageOutage } from './outage.ts';
-import { StorageUnavailable } from '../errors.ts';
-import { admission, type Admission, type Limiter, type RateDecision, type RateLimiter } from './rate-limit.ts';
+import { admission, type Admission, type Limiter, type RateDecision } from '../../rate-limit.ts';
 
 /** Buckets untouched this long are full again and can be forgotten. */
 const SWEEP_EVERY_MS = 60_000;
@@ -18,8 +15,6 @@ export class PgRateLimiter implements Limiter {
     private readonly sql: SQL,
     private readonly ratePerSecond: number,
     private readonly burst: number,
-    /** The limiter of this process, and the outage that says when to use it. */
-    private readonly fallback?: { local: RateLimiter; outage: StorageOutage },
   ) {
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), SWEEP_EVERY_MS);
     this.sweeper.unref();
@@ -29,16 +24,8 @@ export class PgRateLimiter implements Limiter {
     return this.ratePerSecond > 0;
   }
 
-  async take(key: string): Promise<RateDecision> {
-    if (!this.fallback) return this.shared(key);
-    // Known away: not asked again until the probe finds it back (a database that hangs would hold every call).
-    if (!this.fallback.outage.available) return this.fallback.local.take(key);
-    try {
-      return await this.shared(key);
-    } catch (e) {
-      if (!(this.fallback.outage.fault(e) instanceof StorageUnavailable)) throw e;
-      return this.fallback.local.take(key);
-    }
+  take(key: string): Promise<RateDecision> {
+    return this.shared(key);
   }
 
   private async shared(key: string): Promise<RateDecision> {

@@ -3,8 +3,8 @@
 // address) asks for that wallet; anyone else's request for the wallet leaves it valid, so nobody
 // can break another's claim by asking for challenges in their name.
 import { and, eq, lt } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { challenges } from '../db/schema.ts';
+import type { Db } from '../../../db/client.ts';
+import { challenges } from '../../../db/schema.ts';
 
 export function issueChallenge(db: Db, ttlSeconds: number, requester: string, wallet?: string, now = Date.now()): { challenge: string; expiresAt: number } {
   const challenge = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');

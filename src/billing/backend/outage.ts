@@ -5,13 +5,13 @@
 // gauge for the state. A probe asks the database twice a second, so /readyz turns 503 within a second or so of
 // the database going away (a graceful restart too) and 200 as soon as it answers again; nothing
 // needs a restart.
-import { storageFault, type StorageFault } from '../db/faults.ts';
-import { StorageUnavailable } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { attempt } from '../maybe.ts';
-import { LATE, within } from '../within.ts';
-import { storageAvailable, storageRefused } from '../metrics.ts';
-import type { BillingStore } from './store.ts';
+import { storageFault, type StorageFault } from '../../db/faults.ts';
+import { StorageUnavailable } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { attempt, type MaybePromise } from '../../maybe.ts';
+import { LATE, within } from '../../within.ts';
+import { storageAvailable, storageRefused } from '../../metrics.ts';
+import { admission, type Admission, type Limiter, type RateDecision } from '../rate-limit.ts';
 
 /** How often the probe asks the database. */
 const STORAGE_PROBE_MS = 500;
@@ -160,11 +160,45 @@ export function guard<A extends unknown[], R>(outage: StorageOutage, fn: (...arg
 
 const same = <T>(v: T): T => v;
 
-/** The store with every method guarded (its other fields as they are): what billing's callers use. */
-export function guardStore<S extends BillingStore>(store: S, outage: StorageOutage): S {
-  const out = { ...store } as Record<string, unknown>;
-  for (const [name, value] of Object.entries(store)) {
-    if (typeof value === 'function' && name !== 'close') out[name] = guard(outage, value as (...args: unknown[]) => unknown);
+/**
+ * `part` as the seam hands it out: every method guarded, its own or its class's, and every other
+ * field read through to the part as it is now; never the part itself.
+ */
+export function guardAll<P extends object>(part: P, outage: StorageOutage): P {
+  const out = {} as P;
+  const fields = part as Record<string, unknown>;
+  for (let at: object | null = part; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    for (const name of Object.getOwnPropertyNames(at)) {
+      if (name === 'constructor' || Object.hasOwn(out, name)) continue;
+      const value = fields[name];
+      const guarded = typeof value === 'function' ? guard(outage, value.bind(part)) : undefined;
+      Object.defineProperty(out, name, guarded ? { value: guarded, enumerable: true } : { get: () => fields[name], enumerable: true });
+    }
   }
-  return out as unknown as S;
+  return out;
+}
+
+/**
+ * A limiter whose buckets live in the database (`shared`), falling back to this process's (`local`)
+ * while the database cannot answer: a free call needs no storage, so it must not fail for the
+ * limiter's sake. The outage is counted and logged as any other; a database known to be away is not
+ * asked again until the probe finds it back (one that hangs would hold every call).
+ */
+export function guardLimiter(shared: Limiter, local: Limiter, outage: StorageOutage): Limiter {
+  const take = guard(outage, (key: string) => shared.take(key));
+  const fallBack = (key: string) => (e: unknown) => {
+    if (e instanceof StorageUnavailable) return local.take(key);
+    throw e;
+  };
+  const decide = (key: string): MaybePromise<RateDecision> => (outage.available ? attempt(() => take(key), same, fallBack(key)) : local.take(key));
+  return {
+    get enabled() {
+      return shared.enabled;
+    },
+    take: decide,
+    admit: (key): MaybePromise<Admission> => {
+      const decided = decide(key);
+      return decided instanceof Promise ? decided.then(admission) : admission(decided);
+    },
+  };
 }

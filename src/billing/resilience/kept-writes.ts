@@ -5,9 +5,9 @@
 // database takes it; the call that owed it has long been answered. Kept in memory only: a process
 // that stops before the database returns loses what is still kept (docs/operations.md, "When the
 // database is away"); a graceful stop waits a bounded time for them, and counts what it gives up.
-import type { Logger } from '../log.ts';
-import { keptWrites, keptWritesGivenUp } from '../metrics.ts';
-import { LATE, within } from '../within.ts';
+import type { Logger } from '../../log.ts';
+import { keptWrites, keptWritesGivenUp } from '../../metrics.ts';
+import { LATE, within } from '../../within.ts';
 
 /** What a kept write is, for the gauge and the log. */
 export type KeptKind = 'refund' | 'x402_release' | 'x402_finish';

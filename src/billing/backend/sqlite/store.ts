@@ -1,14 +1,15 @@
 // The embedded store: one SQLite file, synchronous underneath. Only the ledger waits (its group
 // commit); everything else answers at once behind a resolved promise.
 import { and, eq } from 'drizzle-orm';
-import type { Network } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { apiKeys, exactLamports, pendingClaims, watcherCursors, x402Payments } from '../db/schema.ts';
+import type { Network } from '../../../config.ts';
+import type { Db } from '../../../db/client.ts';
+import { apiKeys, exactLamports, pendingClaims, watcherCursors, x402Payments } from '../../../db/schema.ts';
+import type { BillingStore, ClaimedKey, WatcherCursor } from '../../store.ts';
+import { cursorOf, cursorRow } from '../cursor-row.ts';
 import { consumeChallenge, issueChallenge } from './challenges.ts';
 import { depositStatus, recordDeposit } from './deposits.ts';
 import { keyLookup, rotateKey } from './keys.ts';
 import { Ledger } from './ledger.ts';
-import { cursorOf, cursorRow, type BillingStore, type ClaimedKey, type WatcherCursor } from './store.ts';
 
 export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
   // Keys and balances are cached in this process (keys.ts, ledger.ts): sound here because one file has
@@ -23,11 +24,10 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
   };
   return {
     backend: 'sqlite',
-    ready: Promise.resolve(),
     identify: (apiKey) => identify(apiKey),
     keyStatus: async (keyHash) => db.select({ revokedAt: apiKeys.revokedAt, revokedBy: apiKeys.revokedBy }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() ?? null,
     debit: (wallet, price, callId) => ledger.debit(wallet, price, callId),
-    refund: (debit) => ledger.refund(debit),
+    refund: (call) => ledger.refund(call),
     account: (wallet) => ledger.account(wallet),
     issueChallenge: async (ttl, requester, wallet, now) => issueChallenge(db, ttl, requester, wallet, now),
     consumeChallenge: async (challenge, wallet, now) => consumeChallenge(db, challenge, wallet, now),
@@ -75,10 +75,6 @@ export function sqliteStore(db: Db, ledger = new Ledger(db)): BillingStore {
     leadWatcher: async () => true,
     async ping() {
       db.$client.query('SELECT 1').get();
-    },
-    async close() {
-      ledger.settle();
-      db.$client.close();
     },
   };
 }

@@ -28,38 +28,13 @@
 // on the view, and every write to credit_accounts goes through this class, which keeps the view exact.
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
-import type { LedgerSync } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { otherWriters } from '../db/other-writers.ts';
-import { creditAccounts, exactLamports, ledgerDebits } from '../db/schema.ts';
-import { callIdsBefore } from './call-id.ts';
-import { ledgerBatch, ledgerCommit } from '../metrics.ts';
-
-export interface Balance {
-  freeCalls: number;
-  creditLamports: bigint;
-}
-
-export interface Debit {
-  /** The call it paid for (call-id.ts): what its refund and usage row go by. */
-  callId: string;
-  wallet: string;
-  kind: 'free' | 'credit';
-  price: number;
-  balance: Balance;
-}
-
-/** What a refund did: the account after it, and the debit it gave back as recorded. */
-export interface Refund {
-  balance: Balance;
-  /** Null when nothing was owed: the call was never debited (its debit did not commit), or was refunded already. */
-  given: Debit | null;
-}
-
-export interface AccountView extends Balance {
-  wallet: string;
-  callsMade: number;
-}
+import type { LedgerSync } from '../../../config.ts';
+import type { Db } from '../../../db/client.ts';
+import { otherWriters } from '../../../db/other-writers.ts';
+import { creditAccounts, exactLamports, ledgerDebits } from '../../../db/schema.ts';
+import { callIdsBefore } from '../../resilience/call-id.ts';
+import { ledgerBatch, ledgerCommit } from '../../../metrics.ts';
+import { debitStep, refundStep, type AccountView, type Balance, type Debit, type DebitRef, type Refund } from '../../credit.ts';
 
 /** How long group-commit flushes held the event loop (for diagnostics and bench/ledger-flush.ts). */
 export interface FlushStats {
@@ -102,22 +77,6 @@ interface Pending {
   apply?(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
-}
-
-/** A debit on `account`: one free call first, else `price` lamports of credit; undefined when it cannot pay. */
-export function debitStep(account: AccountView | null, price: number): { kind: Debit['kind']; next: AccountView } | undefined {
-  if (!account) return undefined;
-  if (account.freeCalls > 0) return { kind: 'free', next: { ...account, freeCalls: account.freeCalls - 1, callsMade: account.callsMade + 1 } };
-  const lamports = BigInt(price);
-  if (account.creditLamports >= lamports) return { kind: 'credit', next: { ...account, creditLamports: account.creditLamports - lamports, callsMade: account.callsMade + 1 } };
-  return undefined;
-}
-
-/** Gives back exactly what `debit` took from `account`. */
-export function refundStep(account: AccountView, debit: Debit): AccountView {
-  return debit.kind === 'free'
-    ? { ...account, freeCalls: account.freeCalls + 1, callsMade: account.callsMade - 1 }
-    : { ...account, creditLamports: account.creditLamports + BigInt(debit.price), callsMade: account.callsMade - 1 };
 }
 
 const balanceOf = (a: AccountView): Balance => ({ freeCalls: a.freeCalls, creditLamports: a.creditLamports });
@@ -185,14 +144,14 @@ export class Ledger {
     });
   }
 
-  /** Gives back what the call `debit.callId` was debited, once however often asked. Resolves once committed. */
-  refund(debit: Debit): Promise<Refund> {
-    return this.enqueue(debit.wallet, (account, at) => {
+  /** Gives back what the call `call.callId` was debited, once however often asked. Resolves once committed. */
+  refund(call: DebitRef): Promise<Refund> {
+    return this.enqueue(call.wallet, (account, at) => {
       if (!account) return { value: undefined, error: new Error('refund: credit account vanished') };
-      const recorded = this.recordRefund.get({ callId: debit.callId, now: at });
+      const recorded = this.recordRefund.get({ callId: call.callId, now: at });
       if (!recorded) return { value: { balance: balanceOf(account), given: null } satisfies Refund };
-      const given: Debit = { ...debit, kind: recorded.kind, price: recorded.price };
-      const next = refundStep(account, given);
+      const next = refundStep(account, recorded);
+      const given: Debit = { balance: balanceOf(next), ...call, kind: recorded.kind, price: recorded.price };
       return { value: { balance: balanceOf(next), given } satisfies Refund, next };
     });
   }

@@ -4,145 +4,19 @@
 // cannot take is kept and written again, in order, until it can (once: unique by its call's id);
 // at most USAGE_QUEUE_ROWS wait, and what overflows is counted and logged (Backlog).
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { usageEvents, x402Payments } from '../db/schema.ts';
-import type { Logger } from '../log.ts';
-import { usageBacklogOf, usageRowsDropped } from '../metrics.ts';
-import type { Debit, Ledger } from './ledger.ts';
-import { keyPaidWhere, mergePage, x402Query, type UsageCursor, type UsageItem, type UsagePage } from './usage-pages.ts';
-
-export type { UsageItem, UsagePage };
-
-export type Face = UsageItem['face'];
-
-export interface UsageCall {
-  capability: string;
-  face: Face;
-  /** When the call arrived (Unix ms). */
-  at: number;
-  status: number;
-  refunded: boolean;
-}
-
-export const USAGE_PAGE_MAX = 100;
-const DAY_MS = 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
-/** How long the ledger keeps a debit's record (ledger_debits): longer than any refund can be owed. */
-export const DEBIT_RECORD_MS = 7 * DAY_MS;
-
-/** The row of one charged call, as both backends store it. */
-export function usageRow(debit: Debit, call: UsageCall) {
-  return {
-    callId: debit.callId,
-    wallet: debit.wallet,
-    at: call.at,
-    capability: call.capability,
-    face: call.face,
-    paidWith: debit.kind === 'free' ? ('free_call' as const) : ('credit' as const),
-    lamports: debit.kind === 'free' ? 0n : BigInt(debit.price),
-    refunded: call.refunded,
-    status: call.status,
-  };
-}
-
-/**
- * A recorded call's row, to be marked refunded when its charge is given back after the row was
- * written: an MCP answer the client never took (sse-transport.ts refunds it when the session closes).
- */
-export interface UsageMark {
-  refunded(): void;
-}
-
-/** Where usage rows go: UsageLog (SQLite, with the ledger's group commit) or PgUsageLog (Postgres). */
-export interface UsageHistory {
-  record(debit: Debit, call: UsageCall): UsageMark;
-  page(wallet: string, limit: number, cursor?: UsageCursor): UsagePage | Promise<UsagePage>;
-  /**
-   * Resolves once every row and mark recorded so far is written (a graceful stop waits for it), or
-   * `withinMs` have passed: then what is still unwritten is given up, counted and logged.
-   */
-  settled(withinMs?: number): Promise<void>;
-}
+import type { Db } from '../../../db/client.ts';
+import { usageEvents, x402Payments } from '../../../db/schema.ts';
+import type { Logger } from '../../../log.ts';
+import type { Debit } from '../../credit.ts';
+import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark } from '../../usage-history.ts';
+import { keyPaidWhere, mergePage, x402Query, type UsageCursor, type UsagePage } from '../../usage-pages.ts';
+import { Backlog, waitFor } from '../../resilience/backlog.ts';
+import type { Ledger } from './ledger.ts';
 
 /** How long settled() waits by default. */
 const SETTLE_MS = 10_000;
-const FIRST_RETRY_MS = 100;
-const LAST_RETRY_MS = 2000;
-
-/**
- * The rows waiting for the database, bounded (USAGE_QUEUE_ROWS): a row beyond the bound is
- * dropped and counted. Failures to write and overflows are each logged once per episode: at the
- * first, and again when everything kept has been written.
- */
-export class Backlog {
-  /** Rows recorded and not yet written. */
-  size = 0;
-  private failing = false;
-  private overflowing = false;
-  /** Pause before the next retry: grows while writes keep failing. */
-  private pause = FIRST_RETRY_MS;
-
-  constructor(
-    private readonly max: number,
-    private readonly log: Logger,
-  ) {
-    usageBacklogOf(() => this.size);
-  }
-
-  /** True when one more row may wait; else it is dropped (counted, logged once per episode). */
-  admit(): boolean {
-    if (this.size < this.max) {
-      this.size++;
-      return true;
-    }
-    usageRowsDropped.inc({ reason: 'queue_full' });
-    if (!this.overflowing) {
-      this.overflowing = true;
-      this.log.error('usage rows dropped: the queue of rows waiting for the database is full', { event: 'usage_rows_dropped', queued: this.size, max: this.max });
-    }
-    return false;
-  }
-
-  written(rows: number): void {
-    this.size -= rows;
-    this.pause = FIRST_RETRY_MS;
-    if (this.size === 0 && (this.failing || this.overflowing)) {
-      this.failing = this.overflowing = false;
-      this.log.info('usage rows written again', { event: 'usage_rows_caught_up' });
-    }
-  }
-
-  /** A write failed: its rows stay queued. How long to wait before trying again. */
-  failed(e: unknown): number {
-    if (!this.failing) {
-      this.failing = true;
-      this.log.warn('usage rows kept for later: the database did not take them', { event: 'usage_rows_kept', queued: this.size, error: e instanceof Error ? e.message : String(e) });
-    }
-    const pause = this.pause;
-    this.pause = Math.min(pause * 2, LAST_RETRY_MS);
-    return pause;
-  }
-
-  /** A graceful stop ended its wait: what is left is lost. */
-  givenUp(): void {
-    if (this.size === 0) return;
-    usageRowsDropped.inc({ reason: 'stopped' }, this.size);
-    this.log.error('usage rows given up at stop', { event: 'usage_rows_given_up', rows: this.size });
-    this.size = 0;
-  }
-}
-
-/** Waits until `done()` or `ms` have passed, doing `step` between looks; true when done. */
-export async function waitFor(done: () => boolean, ms: number, step: () => void | Promise<void>): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() >= deadline) return false;
-    await step();
-    if (!done()) await Bun.sleep(Math.min(50, Math.max(0, deadline - Date.now())));
-  }
-  return true;
-}
-
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 /** Rows written by one statement at most; a larger batch is written in several. */
 const ROWS_PER_INSERT = 64;
 
@@ -174,6 +48,8 @@ export class UsageLog implements UsageHistory {
   private marks = 0;
   private readonly backlog: Backlog;
   private handOverTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A graceful stop gave up on what was left: nothing is tried again (the database is closing). */
+  private stopped = false;
   private lastPrune = 0;
   private readonly fail = (e: unknown) => void this.backlog.failed(e);
 
@@ -215,7 +91,7 @@ export class UsageLog implements UsageHistory {
     this.marks++;
     this.ledger.defer(
       () => this.markRow.run({ callId }),
-      (e) => setTimeout(() => (this.marks--, this.mark(callId)), this.backlog.failed(e)),
+      (e) => (this.stopped ? this.marks-- : setTimeout(() => (this.marks--, this.mark(callId)), this.backlog.failed(e))),
       () => this.marks--,
     );
   }
@@ -253,6 +129,7 @@ export class UsageLog implements UsageHistory {
 
   /** Rows the database did not take: tried again, before any newer row, after a pause. */
   private keep(rows: Row[], e: unknown) {
+    if (this.stopped) return;
     this.retry = this.retry.concat(rows);
     const pause = this.backlog.failed(e);
     this.retryTimer ??= setTimeout(() => this.handOver(true), pause);
@@ -299,7 +176,15 @@ export class UsageLog implements UsageHistory {
         this.ledger.settle();
       },
     );
-    if (!written) this.backlog.givenUp();
+    if (written) return;
+    // Given up and counted: no timer may try them again once the database is closed.
+    this.stopped = true;
+    clearTimeout(this.handOverTimer);
+    clearTimeout(this.retryTimer);
+    this.pending = [];
+    this.retry = [];
+    this.unwritten.clear();
+    this.backlog.givenUp();
   }
 
   /** The wallet's calls, newest first, `limit` at a time, from the cursor on (usage-pages.ts). */

@@ -1,14 +1,15 @@
-// Usage history on PostgreSQL: the same rows and pages as UsageLog (usage.ts), written by each
+// Usage history on PostgreSQL: the same rows and pages as UsageLog (sqlite/usage.ts), written by each
 // replica for its own calls. A row is written after the call's answer is settled, without holding
 // the answer back; a row the database does not take is kept and written again, in order, until it
 // does (once: unique by its call's id, so a write whose answer was lost is simply repeated).
 import { and, desc, eq, gte, lt } from 'drizzle-orm';
-import type { PgDb } from '../db/pg-client.ts';
-import { usageEvents, x402Payments } from '../db/pg-schema.ts';
-import type { Logger } from '../log.ts';
-import type { Debit } from './ledger.ts';
-import { Backlog, DEBIT_RECORD_MS, usageRow, waitFor, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from './usage.ts';
-import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from './usage-pages.ts';
+import type { PgDb } from '../../../db/pg-client.ts';
+import { usageEvents, x402Payments } from '../../../db/pg-schema.ts';
+import type { Logger } from '../../../log.ts';
+import type { Debit } from '../../credit.ts';
+import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from '../../usage-history.ts';
+import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from '../../usage-pages.ts';
+import { Backlog, waitFor } from '../../resilience/backlog.ts';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -35,7 +36,7 @@ export class PgUsageLog implements UsageHistory {
     private readonly retentionDays: number,
     private readonly log: Logger,
     maxQueued = 100_000,
-    /** Forgets the ledger's records of calls made before a time (pg-ledger.ts prune). */
+    /** Forgets the ledger's records of calls made before a time (postgres/ledger.ts prune). */
     private readonly pruneDebits: (before: number) => Promise<void> = async () => {},
   ) {
     this.backlog = new Backlog(maxQueued, log);
