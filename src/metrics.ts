@@ -224,6 +224,17 @@ gaugeOf('gateway_x402_fee_payer_lamports', "The built-in x402 facilitator's fee 
   feePayerLamports === undefined ? undefined : Number(feePayerLamports),
 );
 
+/** 1 while x402 is offered in 402s (its payments can settle), 0 while a fault on the gateway's side takes the offer out (billing/x402/settleable.ts). */
+export const x402Offered = new Gauge({ name: 'gateway_x402_offered', help: "1 while 402 answers offer x402 (payments can settle), 0 while the gateway's own fault (fee payer, pay-to account, facilitator) keeps it out", registers });
+
+/** By cause: 1 while it stops x402 payments. */
+export const x402Fault = new Gauge({
+  name: 'gateway_x402_fault',
+  help: 'x402 faults on the gateway side, 1 while present, by cause: fee_payer, pay_to, asset, facilitator',
+  labelNames: ['cause'] as const,
+  registers,
+});
+
 export const paymentRequired = new Counter({
   name: 'gateway_payment_required_total',
   help: 'Paid calls refused with 402, by reason (no_key, unknown_key, revoked_key, revoked_by_operator, no_credit, x402_refused)',

@@ -22,6 +22,7 @@ import { KeptWrites } from './billing/kept-writes.ts';
 import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
+import { X402Settleable } from './billing/x402/settleable.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { guard, guardStore, StorageOutage } from './billing/outage.ts';
@@ -43,6 +44,9 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
+/** While x402 cannot settle, its accounts and facilitator are read this often: a fix is seen within about this long. */
+const X402_FAULT_POLL_MS = 1_000;
+
 /** How long a SQLite write waits for a lock held elsewhere while an outage lasts. */
 const OUTAGE_BUSY_TIMEOUT_MS = 250;
 
@@ -50,7 +54,7 @@ const OUTAGE_BUSY_TIMEOUT_MS = 250;
  * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
  * one, and the accounts its payments depend on, checked before the gateway serves.
  */
-async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
+async function x402Of(config: Config, store: BillingStore, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; settleable: X402Settleable } | undefined> {
   if (config.x402Price === undefined) return undefined;
   const signer = config.x402FacilitatorUrl ? undefined : await loadFeePayer(config.x402FeePayerKeypair!);
   const facilitator = !signer
@@ -71,7 +75,13 @@ async function x402Of(config: Config, store: BillingStore, upstreams: Record<Net
     minFeePayerLamports: config.x402FeePayerMinLamports,
   });
   await checkAccounts(accounts, config, log);
-  return { x402: createX402(config, store, facilitator, log, kept, accounts), accounts };
+  // Read every second while a fault lasts; while all is well as often as the readiness probe asks its upstreams.
+  const settleable = new X402Settleable(accounts, facilitator, log, {
+    faultMs: X402_FAULT_POLL_MS,
+    healthyMs: Math.max(X402_FAULT_POLL_MS, Math.floor((config.readyWindowSeconds * 1000) / 3)),
+    probeTimeoutMs: config.rpcTimeoutMs,
+  });
+  return { x402: createX402(config, store, facilitator, log, kept, settleable), settleable };
 }
 
 /**
@@ -169,7 +179,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
+  const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.settleable);
   return {
     config,
     log,

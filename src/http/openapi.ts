@@ -151,22 +151,22 @@ const READINESS = t.Object({
   }),
   x402FeePayerLamports: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "With x402's built-in facilitator: its fee payer's SOL in lamports (it pays every settlement's fee); null: not read yet" })),
   x402: t.Optional(
-    t.Union(
-      [
-        t.Object({
-          asset: t.String({ description: 'The mint paid in (X402_ASSET)' }),
-          tokenProgram: t.Union([t.String(), t.Null()], { description: "The mint's token program; null: no such mint" }),
-          payTo: t.String({ description: 'The owner paid into' }),
-          payToTokenAccount: t.Union([t.String(), t.Null()], { description: "The owner's associated token account of the asset, which receives every payment" }),
-          payToTokenAccountExists: t.Boolean(),
-          feePayer: t.Optional(t.String({ description: "The built-in facilitator's fee payer" })),
-          feePayerLamports: t.Optional(t.Integer({ minimum: 0 })),
-          problems: t.Array(t.String(), { description: 'Why x402 payments fail now, each naming the account at fault; they do not make the gateway unready (keys and free calls still work)' }),
-          warnings: t.Array(t.String(), { description: 'What will stop them soon: a fee payer below X402_FEE_PAYER_MIN_LAMPORTS' }),
+    t.Object(
+      {
+        offered: t.Boolean({ description: "Whether 402 answers offer x402 now: false while a fault on the gateway's side (`problems`) stops payments; the account way is offered either way" }),
+        asset: t.Optional(t.String({ description: 'The mint paid in (X402_ASSET)' })),
+        tokenProgram: t.Optional(t.Union([t.String(), t.Null()], { description: "The mint's token program; null: no such mint" })),
+        payTo: t.Optional(t.String({ description: 'The owner paid into' })),
+        payToTokenAccount: t.Optional(t.Union([t.String(), t.Null()], { description: "The owner's associated token account of the asset, which receives every payment" })),
+        payToTokenAccountExists: t.Optional(t.Boolean()),
+        feePayer: t.Optional(t.String({ description: "The built-in facilitator's fee payer" })),
+        feePayerLamports: t.Optional(t.Integer({ minimum: 0 })),
+        problems: t.Array(t.String(), {
+          description: 'Why x402 payments cannot settle now, each naming the account or setting at fault (fee payer, pay-to account, asset, facilitator); they do not make the gateway unready (keys and free calls still work)',
         }),
-        t.Null(),
-      ],
-      { description: "With x402 on: the accounts its payments depend on, as the readiness probe last read them (null: not yet)" },
+        warnings: t.Array(t.String(), { description: 'What will stop them soon: a fee payer below X402_FEE_PAYER_MIN_LAMPORTS' }),
+      },
+      { description: 'With x402 on: whether it is offered, and the accounts its payments depend on as last read (the fields of the accounts are absent until the first read)' },
     ),
   ),
 });
