@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
 import { commandsHelp, COMMANDS, runCommand } from './cli/commands.ts';
 import { VERSION } from './version.ts';
-import { createLogger, flushLogs, logsWritten } from './log.ts';
+import { createLogger, flushLogs, logsWritten, routeConsole } from './log.ts';
 import { serve, type Listening } from './serve.ts';
 import { createServices } from './services.ts';
 
@@ -36,6 +36,7 @@ async function main() {
   // Elysia hides validation internals only in production mode.
   process.env.NODE_ENV ??= 'production';
   const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat, config.logBufferBytes);
+  routeConsole(log);
   let services;
   try {
     services = await createServices(config, log);

@@ -74,8 +74,6 @@ const CANNOT_SETTLE = new GatewayError(
 
 /** A refusal the chain gave (a simulation that failed) may be the gateway's accounts: these are read again before it is blamed on the payment. */
 const MAYBE_OURS = /simulation_failed|Simulation failed|transaction_simulation|AccountNotFound|InsufficientFunds|InvalidAccountData/i;
-/** A read of the accounts this recent decides: a burst of bad payments costs the chain one read, not one each. */
-const RECHECK_FRESH_MS = 1_000;
 
 /** The decoded payment, or why it cannot be read. */
 function decode(attempt: PaymentAttempt): AnyPayload | { refused: string } {
@@ -105,7 +103,8 @@ const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64)
  * asked again, so a fault that races a payment is the gateway's 503, not the client's refusal.
  */
 export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites, settleable?: Pick<X402Settleable, 'offered' | 'check'>): X402 {
-  const ours = async (reason: string) => settleable !== undefined && MAYBE_OURS.test(reason) && !(await settleable.check(RECHECK_FRESH_MS));
+  // Read afresh (from `since`, when the payment came): a refusal a burst of payments shares costs one read.
+  const ours = async (reason: string, since: number) => settleable !== undefined && MAYBE_OURS.test(reason) && !(await settleable.check(since));
   const terms = async (price: number): Promise<Terms> => ({
     price,
     asset: config.x402Asset,
@@ -129,13 +128,14 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
         return withOffer(body, headers, await terms(price), resource, error);
       } catch {
         // An external facilitator that cannot name its fee payer: the probe sees why and says it once.
-        void settleable.check(RECHECK_FRESH_MS);
+        void settleable.check();
         return undefined;
       }
     },
 
     async hold(attempt, resource, call) {
       if (settleable && !settleable.offered) throw CANNOT_SETTLE;
+      const came = Date.now();
       const payload = decode(attempt);
       if ('refused' in payload) return refuse(payload.refused, call.face);
       const version = payload.x402Version === 1 ? 1 : 2;
@@ -149,12 +149,12 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       } catch (e) {
         log.warn('x402 verification unavailable', { event: 'x402_unavailable', facilitator: facilitator.kind, error: e instanceof Error ? e.message : String(e) });
         // The offer goes out at once if the facilitator is down, not at the next probe.
-        void settleable?.check(RECHECK_FRESH_MS);
+        void settleable?.check();
         throw FACILITATOR_DOWN;
       }
       if (!verified.isValid) {
         const reason = `${verified.invalidReason ?? 'invalid_payment'}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}`;
-        if (await ours(reason)) {
+        if (await ours(reason, came)) {
           log.warn('x402 payment not taken: the gateway cannot settle', { event: 'x402_unavailable', reason });
           throw CANNOT_SETTLE;
         }
@@ -178,6 +178,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
       x402Payments.inc({ outcome: 'verified', reason: '' });
       return {
         async settle() {
+          const submitted = Date.now();
           let settled: SettleResponse;
           try {
             settled = await facilitator.settle(payload, requirements);
@@ -188,7 +189,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
             const reason = `settlement_failed: ${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`;
             await finish({ status: 'failed', reason, signature: settled.transaction || undefined });
             log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason, transaction: settled.transaction || null });
-            if (await ours(reason)) return { unavailable: CANNOT_SETTLE };
+            if (await ours(reason, submitted)) return { unavailable: CANNOT_SETTLE };
             return refuse(reason, call.face);
           }
           // The money moved: the answer is owed even if the record cannot be written now (it is kept).

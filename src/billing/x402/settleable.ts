@@ -53,7 +53,10 @@ export class X402Settleable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = false;
   private checking: Promise<boolean> | undefined;
-  private checkedAt = 0;
+  /** When the read under way (or queued) began: it decides for a refusal that came before. */
+  private checkingFrom = 0;
+  /** When the last finished read began. */
+  private readFrom = -1;
 
   constructor(
     private readonly accounts: Pick<X402Accounts, 'read' | 'lastReport' | 'ids'>,
@@ -82,21 +85,33 @@ export class X402Settleable {
   }
 
   /**
-   * Reads the accounts and probes the facilitator (callers at the same moment share one read; one
-   * younger than `freshMs` is reused); true when payments can settle. A chain that does not answer
-   * leaves the accounts as last read: an upstream outage is /readyz's own line.
+   * Reads the accounts and probes the facilitator; true when payments can settle. `since`: a read
+   * begun at or after this time decides (a refusal passes the moment its payment came, so that a
+   * read made before a fault cannot clear it); callers share such a read, and one asked for while
+   * another runs starts after it. A chain that does not answer leaves the accounts as last read:
+   * an upstream outage is /readyz's own line.
    */
-  check(freshMs = 0): Promise<boolean> {
-    if (this.checking) return this.checking;
-    if (freshMs > 0 && Date.now() - this.checkedAt < freshMs) return Promise.resolve(this.offered);
-    return (this.checking = this.checkNow().finally(() => (this.checking = undefined)));
+  check(since = Date.now()): Promise<boolean> {
+    if (this.readFrom >= since) return Promise.resolve(this.offered);
+    if (this.checking && this.checkingFrom >= since) return this.checking;
+    const from = Date.now();
+    const prior = this.checking;
+    const next: Promise<boolean> = (async () => {
+      await prior;
+      await this.checkNow();
+      this.readFrom = Math.max(this.readFrom, from);
+      return this.offered;
+    })().finally(() => {
+      if (this.checking === next) this.checking = undefined;
+    });
+    this.checking = next;
+    this.checkingFrom = from;
+    return next;
   }
 
-  private async checkNow(): Promise<boolean> {
+  private async checkNow(): Promise<void> {
     await Promise.all([this.accounts.read().catch(() => undefined), this.probeFacilitator()]);
-    this.checkedAt = Date.now();
     this.judge();
-    return this.offered;
   }
 
   private async probeFacilitator(): Promise<void> {
