@@ -65,7 +65,13 @@ export async function runCommand(argv: string[], env: Record<string, string | un
       const bytes = wallet ? base58Bytes(wallet, 32) : undefined;
       if (!wallet || !bytes || bytes.length !== 32) throw new UsageError(`keys revoke needs a base58 wallet address, got ${JSON.stringify((wallet ?? '').slice(0, 60))}`);
       const [database, revoked] = await withDb(config, true, async (db) => [db.name, await revokeKeys(db, wallet, Date.now())] as const);
-      out(json ? JSON.stringify({ database, wallet, revoked }) + '\n' : `revoked ${revoked} key(s) of ${wallet} in ${database}\n`);
+      if (json) out(JSON.stringify({ database, wallet, revoked }) + '\n');
+      // Nothing to revoke is a failure: a mistyped wallet must not read as done.
+      if (revoked === 0) {
+        err(`gateway keys revoke: no live key of ${wallet} in ${database}: nothing revoked\n`);
+        return 1;
+      }
+      if (!json) out(`revoked ${revoked} key(s) of ${wallet} in ${database}\n`);
       return 0;
     }
     throw new UsageError(`keys needs list or revoke <wallet>, got ${JSON.stringify((sub ?? '').slice(0, 60))}`);

@@ -48,6 +48,23 @@ const ERROR = t.Object(
   { description: 'Every error body: `error` always, the rest where they apply.' },
 );
 
+const NO_PENDING_KEY = t.Object(
+  {
+    error: t.Literal('No pending key found for this wallet. Please send SOL to top up.'),
+    code: t.Union([t.Literal('no_pending_key'), t.Literal('credit_without_key')], {
+      description: 'credit_without_key: the wallet holds credit or free calls (e.g. its keys were revoked) but no deposit waits for a claim; no_pending_key: it holds nothing either',
+    }),
+    wallet: t.String(),
+    creditLamports: t.Integer({ minimum: 0, description: "The wallet's credit, kept for it: a new key carries it" }),
+    freeCallsRemaining: t.Integer({ minimum: 0 }),
+    payTo: t.Optional(t.String({ description: 'Where the deposit that issues a new key goes (absent: this gateway takes no deposits)' })),
+    network: t.Optional(t.String()),
+    minDepositLamports: t.Optional(t.Integer({ minimum: 0, description: 'The least deposit that issues a key' })),
+    hint: t.String({ description: 'What the wallet holds and the way to a new key, in words' }),
+  },
+  { description: 'A valid claim for a wallet with no deposit waiting: what it still holds and how to get a key.' },
+);
+
 const PAYMENT_REQUIRED = t.Object(
   {
     error: t.Literal('Payment required'),
@@ -204,6 +221,7 @@ function components(): Json {
     schemas: {
       Error: plain(ERROR),
       PaymentRequired: plain(PAYMENT_REQUIRED),
+      NoPendingKey: plain(NO_PENDING_KEY),
       Challenge: plain(CHALLENGE),
       ClaimRequest: plain(CLAIM_REQUEST),
       Claim: plain(CLAIM),
@@ -351,7 +369,7 @@ function otherPaths(config: Config): Json {
           '200': { ...ok('Claim', 'The new key, shown once'), headers: RATE_HEADERS },
           '400': ref('responses', 'BadRequest'),
           '401': error('Invalid signature: the challenge is unknown, expired, used or superseded, or the signature does not verify'),
-          '404': error('No pending key for this wallet: no deposit seen yet'),
+          '404': jsonBody(ref('schemas', 'NoPendingKey'), 'No deposit waits for a claim from this wallet: what it still holds (its credit survives a revoked key) and the deposit that issues a new key'),
           '413': ref('responses', 'PayloadTooLarge'),
           '429': ref('responses', 'TooManyRequests'),
         },

@@ -6,9 +6,9 @@ import { SQL } from 'bun';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { openDatabase } from '../../src/db/client.ts';
-import { fundedKey } from '../support/agent.ts';
+import { claim, deposit, fundedKey, heliusPayload } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, postgresAdminUrl, shouldSkipPostgres } from '../support/postgres.ts';
 import { freePort, MAIN } from '../support/process.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
@@ -86,6 +86,49 @@ describe('on SQLite', () => {
     expect(list.out).toMatch(new RegExp(`${wallet} +\\S+ +revoked \\S+ by the operator\n`));
     const unknown = await gw.get('/api/keys/me', { 'x-api-key': 'cig_1111111111111111111111111111111111111111' });
     expect(unknown).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+  }, 30_000);
+
+  test('credit is never stranded: after a revoke, a claim says what the wallet holds and the deposit that issues a new key, which carries it', async () => {
+    const gw = await setup.gateway();
+    const { key, wallet, signer } = await fundedKey(gw, setup.chain, PRICE * 3);
+    expect((await gw.get(`/api/chain/token-accounts?wallet=${EXAMPLE_WALLET}`, { 'x-api-key': key })).status).toBe(200);
+    expect((await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: gw.config.databasePath })).code).toBe(0);
+    const again = await claim(gw, signer);
+    expect(again.status).toBe(404);
+    const min = gw.config.minDepositLamports;
+    expect(again.body).toEqual({
+      error: 'No pending key found for this wallet. Please send SOL to top up.',
+      code: 'credit_without_key',
+      wallet,
+      creditLamports: PRICE * 2,
+      freeCallsRemaining: 0,
+      payTo: gw.config.gatewayAddress,
+      network: 'mainnet-beta',
+      minDepositLamports: min,
+      hint: `This wallet still holds ${PRICE * 2} lamports (0.0044 SOL) of credit and 0 free calls, kept for it. A key is issued after a deposit: send at least ${min} lamports (0.0022 SOL) to ${gw.config.gatewayAddress} on mainnet-beta from this wallet, then claim again; the new key carries the credit.`,
+    });
+    // The way it names works: a deposit of the minimum issues a key holding both.
+    const sig = await deposit(setup.chain, signer, gw.config.gatewayAddress as Address, BigInt(min));
+    expect((await gw.post('/api/payments/webhook', heliusPayload(sig, wallet, gw.config.gatewayAddress!, min), { authorization: gw.config.webhookSecret! })).status).toBe(200);
+    const fresh = await claim(gw, signer);
+    expect(fresh.status).toBe(200);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': fresh.body.apiKey })).body).toMatchObject({ wallet, creditLamports: PRICE * 2 + min });
+    // A wallet that never held anything: the plain code, nothing held, the same way in.
+    const stranger = await claim(gw, await generateKeyPairSigner());
+    expect(stranger.body).toMatchObject({ code: 'no_pending_key', creditLamports: 0, freeCallsRemaining: 0, minDepositLamports: min });
+    expect(stranger.body.hint).toStartWith('A key is issued after a deposit');
+  }, 30_000);
+
+  test('keys revoke of a wallet with no live key exits 1 and says so; nothing changes', async () => {
+    const gw = await setup.gateway();
+    const stranger = (await generateKeyPairSigner()).address;
+    const revoke = await gatewayCli(['keys', 'revoke', stranger], { DATABASE_PATH: gw.config.databasePath });
+    expect(revoke.code).toBe(1);
+    expect(revoke.out).toBe('');
+    expect(revoke.err).toBe(`gateway keys revoke: no live key of ${stranger} in ${gw.config.databasePath}: nothing revoked\n`);
+    const json = await gatewayCli(['keys', 'revoke', stranger, '--json'], { DATABASE_PATH: gw.config.databasePath });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toEqual({ database: gw.config.databasePath, wallet: stranger, revoked: 0 });
   }, 30_000);
 
   test('keys revoke works on a database an older gateway last migrated (no revoked_by yet)', async () => {
