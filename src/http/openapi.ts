@@ -460,7 +460,7 @@ function otherPaths(config: Config): Json {
       get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
     },
     '/healthz': {
-      get: { operationId: 'getHealth', summary: 'Liveness and database check', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process is up and its database answers') } },
+      get: { operationId: 'getHealth', summary: 'Liveness: the process answers', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process answers; 200 also while the database or the upstreams are away (see /readyz)') } },
     },
     '/readyz': {
       get: {
