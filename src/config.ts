@@ -219,6 +219,12 @@ const SETTINGS = {
     default: DEFAULT_DATABASE_PATH,
     parse: (raw: string) => (raw.trim() === '' ? fail('expected a file path') : raw),
   },
+  databaseMinFreeMb: {
+    env: 'DATABASE_MIN_FREE_MB',
+    help: "SQLite: below this many MB free on the database's file system, a warning (at start and when it gets there) and a WAL kept small (checkpointed every ~4 MB and truncated after)",
+    default: 64,
+    parse: integer(0, 1_000_000_000),
+  },
   databaseUrl: {
     env: 'DATABASE_URL',
     help: 'PostgreSQL URL (postgres://...): several gateways share one database; unset keeps the SQLite file',

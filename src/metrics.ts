@@ -205,6 +205,11 @@ export const storageAvailable = new Gauge({
   registers,
 });
 
+let databaseFree: number | undefined;
+/** The SQLite file system's free bytes as last read (db/disk-space.ts). */
+export const databaseFreeRead = (bytes: number) => void (databaseFree = bytes);
+gaugeOf('gateway_database_free_bytes', "Free bytes on the SQLite database's file system, as last read (absent on PostgreSQL)", () => databaseFree);
+
 export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
 
 export const x402Payments = new Counter({

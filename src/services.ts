@@ -23,6 +23,7 @@ import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
 import { X402Settleable } from './billing/x402/settleable.ts';
+import { DiskSpace } from './db/disk-space.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { guard, guardStore, StorageOutage } from './billing/outage.ts';
@@ -125,6 +126,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // SQLite: probed with its write lock, and with a committed write while an outage lasts (a full
   // disk still grants the lock); during one a write waits for a lock held elsewhere only briefly,
   // so that a paid call is answered at once instead of holding the event loop for the whole busy timeout.
+  // SQLite: the disk's free space read now (a warning at start when low) and every few seconds; the WAL kept small while it is low.
+  const disk = db ? new DiskSpace(db.$client, config.databasePath, config.databaseMinFreeMb * 1024 * 1024, log) : undefined;
+  disk?.check();
+  disk?.start();
   const storage = pg ? new StorageOutage('postgres', log, () => pg.ping()) : new StorageOutage('sqlite', log, (outage) => probeWritable(db!.$client, outage));
   if (db) storage.onChange = (available) => db.$client.run(`PRAGMA busy_timeout = ${available ? BUSY_TIMEOUT_MS : OUTAGE_BUSY_TIMEOUT_MS}`);
   const store = guardStore(raw, storage);
@@ -138,6 +143,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   try {
     x402 = await x402Of(config, store, upstreams, log, kept);
   } catch (e) {
+    disk?.stop();
     await store.close().catch(() => {});
     throw e;
   }
@@ -200,6 +206,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     startedAt: Date.now(),
     async close() {
       readiness.stop();
+      disk?.stop();
       // Closing the event streams refunds the answers they still held; those refunds, the calls
       // still running and the usage rows that record them are written before the database closes.
       await mcp.closeAll();
