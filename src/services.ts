@@ -45,6 +45,12 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
+/** A URL on loopback: a chain on this machine (the sandbox), not a real network. */
+function onThisMachine(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+}
+
 /** While x402 cannot settle, its accounts and facilitator are read this often: a fix is seen within about this long. */
 const X402_FAULT_POLL_MS = 1_000;
 
@@ -74,6 +80,7 @@ async function x402Of(config: Config, store: BillingStore, upstreams: Record<Net
     payTo: (config.x402PayTo ?? config.gatewayAddress)!,
     feePayer: signer?.address,
     minFeePayerLamports: config.x402FeePayerMinLamports,
+    local: (config.paymentNetwork === 'devnet' ? config.devnetRpcUrls : config.mainnetRpcUrls).every(onThisMachine),
   });
   await checkAccounts(accounts, config, log);
   // Read every second while a fault lasts; while all is well as often as the readiness probe asks its upstreams.

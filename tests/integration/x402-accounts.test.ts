@@ -68,6 +68,8 @@ describe('x402 accounts at start', () => {
     expect(err).toContain('GATEWAY_ADDRESS');
     expect(err).toContain(`the pay-to owner ${a.payTo}`);
     expect(err).toContain(await usdcAccount(a.payTo));
+    // The chain is on this machine (the sandbox): its own way to create the account, no spl-token needed.
+    expect(err).toContain(`on the sandbox chain, from a source checkout: bun run wallet -- usdc 0 --to ${a.payTo}`);
   });
 
   test('an asset that is no mint stops the start, naming X402_ASSET', async () => {

@@ -33,6 +33,14 @@ describe('the x402 accounts, judged', () => {
     });
   });
 
+  test('a missing pay-to account: spl-token on a real network; on a chain on this machine, the sandbox wallet\'s way first', () => {
+    const mint = read({ [atas[TOKEN_PROGRAM]!]: null });
+    const remote = assess(ids, atas, mint).problems[0]!;
+    expect(remote).toEndWith(`(spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`);
+    expect(remote).not.toContain('bun run wallet');
+    expect(assess({ ...ids, local: true }, atas, mint).problems[0]).toContain(`(on the sandbox chain, from a source checkout: bun run wallet -- usdc 0 --to ${ids.payTo}; on a real network: spl-token create-account`);
+  });
+
   test('a Token-2022 mint: the pay-to account is the one under Token-2022', () => {
     const r = assess(ids, atas, read({ [ids.asset]: account(TOKEN_2022_PROGRAM) }));
     expect(r).toMatchObject({ tokenProgram: TOKEN_2022_PROGRAM, payToTokenAccount: atas[TOKEN_2022_PROGRAM], payToTokenAccountExists: false });

@@ -17,6 +17,8 @@ export interface X402AccountIds {
   feePayer?: string;
   /** Below this the fee payer is warned of (X402_FEE_PAYER_MIN_LAMPORTS). */
   minFeePayerLamports: number;
+  /** The payment network is read on this machine only (the sandbox chain): its own way to create an account is named. */
+  local?: boolean;
 }
 
 /** What the chain answered for the accounts, per address: the owner program and the lamports, or null (no such account). */
@@ -57,7 +59,9 @@ export function assess(ids: X402AccountIds, atas: Record<string, string>, read: 
   if (payToTokenAccount && !payToTokenAccountExists) {
     problems.push(
       `the pay-to owner ${ids.payTo} (X402_PAY_TO, else GATEWAY_ADDRESS) has no token account for ${ids.asset}: create its associated token account ${payToTokenAccount} ` +
-        `(spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`,
+        (ids.local
+          ? `(on the sandbox chain, from a source checkout: bun run wallet -- usdc 0 --to ${ids.payTo}; on a real network: spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`
+          : `(spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`),
     );
   }
   const report: X402AccountsReport = { asset: ids.asset, tokenProgram, payTo: ids.payTo, payToTokenAccount, payToTokenAccountExists, problems, warnings };
