@@ -15,6 +15,7 @@ import { restDirectRoutes, restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
 import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
+import { faviconRoute, landingPage, wantsHtml } from './pages/home.ts';
 import { MCP_HTTP_PATH, MCP_JSON_RPC_PATHS, MCP_SSE_PATH } from './mcp/paths.ts';
 import { VERSION } from './version.ts';
 
@@ -41,6 +42,7 @@ function allowedMethods(routes: readonly { method: string; path: string }[]): (p
 
 export function buildApp(s: Services) {
   const llms = llmsTxt(s.config);
+  const landing = landingPage(s.config, HOME);
   const mcp = mcpRoutes(s);
   // Set from the finished app below, before it answers anything.
   let allowOf: (path: string) => string | undefined = () => undefined;
@@ -72,7 +74,9 @@ export function buildApp(s: Services) {
           return unhandled(s.log, error, String(code));
       }
     })
-    .get('/', () => json(200, HOME))
+    // One URL, two readers: a browser gets the landing page, everything else the JSON; caches keep them apart.
+    .get('/', ({ request }) => (wantsHtml(request) ? landing() : json(200, HOME, { vary: 'accept' })))
+    .get('/favicon.ico', faviconRoute())
     .use(openApiRoutes(s.config))
     .get(LLMS_TXT_PATH, () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8' } }))
     .use(claimRoutes(s.config))

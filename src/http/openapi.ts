@@ -457,7 +457,7 @@ function otherPaths(config: Config): Json {
       },
     },
     '/': {
-      get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
+      get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', description: 'JSON to any client; a browser (Accept: text/html) gets a small landing page with the same links.', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
     },
     '/healthz': {
       get: { operationId: 'getHealth', summary: 'Liveness: the process answers', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process answers; 200 also while the database or the upstreams are away (see /readyz)') } },
@@ -518,7 +518,8 @@ export function openApiDocument(config: Config): Json {
       summary: 'Processed Solana data for AI agents, over REST and MCP',
       description:
         'Processed Solana data for AI agents. Free endpoints need nothing; paid endpoints need an API key bought with a SOL deposit and ' +
-        `claimed by signing a challenge (see the Keys operations and ${LLMS_PATH}). The same capabilities are MCP tools at /mcp (Streamable HTTP) and /mcp/sse (HTTP+SSE).`,
+        `claimed by signing a challenge (see the Keys operations and ${LLMS_PATH}). The same capabilities are MCP tools at /mcp (Streamable HTTP) and /mcp/sse (HTTP+SSE).` +
+        (config.x402Price !== undefined ? `\n\n${x402Note(config)}` : ''),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'This gateway' }],

@@ -9,7 +9,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { claim as claimBy, deposit, signChallenge } from '../support/agent.ts';
 import { MAIN } from '../support/process.ts';
-import { browserAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
+import { browserAvailable, inkOfCharacter, launchBrowser, type TestBrowser } from '../support/browser.ts';
 
 const run = browserAvailable();
 const PRICE = 2_200_000;
@@ -140,9 +140,17 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await waitForText(page, 'deposit-msg', 'is waiting');
     await page.click('#sign-claim');
     await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
-    const key = await page.$eval('#api-key', (e) => (e as HTMLInputElement).value);
+    const key = await page.$eval('#api-key', (e) => e.textContent!);
     expect(key).toMatch(/^cig_[1-9A-HJ-NP-Za-km-z]{40,}$/);
-    await page.screenshot({ path: '/tmp/cig-claim-key.png' });
+    // The whole key is drawn at 1x and 2x: the underscore of "cig_" too (an input's box once cut it at 1x).
+    for (const scale of [1, 2]) {
+      await page.setViewport({ width: 1000, height: 1100, deviceScaleFactor: scale });
+      const box = await page.$eval('#api-key', (e) => ({ scroll: [e.scrollWidth, e.scrollHeight], client: [e.clientWidth, e.clientHeight], text: (e as HTMLElement).innerText }));
+      expect(box.text).toBe(key);
+      expect(box.scroll[0]! <= box.client[0]! && box.scroll[1]! <= box.client[1]!).toBe(true);
+      expect(await inkOfCharacter(page, '#api-key', 3)).toBeGreaterThan(0.5);
+      await (await page.$('#result'))!.screenshot({ path: `/tmp/cig-claim-key-${scale}x.png` });
+    }
 
     // It works.
     const me = await gw.get('/api/keys/me', { 'x-api-key': key });
@@ -160,7 +168,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     // A reload does not show it again, and the deposit is spent.
     await page.reload({ waitUntil: 'networkidle0', timeout: STEP_MS });
     expect(await visible(page, 'result')).toBe(false);
-    expect(await page.$eval('#api-key', (e) => (e as HTMLInputElement).value)).toBe('');
+    expect(await page.$eval('#api-key', (e) => e.textContent)).toBe('');
     expect(await page.content()).not.toContain(key);
     await clickWallet(page, 'Test Wallet');
     await waitForText(page, 'deposit-msg', 'No deposit from');
@@ -200,7 +208,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await page.type('#manual-signature', await signChallenge(agent, challenge));
     await page.click('#manual-claim');
     await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
-    const key = await page.$eval('#api-key', (e) => (e as HTMLInputElement).value);
+    const key = await page.$eval('#api-key', (e) => e.textContent!);
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.wallet).toBe(agent.address);
     await page.close();
   }, TEST_MS);

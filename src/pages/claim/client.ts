@@ -245,7 +245,7 @@ function showKey(apiKey: string) {
   clearInterval(countdown);
   for (const id of ['connect-step', 'claim-step']) el(id).hidden = true;
   el('result').hidden = false;
-  el<HTMLInputElement>('api-key').value = apiKey;
+  el('api-key').textContent = apiKey;
   el('mcp-config').textContent = JSON.stringify(
     { mcpServers: { 'solana-gateway': { url: `${location.origin}/mcp`, headers: { 'x-api-key': 'cig_... (your key)' } } } },
     null,
@@ -255,11 +255,15 @@ function showKey(apiKey: string) {
 }
 
 el('copy-key').addEventListener('click', async () => {
-  const input = el<HTMLInputElement>('api-key');
+  const key = el('api-key');
   try {
-    await navigator.clipboard.writeText(input.value);
+    await navigator.clipboard.writeText(key.textContent ?? '');
   } catch {
-    input.select();
+    // No clipboard API (an insecure origin): select the key and copy the selection.
+    const range = document.createRange();
+    range.selectNodeContents(key);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
     document.execCommand('copy');
   }
   say('copy-msg', 'Copied. Keep it somewhere safe: this page will not show it again.', 'ok');
