@@ -195,6 +195,29 @@ describe('an unfunded fee payer', () => {
   });
 });
 
+describe('a burst of payments the chain refuses for their own reasons', () => {
+  test('20 at once from a wallet without the USDC: each a 402 naming the payment, none a 503; the accounts are read a few times, not 20', async () => {
+    const a = await accounts({ payToAccount: true, feePayerLamports: LAMPORTS_PER_SOL });
+    const gw = await sandbox.gateway(a.settings);
+    try {
+      const accepted = decodePaymentRequiredHeader((await gw.get(findAta(a.payTo))).headers.get('payment-required')!).accepts[0]!;
+      const broke = await payer(sandbox.chain, 0n);
+      const headers = await Promise.all(Array.from({ length: 20 }, () => craftPayment(sandbox.chain, { accepted, from: broke })));
+      sandbox.chain.resetCalls();
+      const answers = await Promise.all(headers.map((h) => gw.get(findAta(broke.address), { 'payment-signature': h })));
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(402));
+      for (const r of answers) expect(r.body).toMatchObject({ code: 'x402_refused', reason: expect.stringContaining('simulation') });
+      const reads = sandbox.chain.calls('getMultipleAccounts');
+      console.info(`20 refused payments read the accounts ${reads} times`);
+      expect(reads).toBeGreaterThan(0);
+      expect(reads).toBeLessThanOrEqual(4);
+      expect((await gw.get('/readyz')).body.x402).toMatchObject({ offered: true, problems: [] });
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe('a pay-to account missing when a payment comes', () => {
   test('the chain did not answer at start: the start goes on; the payment is answered 503, untouched, and the offer goes until the account exists', async () => {
     const a = await accounts({ payToAccount: false, feePayerLamports: 1_000_000_000n });
