@@ -60,7 +60,7 @@ export class X402Settleable {
 
   constructor(
     private readonly accounts: Pick<X402Accounts, 'read' | 'lastReport' | 'ids'>,
-    private readonly facilitator: Pick<Facilitator, 'kind' | 'probe'>,
+    private readonly facilitator: Pick<Facilitator, 'probe'>,
     private readonly log: Logger,
     private readonly opts: SettleableOptions,
   ) {
