@@ -23,9 +23,8 @@ import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
 import { X402Settleable } from './billing/x402/settleable.ts';
-import { DiskSpace } from './db/disk-space.ts';
 import { McpSessions } from './mcp/sessions.ts';
-import { Readiness } from './readiness.ts';
+import { DiskSpace, Readiness } from './readiness.ts';
 import { guard, guardStore, StorageOutage } from './billing/outage.ts';
 import { LATE, within } from './within.ts';
 

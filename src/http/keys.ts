@@ -13,7 +13,7 @@ import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage.ts';
 import { parseCursor } from '../billing/usage-pages.ts';
 import { lamportsApart } from '../billing/prices.ts';
-import { formatSol } from '../chain/format.ts';
+import { noPendingKey } from '../billing/no-pending-key.ts';
 import type { AccountView } from '../billing/ledger.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
@@ -66,36 +66,14 @@ function guards(s: HttpDeps) {
   return { guarded, ownerOf };
 }
 
-/**
- * A claim's 404 with what the wallet still holds and the way to a new key: the credit of a wallet
- * whose keys were revoked (or whose key was lost) stays its own, and a deposit issues a key that
- * carries it. Only its owner reads this: the claim checked the wallet's signature first.
- */
+/** A claim's 404 with what the wallet holds and the way to a new key (billing/no-pending-key.ts); the plain 404 when the account cannot be read now. */
 async function noPendingKeyFor(e: GatewayError, wallet: string, s: HttpDeps): Promise<GatewayError> {
-  let account: AccountView | null;
   try {
-    account = await s.store.account(wallet);
+    return noPendingKey(e, wallet, await s.store.account(wallet), s.config);
   } catch {
     // The database stopped answering between the claim and this read: the plain 404 still holds.
     return e;
   }
-  const creditLamports = account?.creditLamports ?? 0n;
-  const freeCallsRemaining = account?.freeCalls ?? 0;
-  const held = creditLamports > 0n || freeCallsRemaining > 0;
-  const { gatewayAddress: payTo, minDepositLamports, paymentNetwork: network } = s.config;
-  const holds = held ? `This wallet still holds ${creditLamports} lamports (${formatSol(creditLamports)} SOL) of credit and ${freeCallsRemaining} free calls, kept for it. ` : '';
-  const way = payTo
-    ? `A key is issued after a deposit: send at least ${minDepositLamports} lamports (${formatSol(minDepositLamports)} SOL) to ${payTo} on ${network} from this wallet, then claim again${held ? '; the new key carries the credit' : ''}.`
-    : 'This gateway takes no deposits (no deposit address is configured), so it issues no new keys.';
-  return new GatewayError(404, {
-    ...e.body,
-    code: held ? 'credit_without_key' : 'no_pending_key',
-    wallet,
-    creditLamports,
-    freeCallsRemaining,
-    ...(payTo ? { payTo, network, minDepositLamports } : {}),
-    hint: holds + way,
-  });
 }
 
 /** What /api/keys/me answers for the key's owner and its account. */

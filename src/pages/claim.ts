@@ -7,7 +7,6 @@ import type { Config } from '../config.ts';
 import clientSource from './claim/client.bundle.js' with { type: 'text' };
 import { toJson } from '../json.ts';
 import { escapeHtml, htmlPage, scriptAsset } from './static.ts';
-import { x402Note } from '../calls/ways-to-pay.ts';
 
 export const CLAIM_PATH = '/claim';
 const scriptPath = `/claim/assets/claim-${createHash('sha256').update(clientSource).digest('hex').slice(0, 12)}.js`;
@@ -15,7 +14,8 @@ const scriptPath = `/claim/assets/claim-${createHash('sha256').update(clientSour
 /** JSON inside a <script> element: `<` escaped so no value can close the element. */
 const scriptJson = (value: unknown) => toJson(value).replace(/</g, '\\u003c');
 
-export function claimRoutes(config: Config) {
+/** `x402`: how to pay per call with x402, in one sentence (empty when it is off). */
+export function claimRoutes(config: Config, x402: string) {
   const facts = {
     gatewayAddress: config.gatewayAddress ?? null,
     network: config.paymentNetwork,
@@ -24,7 +24,7 @@ export function claimRoutes(config: Config) {
     pricesLamports: config.prices,
     freeCalls: config.freeCalls,
   };
-  const page = htmlPage(claimHtml(scriptJson(facts), x402Note(config)), []);
+  const page = htmlPage(claimHtml(scriptJson(facts), x402), []);
   const asset = scriptAsset(clientSource);
   return new Elysia({ name: 'claim' })
     .get(CLAIM_PATH, page)

@@ -1,8 +1,6 @@
 // GET /: a browser (Accept: text/html) gets a small landing page linking the reference, the claim
 // page and llms.txt; an agent or a script gets the JSON it always got. And /favicon.ico, drawn here
 // (a 32x32 icon, no file to embed), so that no page asks for one in vain.
-import type { Config } from '../config.ts';
-import { x402Note } from '../calls/ways-to-pay.ts';
 import { escapeHtml, htmlPage } from './static.ts';
 
 /** The places `GET /` names (app.ts's HOME). */
@@ -19,8 +17,8 @@ export interface HomeLinks {
 /** Whether the request prefers a page to JSON: a browser's navigation names text/html; fetch, curl and agents send any-type or JSON. */
 export const wantsHtml = (request: Request) => /(^|,)\s*text\/html\b/.test(request.headers.get('accept') ?? '');
 
-export function landingPage(config: Config, home: HomeLinks): () => Response {
-  const x402 = x402Note(config);
+/** `x402`: how to pay per call with x402, in one sentence (empty when it is off). */
+export function landingPage(home: HomeLinks, x402: string): () => Response {
   const html = `<!doctype html>
 <html lang="en">
 <head>
