@@ -102,7 +102,7 @@ describe('on SQLite', () => {
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 60_000);
 
   test('a key the operator revokes is refused as revoked by the operator, and /api/keys/me says when', async () => {
     const gw = await setup.gateway();
