@@ -15,6 +15,8 @@ import { restDirectRoutes, restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
 import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
 import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
+import { faviconRoute, landingPage, wantsHtml } from './pages/home.ts';
+import { x402Note } from './calls/ways-to-pay.ts';
 import { MCP_HTTP_PATH, MCP_JSON_RPC_PATHS, MCP_SSE_PATH } from './mcp/paths.ts';
 import { VERSION } from './version.ts';
 
@@ -41,6 +43,9 @@ function allowedMethods(routes: readonly { method: string; path: string }[]): (p
 
 export function buildApp(s: Services) {
   const llms = llmsTxt(s.config);
+  // The pages name x402 when it is on, in the words every face uses.
+  const x402 = x402Note(s.config);
+  const landing = landingPage(HOME, x402);
   const mcp = mcpRoutes(s);
   // Set from the finished app below, before it answers anything.
   let allowOf: (path: string) => string | undefined = () => undefined;
@@ -72,10 +77,12 @@ export function buildApp(s: Services) {
           return unhandled(s.log, error, String(code));
       }
     })
-    .get('/', () => json(200, HOME))
+    // One URL, two readers: a browser gets the landing page, everything else the JSON; caches keep them apart.
+    .get('/', ({ request }) => (wantsHtml(request) ? landing() : json(200, HOME, { vary: 'accept' })))
+    .get('/favicon.ico', faviconRoute())
     .use(openApiRoutes(s.config))
     .get(LLMS_TXT_PATH, () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8' } }))
-    .use(claimRoutes(s.config))
+    .use(claimRoutes(s.config, x402))
     .use(docsRoutes({ specUrl: OPENAPI_PATH, title: 'Chain Intelligence Gateway' }))
     .use(metaRoutes(s))
     .use(restRoutes(s))

@@ -204,6 +204,11 @@ export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
  * @x402/svm's client sets (1 micro-lamport x 20,000 units, rounded up to 1 lamport).
  */
 export const X402_SETTLEMENT_FEE_LAMPORTS = 10_001;
+/**
+ * Least the fee payer must hold for one settlement: its fee, and the 890,880 lamports a plain
+ * account keeps to stay rent-exempt (the runtime refuses a fee that would leave it below).
+ */
+export const X402_FEE_PAYER_FLOOR_LAMPORTS = X402_SETTLEMENT_FEE_LAMPORTS + 890_880;
 
 const SETTINGS = {
   port: { env: 'PORT', help: 'TCP port to listen on (0 picks a free one)', default: 3000, parse: integer(0, 65535) },
@@ -213,6 +218,12 @@ const SETTINGS = {
     help: 'SQLite file; its folder must exist (only the default ./data is created); relative to the working directory',
     default: DEFAULT_DATABASE_PATH,
     parse: (raw: string) => (raw.trim() === '' ? fail('expected a file path') : raw),
+  },
+  databaseMinFreeMb: {
+    env: 'DATABASE_MIN_FREE_MB',
+    help: "SQLite: below this many MB free on the database's file system, a warning (at start and when it gets there) and a WAL kept small (checkpointed every ~4 MB and truncated after)",
+    default: 64,
+    parse: integer(0, 1_000_000_000),
   },
   databaseUrl: {
     env: 'DATABASE_URL',

@@ -4,6 +4,7 @@
 // the redactor, so a secret that slips into a message or a field (an RPC URL with ?api-key=, a
 // webhook secret, an API key) never reaches the log.
 import { writeSync } from 'node:fs';
+import { format as formatArgs } from 'node:util';
 import pino from 'pino';
 import type { LogFormat, LogLevel } from './config.ts';
 import { logLinesDropped } from './metrics.ts';
@@ -48,7 +49,8 @@ export function makeRedactor(secrets: readonly string[]): (text: string) => stri
 function asText(line: string): string {
   const { level, time, message, ...fields } = JSON.parse(line) as Record<string, unknown>;
   const extra = Object.entries(fields)
-    .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    // A value of many lines (a library's stack) stays on the line, escaped.
+    .map(([k, v]) => ` ${k}=${typeof v === 'string' && !v.includes('\n') ? v : JSON.stringify(v)}`)
     .join('');
   return `${time} ${String(level).toUpperCase().padEnd(5)} ${message}${extra}`;
 }
@@ -185,6 +187,25 @@ export function createLogger(
     format,
     line: sink,
   };
+}
+
+const CONSOLE_LEVELS = { error: 'error', warn: 'warn', info: 'info', log: 'info', debug: 'debug', trace: 'debug' } as const;
+
+/**
+ * What a dependency writes with console.* (e.g. @x402/svm's `console.error("Failed to send
+ * transaction:", error)`, a stack of many lines) becomes one line of the log, with its level,
+ * through the redactor: nothing reaches stdout or stderr past it. The message is the first line;
+ * the whole text is the `output` field.
+ */
+export function routeConsole(log: Logger): void {
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS) as [keyof typeof CONSOLE_LEVELS, LogLevel][]) {
+    console[method] = (...args: unknown[]) => {
+      if (!log.enabled(level)) return;
+      const text = formatArgs(...args);
+      const first = text.split('\n', 1)[0]!.slice(0, 200);
+      log[level](`library: ${first}`, { event: 'console', console: method, ...(text !== first ? { output: text } : {}) });
+    };
+  }
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, enabled: () => false, format: 'text', line() {} };

@@ -1,21 +1,28 @@
 // CLI entry: flags/env -> config -> database -> listen; graceful shutdown on SIGINT/SIGTERM.
 import { buildApp } from './app.ts';
 import { checkDatabasePath, ConfigError, helpText, loadConfig, secretsOf } from './config.ts';
-import { commandsHelp, COMMANDS, runCommand } from './cli/commands.ts';
+import { commandHelp, commandsHelp, COMMANDS, runCommand, unknownCommand } from './cli/commands.ts';
 import { VERSION } from './version.ts';
-import { createLogger, flushLogs, logsWritten } from './log.ts';
+import { createLogger, flushLogs, logsWritten, routeConsole } from './log.ts';
 import { serve, type Listening } from './serve.ts';
 import { createServices } from './services.ts';
 
 async function main() {
   const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
-    // Wrapped to the terminal; 80 columns when the text goes to a file or a pipe.
-    const width = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
-    process.stdout.write(helpText(width) + '\n' + commandsHelp(width));
+  // Wrapped to the terminal; 80 columns when the text goes to a file or a pipe.
+  const width = process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
+  const help = argv.includes('--help') || argv.includes('-h');
+  const command = COMMANDS.find((c) => c === argv[0]);
+  // The server takes only settings (--flag value): a first word that is no flag names a command.
+  if (argv[0] !== undefined && !argv[0].startsWith('-') && !command) {
+    process.stderr.write(unknownCommand(argv[0], width));
+    process.exit(2);
+  }
+  if (help) {
+    process.stdout.write(command ? commandHelp(command, width) : helpText(width) + '\n' + commandsHelp(width));
     return;
   }
-  if ((COMMANDS as readonly string[]).includes(argv[0]!)) {
+  if (command) {
     process.exit(await runCommand(argv, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s)));
   }
   if (argv.includes('--version')) {
@@ -36,6 +43,7 @@ async function main() {
   // Elysia hides validation internals only in production mode.
   process.env.NODE_ENV ??= 'production';
   const log = createLogger(config.logLevel, secretsOf(config), undefined, config.logFormat, config.logBufferBytes);
+  routeConsole(log);
   let services;
   try {
     services = await createServices(config, log);

@@ -205,6 +205,11 @@ export const storageAvailable = new Gauge({
   registers,
 });
 
+let databaseFree: number | undefined;
+/** The SQLite file system's free bytes as last read (db/disk-space.ts). */
+export const databaseFreeRead = (bytes: number) => void (databaseFree = bytes);
+gaugeOf('gateway_database_free_bytes', "Free bytes on the SQLite database's file system, as last read (absent on PostgreSQL)", () => databaseFree);
+
 export const rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: 'Requests refused with 429', registers });
 
 export const x402Payments = new Counter({
@@ -223,6 +228,17 @@ export const x402FeePayerRead = (lamports: bigint) => void (feePayerLamports = l
 gaugeOf('gateway_x402_fee_payer_lamports', "The built-in x402 facilitator's fee payer's SOL balance, in lamports (absent without one)", () =>
   feePayerLamports === undefined ? undefined : Number(feePayerLamports),
 );
+
+/** 1 while x402 is offered in 402s (its payments can settle), 0 while a fault on the gateway's side takes the offer out (billing/x402/settleable.ts). */
+export const x402Offered = new Gauge({ name: 'gateway_x402_offered', help: "1 while 402 answers offer x402 (payments can settle), 0 while the gateway's own fault (fee payer, pay-to account, facilitator) keeps it out", registers });
+
+/** By cause: 1 while it stops x402 payments. */
+export const x402Fault = new Gauge({
+  name: 'gateway_x402_fault',
+  help: 'x402 faults on the gateway side, 1 while present, by cause: fee_payer, pay_to, asset, facilitator',
+  labelNames: ['cause'] as const,
+  registers,
+});
 
 export const paymentRequired = new Counter({
   name: 'gateway_payment_required_total',

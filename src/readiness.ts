@@ -7,7 +7,7 @@ import type { Upstream } from './chain/upstream.ts';
 import type { Network } from './config.ts';
 import type { StorageOutage } from './billing/backend/outage.ts';
 import type { Logger } from './log.ts';
-import type { X402Accounts, X402AccountsReport } from './billing/x402/accounts.ts';
+import type { X402Readiness, X402Settleable } from './billing/x402/settleable.ts';
 
 const OFFLINE_HINT =
   'offline? `bun run sandbox` (in a source checkout) starts a local Solana chain on 127.0.0.1:8899: set MAINNET_RPC_URLS and DEVNET_RPC_URLS to http://127.0.0.1:8899';
@@ -24,27 +24,26 @@ export interface ReadinessReport {
   /** The built-in x402 facilitator's fee payer's SOL, in lamports, as last read by the probe (null: not yet). Present with x402's built-in facilitator only. */
   x402FeePayerLamports?: number | null;
   /**
-   * With x402 on: its accounts as last read by the probe (null: not yet), with what stops payments
-   * (`problems`) and what soon will (`warnings`). They do not make the gateway unready: keys and
-   * free calls still work, and every replica shares the same accounts.
+   * With x402 on: its accounts as last read (settleable.ts), whether 402 answers offer x402
+   * (`offered`), every current cause that stops payments (`problems`: accounts, facilitator) and
+   * what soon will (`warnings`). They do not make the gateway unready: keys and free calls still
+   * work, and every replica shares the same accounts.
    */
-  x402?: X402AccountsReport | null;
+  x402?: X402Readiness;
 }
 
 export class Readiness {
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Networks the probe last saw fail, so that a lasting outage is logged once. */
   private readonly failing = new Set<string>();
-  /** The x402 problems and warnings last logged, so that each is logged once, when it appears. */
-  private x402Said = new Set<string>();
 
   constructor(
     private readonly storage: StorageOutage,
     private readonly upstreams: Record<Network, Upstream>,
     private readonly windowMs: number,
     private readonly log: Logger,
-    /** x402's accounts (the fee payer pays every settlement's fee, the pay-to account receives them): read by the probe. */
-    private readonly x402?: Pick<X402Accounts, 'read' | 'lastReport' | 'ids'>,
+    /** Whether x402 payments can settle (its accounts, its facilitator): watched from start() to stop(). */
+    private readonly x402?: Pick<X402Settleable, 'start' | 'stop' | 'report'>,
   ) {}
 
   start(): void {
@@ -59,15 +58,12 @@ export class Readiness {
           ),
         );
       void Promise.all(probes).then((results) => this.report(results));
-      this.x402?.read().then(
-        (r) => this.reportX402(r),
-        () => {},
-      );
     };
     probe();
     this.timer = setInterval(probe, Math.max(250, Math.floor(this.windowMs / 3)));
     this.timer.unref?.();
     this.storage.start();
+    this.x402?.start();
   }
 
   /** One line for the networks that stopped answering in this round, one for those back. */
@@ -83,20 +79,10 @@ export class Readiness {
     this.log.warn(`no upstream answers for ${which}: their chain calls fail until one does${neverAnswered ? `; ${OFFLINE_HINT}` : ''}`);
   }
 
-  /** Each x402 problem or warning once when it appears, and once when all are gone. */
-  private reportX402(r: X402AccountsReport) {
-    // Known by their words, not their numbers: a fee payer's balance changes with every settlement.
-    const kind = (line: string) => line.replace(/\d+/g, '#');
-    const now = new Set([...r.problems, ...r.warnings].map(kind));
-    for (const line of r.problems) if (!this.x402Said.has(kind(line))) this.log.error(`x402 payments fail: ${line}`, { event: 'x402_account' });
-    for (const line of r.warnings) if (!this.x402Said.has(kind(line))) this.log.warn(`x402: ${line}`, { event: 'x402_account' });
-    if (now.size === 0 && this.x402Said.size > 0) this.log.info('x402 accounts in order again', { event: 'x402_account' });
-    this.x402Said = now;
-  }
-
   stop(): void {
     clearInterval(this.timer);
     this.storage.stop();
+    this.x402?.stop();
   }
 
   check(now = Date.now()): ReadinessReport {
@@ -112,9 +98,8 @@ export class Readiness {
     const report: ReadinessReport = { ready: database === 'writable' && answered, database, upstreams, upstreamErrors };
     if (!this.storage.available) report.databaseError = this.storage.reason;
     if (this.x402) {
-      const last = this.x402.lastReport;
-      if (this.x402.ids.feePayer) report.x402FeePayerLamports = last?.feePayerLamports ?? null;
-      report.x402 = last;
+      report.x402 = this.x402.report();
+      if (report.x402.feePayer) report.x402FeePayerLamports = report.x402.feePayerLamports ?? null;
     }
     return report;
   }

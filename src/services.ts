@@ -6,6 +6,7 @@ import { checkPrices, ConfigError, NETWORKS, type Config, type Network } from '.
 import { CAPABILITIES } from './capabilities/registry.ts';
 import type { Logger } from './log.ts';
 import { openBackend } from './billing/backend/open.ts';
+import type { Backend } from './billing/backend/open.ts';
 import { createPayments } from './billing/payments.ts';
 import type { BillingStore, X402Records } from './billing/store.ts';
 import { DepositWatcher } from './billing/watcher.ts';
@@ -17,6 +18,7 @@ import { KeptWrites } from './billing/resilience/kept-writes.ts';
 import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
+import { X402Settleable } from './billing/x402/settleable.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { LATE, within } from './within.ts';
@@ -24,6 +26,8 @@ import { LATE, within } from './within.ts';
 export interface Services extends CallDeps {
   config: Config;
   store: BillingStore;
+  /** Another part's store on billing's database, guarded like billing's own (backend.ts storeOf). */
+  storeOf: Backend['storeOf'];
   upstreams: Record<Network, Upstream>;
   watcher?: DepositWatcher;
   quorum?: DepositQuorum;
@@ -35,11 +39,20 @@ export interface Services extends CallDeps {
   close(): Promise<void>;
 }
 
+/** A URL on loopback: a chain on this machine (the sandbox), not a real network. */
+function onThisMachine(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+}
+
+/** While x402 cannot settle, its accounts and facilitator are read this often: a fix is seen within about this long. */
+const X402_FAULT_POLL_MS = 1_000;
+
 /**
  * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
  * one, and the accounts its payments depend on, checked before the gateway serves.
  */
-async function x402Of(config: Config, store: X402Records, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; accounts: X402Accounts } | undefined> {
+async function x402Of(config: Config, store: X402Records, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; settleable: X402Settleable } | undefined> {
   if (config.x402Price === undefined) return undefined;
   const signer = config.x402FacilitatorUrl ? undefined : await loadFeePayer(config.x402FeePayerKeypair!);
   const facilitator = !signer
@@ -58,9 +71,16 @@ async function x402Of(config: Config, store: X402Records, upstreams: Record<Netw
     payTo: (config.x402PayTo ?? config.gatewayAddress)!,
     feePayer: signer?.address,
     minFeePayerLamports: config.x402FeePayerMinLamports,
+    local: (config.paymentNetwork === 'devnet' ? config.devnetRpcUrls : config.mainnetRpcUrls).every(onThisMachine),
   });
   await checkAccounts(accounts, config, log);
-  return { x402: createX402(config, store, facilitator, log, kept, accounts), accounts };
+  // Read every second while a fault lasts; while all is well as often as the readiness probe asks its upstreams.
+  const settleable = new X402Settleable(accounts, facilitator, log, {
+    faultMs: X402_FAULT_POLL_MS,
+    healthyMs: Math.max(X402_FAULT_POLL_MS, Math.floor((config.readyWindowSeconds * 1000) / 3)),
+    probeTimeoutMs: config.rpcTimeoutMs,
+  });
+  return { x402: createX402(config, store, facilitator, log, kept, settleable), settleable };
 }
 
 /**
@@ -126,11 +146,12 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const readiness = new Readiness(backend.health, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
+  const readiness = new Readiness(backend.health, upstreams, config.readyWindowSeconds * 1000, log, x402?.settleable);
   return {
     config,
     log,
     store,
+    storeOf: backend.storeOf,
     upstreams,
     ctx,
     payments: createPayments(store, config, kept),

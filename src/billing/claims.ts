@@ -13,7 +13,7 @@ const HINT =
   'POST a JSON body {"wallet": "<base58 address>", "signature": "<base58 Ed25519 signature of the challenge string>", "challenge": "<hex from GET /api/keys/challenge?wallet=...>"}';
 
 export const invalidSignature = () => new GatewayError(401, { error: 'Invalid signature', hint: 'Request a fresh challenge, sign its exact string with the wallet key, and claim once.' });
-export const noPendingKey = () => new GatewayError(404, { error: 'No pending key found for this wallet. Please send SOL to top up.' });
+export const noPendingKey = () => new GatewayError(404, { error: 'No pending key found for this wallet. Please send SOL to top up.', code: 'no_pending_key' });
 
 export interface ClaimResult {
   apiKey: string;

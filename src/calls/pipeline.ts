@@ -184,14 +184,16 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
 }
 
 /**
- * Adds the x402 offer to a 402 outcome; without it (an external facilitator unreachable) the account way still stands.
+ * Adds the x402 offer to a 402 outcome, while x402 payments can settle; without it the account way still stands.
  * `resource`: the call's, when the caller has it already (a refused x402 payment).
  */
 async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, resource?: Resource, error?: string): Promise<Outcome> {
   try {
     const offer = await x402.offer(outcome.body, outcome.headers, resource ?? x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
-    outcome.body = offer.body;
-    outcome.headers = offer.headers;
+    if (offer) {
+      outcome.body = offer.body;
+      outcome.headers = offer.headers;
+    }
   } catch (e) {
     deps.log.warn('x402 offer unavailable', { event: 'x402_offer_failed', error: e instanceof Error ? e.message : String(e) });
   }
@@ -229,6 +231,7 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
     return failed(e);
   }
   const settled = await held.settle();
+  if ('unavailable' in settled) return failed(settled.unavailable);
   if ('refused' in settled) return refused(settled.refused);
   return { status: 200, body, headers: { ...headers, ...settled.headers } };
 }

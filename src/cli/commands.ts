@@ -1,5 +1,5 @@
 // Operator commands in the same binary, beside the server: `gateway stats [--json]` and
-// `gateway keys list [--json] | revoke <wallet>`. They open the server's database directly
+// `gateway keys list [--json] | revoke <wallet> [--json]`, each with its own --help. They open the server's database directly
 // (src/cli/database.ts) and name it in what they print: with a relative DATABASE_PATH, the working
 // directory decides which file that is.
 import { base58Bytes } from '../chain/base58.ts';
@@ -7,22 +7,41 @@ import { ConfigError, helpColumns, loadConfig, wrapText, type Config } from '../
 import { openOperatorDb, OperatorError, type OperatorDb } from './database.ts';
 import { storageFault } from '../db/faults.ts';
 import { collectStats, keysText, listKeys, revokeKeys, statsText } from './stats.ts';
+import { counted } from './counted.ts';
 
 export const COMMANDS = ['stats', 'keys'] as const;
+
+/** Each command: its usage line and what it does, for `gateway --help` and `gateway <command> --help`. */
+const USAGE = {
+  stats: [['gateway stats [--json]', 'keys, deposits, credit outstanding, revenue by day, calls by capability, top wallets']],
+  keys: [
+    ['gateway keys list [--json]', "every key: id (first 12 hex digits of its SHA-256), wallet, created, the wallet's credit and free calls, revoked (when, and by a newer claim or the operator)"],
+    ['gateway keys revoke <wallet> [--json]', "revokes the wallet's live keys (its credit stays with the wallet); exit 1 when it has none"],
+  ],
+} as const satisfies Record<(typeof COMMANDS)[number], readonly (readonly [string, string])[]>;
+
+const DATABASE_NOTE = 'They read the database the server uses: DATABASE_URL if set, else DATABASE_PATH (or --database-url, --database-path), also while it runs. Each names the database it read (a PostgreSQL password masked) and says when it is empty.';
 
 /** What `gateway --help` prints about the commands, laid out for a terminal `width` columns wide. */
 export function commandsHelp(width = 80): string {
   return [
-    ...wrapText('Operator commands (read the database the server uses: DATABASE_URL if set, else DATABASE_PATH; also while it runs):', width),
-    ...helpColumns(
-      [
-        ['gateway stats [--json]', 'keys, deposits, credit outstanding, revenue by day, calls by capability, top wallets'],
-        ['gateway keys list [--json]', 'every key: id (first 12 hex digits of its SHA-256), wallet, created, revoked (when, and by a newer claim or the operator)'],
-        ['gateway keys revoke <wallet>', "revokes the wallet's live keys (its credit stays with the wallet)"],
-      ],
-      width,
-    ),
-    ...wrapText('Each names the database it read (a PostgreSQL password masked) and says when it is empty.', width),
+    ...wrapText('Operator commands (`gateway <command> --help` for one):', width),
+    ...helpColumns(Object.values(USAGE).flat(), width),
+    ...wrapText(DATABASE_NOTE, width),
+    '',
+  ].join('\n');
+}
+
+/** One command's help: its usage lines and where it reads. */
+export function commandHelp(command: (typeof COMMANDS)[number], width = 80): string {
+  return [...helpColumns(USAGE[command], width), '', ...wrapText(DATABASE_NOTE, width), ''].join('\n');
+}
+
+/** What an unknown command hears: the commands there are. */
+export function unknownCommand(word: string, width = 80): string {
+  return [
+    ...wrapText(`gateway: unknown command ${JSON.stringify(word.slice(0, 60))}. The commands:`, width),
+    ...helpColumns([['gateway [settings]', 'runs the server (gateway --help lists every setting)'], ...Object.values(USAGE).flat()], width),
     '',
   ].join('\n');
 }
@@ -57,7 +76,7 @@ export async function runCommand(argv: string[], env: Record<string, string | un
       // JSON stays the bare list scripts read; which database it came from goes beside it, on stderr.
       if (json) {
         out(JSON.stringify(keys, null, 2) + '\n');
-        err(`gateway keys list: ${keys.length} key(s) in ${database}\n`);
+        err(`gateway keys list: ${counted(keys.length, 'key')} in ${database}\n`);
       } else out(keysText(database, keys));
       return 0;
     }
@@ -65,7 +84,13 @@ export async function runCommand(argv: string[], env: Record<string, string | un
       const bytes = wallet ? base58Bytes(wallet, 32) : undefined;
       if (!wallet || !bytes || bytes.length !== 32) throw new UsageError(`keys revoke needs a base58 wallet address, got ${JSON.stringify((wallet ?? '').slice(0, 60))}`);
       const [database, revoked] = await withDb(config, true, async (db) => [db.name, await revokeKeys(db, wallet, Date.now())] as const);
-      out(json ? JSON.stringify({ database, wallet, revoked }) + '\n' : `revoked ${revoked} key(s) of ${wallet} in ${database}\n`);
+      if (json) out(JSON.stringify({ database, wallet, revoked }) + '\n');
+      // Nothing to revoke is a failure: a mistyped wallet must not read as done.
+      if (revoked === 0) {
+        err(`gateway keys revoke: no live key of ${wallet} in ${database}: nothing revoked\n`);
+        return 1;
+      }
+      if (!json) out(`revoked ${counted(revoked, 'key')} of ${wallet} in ${database}\n`);
       return 0;
     }
     throw new UsageError(`keys needs list or revoke <wallet>, got ${JSON.stringify((sub ?? '').slice(0, 60))}`);

@@ -2,6 +2,7 @@
 // the server runs (SQLite's WAL lets a reader in beside the writer; PostgreSQL always does).
 // Lamports are exact: integers are read as bigint (SQLite) or text (PostgreSQL), never as floats.
 import type { OperatorDb } from './database.ts';
+import { counted } from './counted.ts';
 
 export interface Stats {
   /** The file's absolute path, or the PostgreSQL URL with its password masked. */
@@ -164,8 +165,8 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
 function x402Lines(x: Stats['x402']): string[] {
   if (!x || (x.settled.length === 0 && x.failed === 0)) return ['x402 revenue    none (no payment settled)'];
   return [
-    ...x.settled.map((a) => `x402 revenue    ${a.amount} atomic units of ${a.asset} over ${a.payments} paid calls`),
-    ...(x.failed ? [`x402 failed     ${x.failed} payments did not settle (their answers were withheld)`] : []),
+    ...x.settled.map((a) => `x402 revenue    ${a.amount} atomic units of ${a.asset} over ${counted(a.payments, 'paid call')}`),
+    ...(x.failed ? [`x402 failed     ${counted(x.failed, 'payment')} did not settle (their answers were withheld)`] : []),
     ...x.recent.map((c) => `  ${new Date(c.time * 1000).toISOString().slice(0, 19)}  ${c.payer}  ${c.amount} of ${c.asset.slice(0, 8)}…  ${c.capability} (${c.face})  ${c.status}  ${c.transaction ?? ''}`),
   ];
 }
@@ -178,12 +179,12 @@ const listed = (lines: string[] | undefined) => (lines === undefined ? ['  (this
 export function statsText(s: Stats): string {
   const lines = [
     `database        ${s.database}${s.empty ? ' (empty: no keys, deposits, accounts or x402 payments yet)' : ''}`,
-    `keys            ${s.keys.active} active, ${s.keys.revoked} revoked, ${s.keys.wallets} wallets`,
+    `keys            ${s.keys.active} active, ${s.keys.revoked} revoked, of ${counted(s.keys.wallets, 'wallet')}`,
     `deposits        ${s.deposits.credited.count} credited (${s.deposits.credited.lamports} lamports, ${sol(s.deposits.credited.lamports)})`,
-    `dust            ${s.dust.transfers} transfers below the minimum from ${s.dust.wallets} wallets, ${s.dust.lamports} lamports not yet credited`,
-    `pending claims  ${s.pendingClaims.wallets} wallets, ${s.pendingClaims.lamports} lamports`,
-    `outstanding     ${s.creditOutstanding.lamports} lamports of credit (${sol(s.creditOutstanding.lamports)}), ${s.creditOutstanding.freeCalls} free calls`,
-    `revenue         ${s.revenueLamports} lamports (${sol(s.revenueLamports)}) over ${s.paidCallsMade} paid calls`,
+    `dust            ${counted(s.dust.transfers, 'transfer')} below the minimum from ${counted(s.dust.wallets, 'wallet')}, ${s.dust.lamports} lamports not yet credited`,
+    `pending claims  ${counted(s.pendingClaims.wallets, 'wallet')}, ${s.pendingClaims.lamports} lamports`,
+    `outstanding     ${s.creditOutstanding.lamports} lamports of credit (${sol(s.creditOutstanding.lamports)}), ${counted(s.creditOutstanding.freeCalls, 'free call')}`,
+    `revenue         ${s.revenueLamports} lamports (${sol(s.revenueLamports)}) over ${counted(s.paidCallsMade, 'paid call')}`,
     ...x402Lines(s.x402),
     '',
     'revenue by day (UTC)',
@@ -191,7 +192,7 @@ export function statsText(s: Stats): string {
       s.revenueByDay?.map(
         (d) =>
           `  ${d.day}  ${d.lamports.padStart(16)} lamports  ${String(d.calls).padStart(8)} calls` +
-          d.x402.map((x) => `  x402: ${x.amount} of ${x.asset.slice(0, 8)}… over ${x.calls} calls`).join(''),
+          d.x402.map((x) => `  x402: ${x.amount} of ${x.asset.slice(0, 8)}… over ${counted(x.calls, 'call')}`).join(''),
       ),
     ),
     '',
@@ -212,27 +213,42 @@ export interface KeyRow {
   revokedAt: string | null;
   /** Who revoked it: `claim` (a newer claim of the wallet) or `operator`; null when live or not recorded. */
   revokedBy: 'claim' | 'operator' | null;
+  /** The wallet's credit, exact (it belongs to the wallet: every key of it shows the same). */
+  creditLamports: string;
+  /** The wallet's free calls left. */
+  freeCalls: number;
 }
 
 const iso = (ms: unknown) => new Date(num(ms)).toISOString();
 
 export async function listKeys(db: OperatorDb): Promise<KeyRow[]> {
   const by = (await db.hasColumn('api_keys', 'revoked_by')) ? 'revoked_by' : 'NULL';
-  const rows = await db.rows(`SELECT substr(key_hash, 1, 12) AS key_id, wallet, created_at, revoked_at, ${by} AS revoked_by FROM api_keys ORDER BY created_at, key_hash`);
+  const rows = await db.rows(
+    `SELECT substr(k.key_hash, 1, 12) AS key_id, k.wallet, k.created_at, k.revoked_at, ${by === 'NULL' ? 'NULL' : 'k.revoked_by'} AS revoked_by,
+            coalesce(a.credit_lamports, 0) AS credit, coalesce(a.free_calls, 0) AS free
+     FROM api_keys k LEFT JOIN credit_accounts a ON a.wallet = k.wallet ORDER BY k.created_at, k.key_hash`,
+  );
   return rows.map((k) => ({
     keyId: String(k.key_id),
     wallet: String(k.wallet),
     createdAt: iso(k.created_at),
     revokedAt: k.revoked_at === null ? null : iso(k.revoked_at),
     revokedBy: k.revoked_by === 'claim' || k.revoked_by === 'operator' ? k.revoked_by : null,
+    creditLamports: big(k.credit).toString(),
+    freeCalls: num(k.free),
   }));
 }
 
 export function keysText(database: string, keys: KeyRow[]): string {
   if (!keys.length) return `no keys in ${database}\n`;
   const by = { claim: ' by a newer claim', operator: ' by the operator' } as const;
-  const rows = keys.map((k) => `${k.keyId}  ${k.wallet.padEnd(44)}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}${k.revokedBy ? by[k.revokedBy] : ''}` : 'active'}`);
-  return [`database ${database}: ${keys.length} key(s)`, ...rows].join('\n') + '\n';
+  const rows = keys.map(
+    (k) =>
+      `${k.keyId}  ${k.wallet.padEnd(44)}  ${k.createdAt}  ${k.creditLamports.padStart(14)} lamports  ${String(k.freeCalls).padStart(10)}  ` +
+      (k.revokedAt ? `revoked ${k.revokedAt}${k.revokedBy ? by[k.revokedBy] : ''}` : 'active'),
+  );
+  const header = `${'key id'.padEnd(12)}  ${'wallet'.padEnd(44)}  ${'created'.padEnd(24)}  ${'credit'.padStart(23)}  free calls  state`;
+  return [`database ${database}: ${counted(keys.length, 'key')}`, header, ...rows].join('\n') + '\n';
 }
 
 /**

@@ -14,6 +14,7 @@ import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage-history.ts';
 import { parseCursor } from '../billing/usage-pages.ts';
 import { lamportsApart } from '../billing/prices.ts';
+import { noPendingKey } from '../billing/no-pending-key.ts';
 import type { AccountView } from '../billing/credit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { DirectRoute } from '../direct-route.ts';
@@ -64,6 +65,16 @@ function guards(s: HttpDeps) {
   const ownerOf = (caller: Caller): MaybePromise<KeyOwner> => andThen(s.payments.identify(caller.apiKey), (owner) => owner ?? refused(caller));
 
   return { guarded, ownerOf };
+}
+
+/** A claim's 404 with what the wallet holds and the way to a new key (billing/no-pending-key.ts); the plain 404 when the account cannot be read now. */
+async function noPendingKeyFor(e: GatewayError, wallet: string, s: HttpDeps): Promise<GatewayError> {
+  try {
+    return noPendingKey(e, wallet, await s.store.account(wallet), s.config);
+  } catch {
+    // The database stopped answering between the claim and this read: the plain 404 still holds.
+    return e;
+  }
 }
 
 /** What /api/keys/me answers for the key's owner and its account. */
@@ -143,8 +154,9 @@ export function keyRoutes(s: HttpDeps) {
             const { apiKey, wallet, freeCalls, creditLamports } = await claimKey(s.store, s.config.freeCalls, body);
             s.log.info('key claimed', { event: 'claim', wallet, creditLamports, freeCalls });
             return { apiKey };
-          } catch (e) {
-            if (e instanceof GatewayError) s.log.info('claim refused', { event: 'claim_refused', status: e.status, error: e.body.error });
+          } catch (caught) {
+            const e = caught instanceof GatewayError && caught.body.code === 'no_pending_key' ? await noPendingKeyFor(caught, String((body as { wallet: string }).wallet).trim(), s) : caught;
+            if (e instanceof GatewayError) s.log.info('claim refused', { event: 'claim_refused', status: e.status, error: e.body.error, code: e.body.code ?? null });
             throw e;
           }
         }, { 'cache-control': 'no-store' }),

@@ -48,6 +48,23 @@ const ERROR = t.Object(
   { description: 'Every error body: `error` always, the rest where they apply.' },
 );
 
+const NO_PENDING_KEY = t.Object(
+  {
+    error: t.Literal('No pending key found for this wallet. Please send SOL to top up.'),
+    code: t.Union([t.Literal('no_pending_key'), t.Literal('credit_without_key')], {
+      description: 'credit_without_key: the wallet holds credit or free calls (e.g. its keys were revoked) but no deposit waits for a claim; no_pending_key: it holds nothing either',
+    }),
+    wallet: t.String(),
+    creditLamports: t.Integer({ minimum: 0, description: "The wallet's credit, kept for it: a new key carries it" }),
+    freeCallsRemaining: t.Integer({ minimum: 0 }),
+    payTo: t.Optional(t.String({ description: 'Where the deposit that issues a new key goes (absent: this gateway takes no deposits)' })),
+    network: t.Optional(t.String()),
+    minDepositLamports: t.Optional(t.Integer({ minimum: 0, description: 'The least deposit that issues a key' })),
+    hint: t.String({ description: 'What the wallet holds and the way to a new key, in words' }),
+  },
+  { description: 'A valid claim for a wallet with no deposit waiting: what it still holds and how to get a key.' },
+);
+
 const PAYMENT_REQUIRED = t.Object(
   {
     error: t.Literal('Payment required'),
@@ -151,22 +168,22 @@ const READINESS = t.Object({
   }),
   x402FeePayerLamports: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "With x402's built-in facilitator: its fee payer's SOL in lamports (it pays every settlement's fee); null: not read yet" })),
   x402: t.Optional(
-    t.Union(
-      [
-        t.Object({
-          asset: t.String({ description: 'The mint paid in (X402_ASSET)' }),
-          tokenProgram: t.Union([t.String(), t.Null()], { description: "The mint's token program; null: no such mint" }),
-          payTo: t.String({ description: 'The owner paid into' }),
-          payToTokenAccount: t.Union([t.String(), t.Null()], { description: "The owner's associated token account of the asset, which receives every payment" }),
-          payToTokenAccountExists: t.Boolean(),
-          feePayer: t.Optional(t.String({ description: "The built-in facilitator's fee payer" })),
-          feePayerLamports: t.Optional(t.Integer({ minimum: 0 })),
-          problems: t.Array(t.String(), { description: 'Why x402 payments fail now, each naming the account at fault; they do not make the gateway unready (keys and free calls still work)' }),
-          warnings: t.Array(t.String(), { description: 'What will stop them soon: a fee payer below X402_FEE_PAYER_MIN_LAMPORTS' }),
+    t.Object(
+      {
+        offered: t.Boolean({ description: "Whether 402 answers offer x402 now: false while a fault on the gateway's side (`problems`) stops payments; the account way is offered either way" }),
+        asset: t.Optional(t.String({ description: 'The mint paid in (X402_ASSET)' })),
+        tokenProgram: t.Optional(t.Union([t.String(), t.Null()], { description: "The mint's token program; null: no such mint" })),
+        payTo: t.Optional(t.String({ description: 'The owner paid into' })),
+        payToTokenAccount: t.Optional(t.Union([t.String(), t.Null()], { description: "The owner's associated token account of the asset, which receives every payment" })),
+        payToTokenAccountExists: t.Optional(t.Boolean()),
+        feePayer: t.Optional(t.String({ description: "The built-in facilitator's fee payer" })),
+        feePayerLamports: t.Optional(t.Integer({ minimum: 0 })),
+        problems: t.Array(t.String(), {
+          description: 'Why x402 payments cannot settle now, each naming the account or setting at fault (fee payer, pay-to account, asset, facilitator); they do not make the gateway unready (keys and free calls still work)',
         }),
-        t.Null(),
-      ],
-      { description: "With x402 on: the accounts its payments depend on, as the readiness probe last read them (null: not yet)" },
+        warnings: t.Array(t.String(), { description: 'What will stop them soon: a fee payer below X402_FEE_PAYER_MIN_LAMPORTS' }),
+      },
+      { description: 'With x402 on: whether it is offered, and the accounts its payments depend on as last read (the fields of the accounts are absent until the first read)' },
     ),
   ),
 });
@@ -204,6 +221,7 @@ function components(): Json {
     schemas: {
       Error: plain(ERROR),
       PaymentRequired: plain(PAYMENT_REQUIRED),
+      NoPendingKey: plain(NO_PENDING_KEY),
       Challenge: plain(CHALLENGE),
       ClaimRequest: plain(CLAIM_REQUEST),
       Claim: plain(CLAIM),
@@ -351,7 +369,7 @@ function otherPaths(config: Config): Json {
           '200': { ...ok('Claim', 'The new key, shown once'), headers: RATE_HEADERS },
           '400': ref('responses', 'BadRequest'),
           '401': error('Invalid signature: the challenge is unknown, expired, used or superseded, or the signature does not verify'),
-          '404': error('No pending key for this wallet: no deposit seen yet'),
+          '404': jsonBody(ref('schemas', 'NoPendingKey'), 'No deposit waits for a claim from this wallet: what it still holds (its credit survives a revoked key) and the deposit that issues a new key'),
           '413': ref('responses', 'PayloadTooLarge'),
           '429': ref('responses', 'TooManyRequests'),
         },
@@ -439,10 +457,10 @@ function otherPaths(config: Config): Json {
       },
     },
     '/': {
-      get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
+      get: { operationId: 'getHome', summary: 'Where to go next: the reference page, llms.txt, this document, MCP', description: 'JSON to any client; a browser (Accept: text/html) gets a small landing page with the same links.', tags: ['Meta'], security: [], responses: { '200': ok('Home', 'Links to the documentation and endpoints') } },
     },
     '/healthz': {
-      get: { operationId: 'getHealth', summary: 'Liveness and database check', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process is up and its database answers') } },
+      get: { operationId: 'getHealth', summary: 'Liveness: the process answers', tags: ['Meta'], security: [], responses: { '200': ok('Health', 'The process answers; 200 also while the database or the upstreams are away (see /readyz)') } },
     },
     '/readyz': {
       get: {
@@ -500,7 +518,8 @@ export function openApiDocument(config: Config): Json {
       summary: 'Processed Solana data for AI agents, over REST and MCP',
       description:
         'Processed Solana data for AI agents. Free endpoints need nothing; paid endpoints need an API key bought with a SOL deposit and ' +
-        `claimed by signing a challenge (see the Keys operations and ${LLMS_PATH}). The same capabilities are MCP tools at /mcp (Streamable HTTP) and /mcp/sse (HTTP+SSE).`,
+        `claimed by signing a challenge (see the Keys operations and ${LLMS_PATH}). The same capabilities are MCP tools at /mcp (Streamable HTTP) and /mcp/sse (HTTP+SSE).` +
+        (config.x402Price !== undefined ? `\n\n${x402Note(config)}` : ''),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'This gateway' }],

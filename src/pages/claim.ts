@@ -6,7 +6,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
 import clientSource from './claim/client.bundle.js' with { type: 'text' };
 import { toJson } from '../json.ts';
-import { htmlPage, scriptAsset } from './static.ts';
+import { escapeHtml, htmlPage, scriptAsset } from './static.ts';
 
 export const CLAIM_PATH = '/claim';
 const scriptPath = `/claim/assets/claim-${createHash('sha256').update(clientSource).digest('hex').slice(0, 12)}.js`;
@@ -14,7 +14,8 @@ const scriptPath = `/claim/assets/claim-${createHash('sha256').update(clientSour
 /** JSON inside a <script> element: `<` escaped so no value can close the element. */
 const scriptJson = (value: unknown) => toJson(value).replace(/</g, '\\u003c');
 
-export function claimRoutes(config: Config) {
+/** `x402`: how to pay per call with x402, in one sentence (empty when it is off). */
+export function claimRoutes(config: Config, x402: string) {
   const facts = {
     gatewayAddress: config.gatewayAddress ?? null,
     network: config.paymentNetwork,
@@ -23,21 +24,21 @@ export function claimRoutes(config: Config) {
     pricesLamports: config.prices,
     freeCalls: config.freeCalls,
   };
-  const page = htmlPage(claimHtml(scriptJson(facts)), []);
+  const page = htmlPage(claimHtml(scriptJson(facts), x402), []);
   const asset = scriptAsset(clientSource);
   return new Elysia({ name: 'claim' })
     .get(CLAIM_PATH, page)
     .get(scriptPath, ({ request }) => asset(request));
 }
 
-function claimHtml(factsJson: string): string {
+function claimHtml(factsJson: string, x402: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Buy an API key - Chain Intelligence Gateway</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.ico">
 <style>
   :root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --ok: #1a7f37; --err: #cf222e; --accent: #0969da; --bg2: #f6f8fa; }
   @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --ok: #3fb950; --err: #f85149; --accent: #4493f8; --bg2: #161b22; } }
@@ -54,6 +55,8 @@ function claimHtml(factsJson: string): string {
   .msg { padding: .5rem .75rem; border-radius: 6px; border-left: 4px solid var(--accent); background: var(--bg2); }
   .msg.ok { border-color: var(--ok); } .msg.error { border-color: var(--err); }
   .muted { color: var(--muted); } details { margin-top: 1.25rem; } summary { cursor: pointer; }
+  /* The key as text, not in an input: an input's box cut the underscore of "cig_" at 1x. */
+  .key { flex: 1; display: block; padding: .5rem .75rem; line-height: 1.7; border: 1px solid var(--line); border-radius: 6px; background: var(--bg2); overflow-wrap: anywhere; user-select: all; }
 </style>
 </head>
 <body>
@@ -66,7 +69,7 @@ function claimHtml(factsJson: string): string {
   <dt>Minimum deposit</dt><dd id="min-deposit"></dd>
   <dt>Price</dt><dd id="price"></dd>
 </dl>
-<p id="gateway-msg" class="msg" hidden></p>
+${x402 ? `<p id="x402-note" class="muted">No key needed to pay per call: ${escapeHtml(x402)}</p>\n` : ''}<p id="gateway-msg" class="msg" hidden></p>
 
 <section id="connect-step">
   <h2>1. Connect the wallet that deposits</h2>
@@ -101,7 +104,7 @@ function claimHtml(factsJson: string): string {
 <section id="result" hidden>
   <h2>Your API key</h2>
   <p><strong>Copy it now: it is shown only this once.</strong> The gateway keeps only a hash of it; a new deposit and claim issue a new key that carries your remaining credit.</p>
-  <div class="row"><input id="api-key" readonly autocomplete="off" spellcheck="false"><button type="button" id="copy-key" class="primary">Copy</button></div>
+  <div class="row"><code id="api-key" class="key" translate="no"></code><button type="button" id="copy-key" class="primary">Copy</button></div>
   <p id="copy-msg" class="msg" hidden></p>
   <h2>What next</h2>
   <p>REST: send the key in the <code>x-api-key</code> header (or <code>Authorization: Bearer</code>) on paid calls:</p>

@@ -31,7 +31,7 @@ export function docsRoutes(opts: { specUrl: string; title: string }) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)} - API reference</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.ico">
 <style>body{margin:0}</style>
 </head>
 <body>

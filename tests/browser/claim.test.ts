@@ -7,8 +7,9 @@ import { generateKeyPairSigner, signBytes, type KeyPairSigner } from '@solana/ki
 import type { Page } from 'puppeteer-core';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
-import { deposit, signChallenge } from '../support/agent.ts';
-import { browserAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
+import { claim as claimBy, deposit, signChallenge } from '../support/agent.ts';
+import { MAIN } from '../support/process.ts';
+import { browserAvailable, inkOfCharacter, launchBrowser, type TestBrowser } from '../support/browser.ts';
 
 const run = browserAvailable();
 const PRICE = 2_200_000;
@@ -87,6 +88,10 @@ describe.skipIf(!run)('claim page (/claim)', () => {
   const shown = (page: Page, id: string) => page.$eval(`#${id}`, (e) => (e as HTMLElement).getClientRects().length > 0);
   const waitForText = (page: Page, id: string, needle: string, timeout = STEP_MS) =>
     page.waitForFunction((i: string, n: string) => document.getElementById(i)?.innerText.includes(n), { timeout }, id, needle);
+  /** Until the watcher has seen a deposit from `wallet`. */
+  const waitForDeposit = async (wallet: string) => {
+    for (let i = 0; i < 200 && (await gw.get(`/api/keys/deposit?wallet=${wallet}`)).body.status !== 'claimable'; i++) await Bun.sleep(50);
+  };
   const clickWallet = (page: Page, name: string) =>
     page.evaluate((n: string) => [...document.querySelectorAll<HTMLButtonElement>('#wallets button')].find((b) => b.innerText.includes(n))!.click(), name);
 
@@ -135,9 +140,17 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await waitForText(page, 'deposit-msg', 'is waiting');
     await page.click('#sign-claim');
     await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
-    const key = await page.$eval('#api-key', (e) => (e as HTMLInputElement).value);
+    const key = await page.$eval('#api-key', (e) => e.textContent!);
     expect(key).toMatch(/^cig_[1-9A-HJ-NP-Za-km-z]{40,}$/);
-    await page.screenshot({ path: '/tmp/cig-claim-key.png' });
+    // The whole key is drawn at 1x and 2x: the underscore of "cig_" too (an input's box once cut it at 1x).
+    for (const scale of [1, 2]) {
+      await page.setViewport({ width: 1000, height: 1100, deviceScaleFactor: scale });
+      const box = await page.$eval('#api-key', (e) => ({ scroll: [e.scrollWidth, e.scrollHeight], client: [e.clientWidth, e.clientHeight], text: (e as HTMLElement).innerText }));
+      expect(box.text).toBe(key);
+      expect(box.scroll[0]! <= box.client[0]! && box.scroll[1]! <= box.client[1]!).toBe(true);
+      expect(await inkOfCharacter(page, '#api-key', 3)).toBeGreaterThan(0.5);
+      await (await page.$('#result'))!.screenshot({ path: `/tmp/cig-claim-key-${scale}x.png` });
+    }
 
     // It works.
     const me = await gw.get('/api/keys/me', { 'x-api-key': key });
@@ -155,7 +168,7 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     // A reload does not show it again, and the deposit is spent.
     await page.reload({ waitUntil: 'networkidle0', timeout: STEP_MS });
     expect(await visible(page, 'result')).toBe(false);
-    expect(await page.$eval('#api-key', (e) => (e as HTMLInputElement).value)).toBe('');
+    expect(await page.$eval('#api-key', (e) => e.textContent)).toBe('');
     expect(await page.content()).not.toContain(key);
     await clickWallet(page, 'Test Wallet');
     await waitForText(page, 'deposit-msg', 'No deposit from');
@@ -195,8 +208,31 @@ describe.skipIf(!run)('claim page (/claim)', () => {
     await page.type('#manual-signature', await signChallenge(agent, challenge));
     await page.click('#manual-claim');
     await page.waitForFunction(() => !document.getElementById('result')!.hidden, { timeout: STEP_MS });
-    const key = await page.$eval('#api-key', (e) => (e as HTMLInputElement).value);
+    const key = await page.$eval('#api-key', (e) => e.textContent!);
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).body.wallet).toBe(agent.address);
+    await page.close();
+  }, TEST_MS);
+
+  test('a wallet whose key the operator revoked: the claim says the credit it still holds and how to get a new key', async () => {
+    const agent = await sandbox.chain.newWallet(1_000_000_000n);
+    await deposit(sandbox.chain, agent, gw.config.gatewayAddress as never, BigInt(3 * PRICE));
+    await waitForDeposit(agent.address);
+    const first = await claimBy(gw, agent);
+    expect(first.status).toBe(200);
+    const revoke = Bun.spawnSync(['bun', MAIN, 'keys', 'revoke', agent.address], { env: { PATH: process.env.PATH!, DATABASE_PATH: gw.config.databasePath } });
+    expect(revoke.exitCode).toBe(0);
+    const page = await openClaimPage([]);
+    await page.click('#manual summary');
+    await page.type('#manual-wallet', agent.address);
+    await page.click('#manual-challenge');
+    await page.waitForFunction(() => !document.getElementById('manual-step2')!.hidden, { timeout: STEP_MS });
+    await page.type('#manual-signature', await signChallenge(agent, await text(page, 'manual-text')));
+    await page.click('#manual-claim');
+    await waitForText(page, 'claim-msg', 'still holds');
+    const said = await text(page, 'claim-msg');
+    expect(said).toContain(`${agent.address} still holds 0.0066 SOL of credit and 2 free calls`);
+    expect(said).toContain('Send at least 0.0022 SOL to the gateway address on mainnet-beta from this wallet, then claim again: the new key carries the credit');
+    await page.screenshot({ path: '/tmp/cig-claim-revoked.png' });
     await page.close();
   }, TEST_MS);
 

@@ -323,8 +323,8 @@ test('the recorded examples in the document validate against their schemas', () 
 
 test('every route the app serves is in the document, save the alias, MCP and HTML pages', () => {
   // Left out on purpose: /api/solana/* (an alias of /api/chain/*), the MCP transports (JSON-RPC,
-  // described in /llms.txt and the manifest), /swagger/json (the same document), HTML pages and their scripts.
-  const undocumented = /^(\/api\/solana\/|\/mcp(\/|$)|\/swagger\/json$|\/swagger$|\/docs$|\/claim$|\/(docs|claim)\/assets\/)/;
+  // described in /llms.txt and the manifest), /swagger/json (the same document), HTML pages, their scripts and the favicon.
+  const undocumented = /^(\/api\/solana\/|\/mcp(\/|$)|\/swagger\/json$|\/swagger$|\/docs$|\/claim$|\/(docs|claim)\/assets\/|\/favicon\.ico$)/;
   const served = gw.app.routes.filter((r) => !undocumented.test(r.path)).map((r) => `${r.method} ${r.path}`);
   const missing = served.filter((route) => {
     const [method, path] = route.split(' ') as [string, string];

@@ -6,9 +6,9 @@ import { SQL } from 'bun';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { openDatabase } from '../../src/db/client.ts';
-import { fundedKey } from '../support/agent.ts';
+import { claim, deposit, fundedKey, heliusPayload } from '../support/agent.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, postgresAdminUrl, shouldSkipPostgres } from '../support/postgres.ts';
 import { freePort, MAIN } from '../support/process.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
@@ -44,6 +44,32 @@ async function expectRevokedByOperator(gw: TestGateway, key: string, before: num
 
 const setup = sandboxGateways(async () => ({ gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec-operator-cmds', priceLamports: PRICE, freeCalls: 0 }));
 
+describe('the command line', () => {
+  test('`gateway <command> --help` shows that command\'s help, not the server\'s; an unknown command lists the commands', async () => {
+    const server = await gatewayCli(['--help'], {});
+    expect(server.code).toBe(0);
+    for (const command of ['keys', 'stats']) {
+      for (const args of command === 'keys' ? [['keys', '--help'], ['keys', 'revoke', '-h']] : [['stats', '--help']]) {
+        const help = await gatewayCli(args, {});
+        expect(help.code).toBe(0);
+        expect(help.out).toContain(`gateway ${command}`);
+        expect(help.out).not.toContain('PORT');
+        expect(help.out.split('\n').length).toBeLessThan(20);
+        expect(help.out.split('\n').length).toBeLessThan(server.out.split('\n').length / 4);
+      }
+    }
+    expect((await gatewayCli(['keys', '--help'], {})).out).toContain('gateway keys revoke <wallet>');
+    const unknown = await gatewayCli(['frobnicate'], {});
+    expect(unknown.code).toBe(2);
+    expect(unknown.out).toBe('');
+    expect(unknown.err).toStartWith('gateway: unknown command "frobnicate". The commands:\n');
+    for (const listed of ['gateway stats', 'gateway keys list', 'gateway keys revoke <wallet>', 'gateway --help']) expect(unknown.err).toContain(listed);
+    expect(unknown.err).not.toContain('invalid setting');
+    // A setting the server does not know is still named as one.
+    expect((await gatewayCli(['--frobnicate', '1'], {})).err).toContain('invalid setting: unknown option --frobnicate');
+  }, 90_000);
+});
+
 describe('on SQLite', () => {
   test('run elsewhere, they name the file they read and say it is empty; the JSON key list stays a bare list', async () => {
     // The default DATABASE_PATH is relative: a command run in another folder reads that folder's file.
@@ -60,19 +86,23 @@ describe('on SQLite', () => {
       expect(keys).toMatchObject({ code: 0, out: `no keys in ${otherFile}\n` });
       const json = await gatewayCli(['keys', 'list', '--json'], {}, other);
       expect(JSON.parse(json.out)).toEqual([]);
-      expect(json.err).toBe(`gateway keys list: 0 key(s) in ${otherFile}\n`);
+      expect(json.err).toBe(`gateway keys list: 0 keys in ${otherFile}\n`);
 
       // The server's own file, named by DATABASE_PATH, holds the key bought on it.
       const { wallet } = await fundedKey(gw, setup.chain, PRICE);
       const own = await gatewayCli(['keys', 'list'], { DATABASE_PATH: gw.config.databasePath }, other);
-      expect(own.out.split('\n')[0]).toBe(`database ${gw.config.databasePath}: 1 key(s)`);
-      expect(own.out).toContain(wallet);
+      expect(own.out.split('\n')[0]).toBe(`database ${gw.config.databasePath}: 1 key`);
+      // Each key with its wallet's credit and free calls.
+      expect(own.out.split('\n')[1]).toMatch(/^key id +wallet +created +credit +free calls +state$/);
+      expect(own.out.split('\n')[2]).toMatch(new RegExp(`^[0-9a-f]{12}  ${wallet} +\\S+ +${PRICE} lamports +0  active$`));
+      const ownJson = await gatewayCli(['keys', 'list', '--json'], { DATABASE_PATH: gw.config.databasePath }, other);
+      expect(JSON.parse(ownJson.out)).toMatchObject([{ wallet, creditLamports: String(PRICE), freeCalls: 0, revokedAt: null }]);
       const ownStats = JSON.parse((await gatewayCli(['stats', '--json'], { DATABASE_PATH: gw.config.databasePath }, other)).out);
       expect(ownStats).toMatchObject({ database: gw.config.databasePath, empty: false, keys: { active: 1 } });
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 60_000);
 
   test('a key the operator revokes is refused as revoked by the operator, and /api/keys/me says when', async () => {
     const gw = await setup.gateway();
@@ -80,12 +110,55 @@ describe('on SQLite', () => {
     expect((await gw.get('/api/keys/me', { 'x-api-key': key })).status).toBe(200);
     const before = Date.now();
     const revoke = await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: gw.config.databasePath });
-    expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${gw.config.databasePath}\n` });
+    expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key of ${wallet} in ${gw.config.databasePath}\n` });
     await expectRevokedByOperator(gw, key, before, Date.now());
     const list = await gatewayCli(['keys', 'list'], { DATABASE_PATH: gw.config.databasePath });
-    expect(list.out).toMatch(new RegExp(`${wallet} +\\S+ +revoked \\S+ by the operator\n`));
+    expect(list.out).toMatch(new RegExp(`${wallet} +\\S+ +${PRICE * 2} lamports +0  revoked \\S+ by the operator\n`));
     const unknown = await gw.get('/api/keys/me', { 'x-api-key': 'cig_1111111111111111111111111111111111111111' });
     expect(unknown).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+  }, 30_000);
+
+  test('credit is never stranded: after a revoke, a claim says what the wallet holds and the deposit that issues a new key, which carries it', async () => {
+    const gw = await setup.gateway();
+    const { key, wallet, signer } = await fundedKey(gw, setup.chain, PRICE * 3);
+    expect((await gw.get(`/api/chain/token-accounts?wallet=${EXAMPLE_WALLET}`, { 'x-api-key': key })).status).toBe(200);
+    expect((await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: gw.config.databasePath })).code).toBe(0);
+    const again = await claim(gw, signer);
+    expect(again.status).toBe(404);
+    const min = gw.config.minDepositLamports;
+    expect(again.body).toEqual({
+      error: 'No pending key found for this wallet. Please send SOL to top up.',
+      code: 'credit_without_key',
+      wallet,
+      creditLamports: PRICE * 2,
+      freeCallsRemaining: 0,
+      payTo: gw.config.gatewayAddress,
+      network: 'mainnet-beta',
+      minDepositLamports: min,
+      hint: `This wallet still holds ${PRICE * 2} lamports (0.0044 SOL) of credit and 0 free calls, kept for it. A key is issued after a deposit: send at least ${min} lamports (0.0022 SOL) to ${gw.config.gatewayAddress} on mainnet-beta from this wallet, then claim again; the new key carries the credit.`,
+    });
+    // The way it names works: a deposit of the minimum issues a key holding both.
+    const sig = await deposit(setup.chain, signer, gw.config.gatewayAddress as Address, BigInt(min));
+    expect((await gw.post('/api/payments/webhook', heliusPayload(sig, wallet, gw.config.gatewayAddress!, min), { authorization: gw.config.webhookSecret! })).status).toBe(200);
+    const fresh = await claim(gw, signer);
+    expect(fresh.status).toBe(200);
+    expect((await gw.get('/api/keys/me', { 'x-api-key': fresh.body.apiKey })).body).toMatchObject({ wallet, creditLamports: PRICE * 2 + min });
+    // A wallet that never held anything: the plain code, nothing held, the same way in.
+    const stranger = await claim(gw, await generateKeyPairSigner());
+    expect(stranger.body).toMatchObject({ code: 'no_pending_key', creditLamports: 0, freeCallsRemaining: 0, minDepositLamports: min });
+    expect(stranger.body.hint).toStartWith('A key is issued after a deposit');
+  }, 30_000);
+
+  test('keys revoke of a wallet with no live key exits 1 and says so; nothing changes', async () => {
+    const gw = await setup.gateway();
+    const stranger = (await generateKeyPairSigner()).address;
+    const revoke = await gatewayCli(['keys', 'revoke', stranger], { DATABASE_PATH: gw.config.databasePath });
+    expect(revoke.code).toBe(1);
+    expect(revoke.out).toBe('');
+    expect(revoke.err).toBe(`gateway keys revoke: no live key of ${stranger} in ${gw.config.databasePath}: nothing revoked\n`);
+    const json = await gatewayCli(['keys', 'revoke', stranger, '--json'], { DATABASE_PATH: gw.config.databasePath });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toEqual({ database: gw.config.databasePath, wallet: stranger, revoked: 0 });
   }, 30_000);
 
   test('keys revoke works on a database an older gateway last migrated (no revoked_by yet)', async () => {
@@ -98,7 +171,7 @@ describe('on SQLite', () => {
       db.run('INSERT INTO api_keys (key_hash, wallet, created_at) VALUES (?1, ?2, ?3)', ['ab'.repeat(32), wallet, Date.now()]);
       db.close();
       const revoke = await gatewayCli(['keys', 'revoke', wallet], { DATABASE_PATH: file });
-      expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${file}\n` });
+      expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key of ${wallet} in ${file}\n` });
       const list = await gatewayCli(['keys', 'list', '--json'], { DATABASE_PATH: file });
       expect(JSON.parse(list.out)).toMatchObject([{ wallet, revokedAt: expect.any(String), revokedBy: null }]);
     } finally {
@@ -164,12 +237,12 @@ describe.skipIf(shouldSkipPostgres('operator commands'))('on PostgreSQL (DATABAS
     expect(text.out).toContain(wallet);
 
     const list = await gatewayCli(['keys', 'list', '--json'], env);
-    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null, revokedBy: null }]);
-    expect(list.err).toBe(`gateway keys list: 1 key(s) in ${masked(url)}\n`);
+    expect(JSON.parse(list.out)).toMatchObject([{ keyId: new Bun.CryptoHasher('sha256').update(key).digest('hex').slice(0, 12), wallet, revokedAt: null, revokedBy: null, creditLamports: String(PRICE), freeCalls: 0 }]);
+    expect(list.err).toBe(`gateway keys list: 1 key in ${masked(url)}\n`);
 
     const before = Date.now();
     const revoke = await gatewayCli(['keys', 'revoke', wallet], env);
-    expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key(s) of ${wallet} in ${masked(url)}\n` });
+    expect(revoke).toMatchObject({ code: 0, out: `revoked 1 key of ${wallet} in ${masked(url)}\n` });
     // Every call on PostgreSQL looks its key up: the revocation holds at once.
     await expectRevokedByOperator(gw, key, before, Date.now());
 

@@ -48,8 +48,8 @@ test('docs/x402.md: a newcomer pays for one call with x402 on the sandbox chain 
 
   // gateway stats: the revenue, and the call by day and by capability.
   expect(stdout, context).not.toContain('(empty:');
-  expect(stdout, context).toContain(`x402 revenue    ${price} atomic units of EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v over 1 paid calls`);
-  expect(stdout, context).toMatch(new RegExp(`^  \\d{4}-\\d\\d-\\d\\d .*x402: ${price} of EPjFWdd5… over 1 calls$`, 'm'));
+  expect(stdout, context).toContain(`x402 revenue    ${price} atomic units of EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v over 1 paid call`);
+  expect(stdout, context).toMatch(new RegExp(`^  \\d{4}-\\d\\d-\\d\\d .*x402: ${price} of EPjFWdd5… over 1 call$`, 'm'));
   expect(stdout, context).toMatch(/^ {2}find-ata +0 +1$/m);
   // The usage history: the x402 call, paid by this wallet.
   expect(stdout, context).toContain(`"paidWith":"x402"`);

@@ -213,7 +213,7 @@ describe('x402 through an external facilitator (X402_FACILITATOR_URL)', () => {
     const header = await craftPayment(chain, { accepted, from: client });
     const res = await down.get(findAta(client.address), { 'payment-signature': header });
     expect(res.status).toBe(503);
-    expect(res.body.error).toBe('x402 payments cannot be verified right now');
+    expect(res.body).toMatchObject({ error: 'x402 payments cannot be taken right now', code: 'x402_unavailable' });
     expect(res.headers.get('retry-after')).toBe('5');
     // Never submitted: the same payment still buys a call from a gateway whose facilitator answers.
     expect((await gw.get(findAta(client.address), { 'payment-signature': header })).status).toBe(200);

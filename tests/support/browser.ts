@@ -80,3 +80,44 @@ export async function launchBrowser(): Promise<TestBrowser> {
     },
   };
 }
+
+/**
+ * How much ink the `index`th character of `selector`'s text leaves on screen at the page's scale:
+ * the share of pixels, in its most inked row, that differ from the background (a screenshot of the
+ * character's box and a little below, read back in the page). An underscore drawn whole has a row
+ * of ink across it; one its box cuts off has none.
+ */
+export async function inkOfCharacter(page: Page, selector: string, index: number): Promise<number> {
+  const rect = await page.$eval(
+    selector,
+    (e, i) => {
+      const range = document.createRange();
+      range.setStart(e.firstChild!, i);
+      range.setEnd(e.firstChild!, i + 1);
+      const b = range.getBoundingClientRect();
+      return { x: b.x, y: b.y + window.scrollY, width: b.width, height: b.height + 4 };
+    },
+    index,
+  );
+  const png = await page.screenshot({ clip: rect, encoding: 'base64', captureBeyondViewport: true });
+  return page.evaluate(async (b64: string) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.width;
+    canvas.height = img.height;
+    const g = canvas.getContext('2d')!;
+    g.drawImage(img, 0, 0);
+    const { data } = g.getImageData(0, 0, canvas.width, canvas.height);
+    const lum = (i: number) => 0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!;
+    const background = lum(0);
+    let most = 0;
+    for (let y = 0; y < canvas.height; y++) {
+      let inked = 0;
+      for (let x = 0; x < canvas.width; x++) if (Math.abs(lum((y * canvas.width + x) * 4) - background) > 60) inked++;
+      most = Math.max(most, inked / canvas.width);
+    }
+    return most;
+  }, png);
+}

@@ -220,16 +220,18 @@ export async function craftPayment(chain: Sandbox, c: Craft): Promise<string> {
 /**
  * An external facilitator on loopback, as a third party would run one: @x402/core's facilitator
  * with @x402/svm's exact scheme, its own fee payer, reading the sandbox; the standard /verify,
- * /settle and /supported. `calls` counts the requests by path.
+ * /settle and /supported, under any path prefix. `calls` counts the requests by endpoint. `port`: a fixed one (a facilitator
+ * brought back where it was); else a free one.
  */
-export async function startFacilitator(chain: Sandbox, feePayer: KeyPairSigner): Promise<{ url: string; calls: Record<string, number>; stop(): Promise<void> }> {
+export async function startFacilitator(chain: Sandbox, feePayer: KeyPairSigner, port = 0): Promise<{ url: string; port: number; calls: Record<string, number>; stop(): Promise<void> }> {
   const facilitator = registerFacilitatorScheme(new x402Facilitator(), { signer: toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: chain.url }), networks: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
   const calls: Record<string, number> = {};
   const server = Bun.serve({
-    port: 0,
+    port,
     hostname: '127.0.0.1',
     async fetch(req) {
-      const path = new URL(req.url).pathname;
+      const full = new URL(req.url).pathname;
+      const path = full.slice(full.lastIndexOf('/'));
       calls[path] = (calls[path] ?? 0) + 1;
       if (path === '/supported') return Response.json(facilitator.getSupported());
       const { paymentPayload, paymentRequirements } = (await req.json()) as { paymentPayload: never; paymentRequirements: never };
@@ -238,7 +240,7 @@ export async function startFacilitator(chain: Sandbox, feePayer: KeyPairSigner):
       return new Response('not found', { status: 404 });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, calls, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, port: server.port!, calls, stop: () => server.stop(true) };
 }
 
 /** An x402 payment as the store records it, for store-level tests: `txKey` names its transaction. */

@@ -18,6 +18,8 @@ type Node = { type: string; url?: string; value?: string; depth?: number; childr
 /** Paths under these top-level folders are repository paths wherever they appear. */
 const REPO_PATH = /(?<![\w/.~:-])(?:\.\/)?((?:src|tests|bench|deploy|drizzle|docs|\.ci)\/[^\s`'"()[\],;]*)/g;
 const BUN_RUN = /\bbun(?:@[\d.]+)? run ([\w:.-]+)/g;
+/** A Markdown file named alone (`SPEC.md`): it must be one the repository holds, at its root, in docs/ or beside the page. */
+const MD_NAME = /(?<![\w/.~:-])([A-Za-z][\w-]*\.md)\b/g;
 
 function parse(text: string): Node {
   return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }) as Node;
@@ -81,6 +83,9 @@ function docProblems(root: string, files: string[]): string[] {
           const path = checkablePath(written!);
           if (!pathExists(root, path)) problems.push(`${file}: path ${written} does not exist`);
         }
+        for (const [, name] of text.matchAll(MD_NAME)) {
+          if (![name!, join('docs', name!), join(dirname(file), name!)].some((p) => existsSync(join(root, p)))) problems.push(`${file}: names ${name}, which the repository does not hold`);
+        }
         for (const [, script] of text.matchAll(BUN_RUN))
           if (!scripts.includes(script!)) problems.push(`${file}: \`bun run ${script}\`: no such script in package.json`);
       }
@@ -133,6 +138,7 @@ describe('the checker', () => {
       'README.md: link docs/page.md#no-such: no heading #no-such in docs/page.md',
     ]);
     expect(check('see `src/a.ts` and `src/b.ts`')).toEqual(['README.md: path src/b.ts does not exist']);
+    expect(check('as SPEC.md says, and page.md')).toEqual(['README.md: names SPEC.md, which the repository does not hold']);
     expect(check('```sh\nbun run start && bun run nope\n```\n')).toEqual([
       'README.md: `bun run nope`: no such script in package.json',
     ]);

@@ -38,6 +38,15 @@ describe('StorageOutage', () => {
     expect(events()).toEqual([]);
   });
 
+  test('/readyz names the current cause: a disk-full outage that goes on as a held lock says locked; still one warning', () => {
+    const { o, events } = outage();
+    o.fault(full());
+    expect(o.reason).toBe('postgres: disk full');
+    o.fault(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }));
+    expect(o.reason).toBe('postgres: locked');
+    expect(events().filter((e) => e.event === 'storage_unavailable')).toHaveLength(1);
+  });
+
   test('a hundred failed calls: a hundred StorageUnavailable, counted, one warning; the probe that finds it back, one line once it stays back', async () => {
     let answering = false;
     const { o, events, changes } = outage(() => {

@@ -7,6 +7,8 @@ import type { Logger } from '../../log.ts';
 import { RateLimiter } from '../rate-limit.ts';
 import type { UsageCursor } from '../usage-pages.ts';
 import type { Backend, OpenedBackend } from './backend.ts';
+
+export type { Backend };
 import { guard, guardAll, guardLimiter, StorageOutage } from './outage.ts';
 import { openSqlite } from './sqlite/open.ts';
 

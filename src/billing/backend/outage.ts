@@ -103,14 +103,18 @@ export class StorageOutage {
   }
 
   private wentAway(reason: StorageFault) {
-    if (this.down) return;
+    // /readyz names the current cause: a full disk freed while another process holds the lock is now "locked".
+    if (this.down) {
+      this.down.reason = reason;
+      return;
+    }
     storageAvailable.set(0);
     const settling = this.settling;
     if (settling) {
       // Back only a moment ago: the same outage goes on, already told.
       clearTimeout(settling.timer);
       this.settling = undefined;
-      this.down = settling.episode;
+      this.down = { ...settling.episode, reason };
       this.onChange?.(false);
       return;
     }

@@ -1,12 +1,12 @@
 // The accounts every x402 payment depends on, as the chain holds them: the asset's mint and its
 // token program, the pay-to owner's token account of it, and the built-in facilitator's fee payer's
 // SOL. Read in one getMultipleAccounts at start (a missing mint or pay-to account stops the start),
-// by the readiness probe (/readyz, /metrics), and when a payment is refused, so that the refusal
-// names the account at fault beside the facilitator's reason. The judgement is a pure function.
+// and by settleable.ts, which takes the x402 offer out while one of them stops payments. The
+// judgement is a pure function.
 import { associatedTokenAddresses } from '../../chain/ata.ts';
 import type { Upstream } from '../../chain/upstream.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, TOKEN_PROGRAMS } from '../../chain/program-ids.ts';
-import { X402_SETTLEMENT_FEE_LAMPORTS, type Network } from '../../config.ts';
+import { X402_FEE_PAYER_FLOOR_LAMPORTS, X402_SETTLEMENT_FEE_LAMPORTS, type Network } from '../../config.ts';
 import { x402FeePayerRead } from '../../metrics.ts';
 
 export interface X402AccountIds {
@@ -17,6 +17,8 @@ export interface X402AccountIds {
   feePayer?: string;
   /** Below this the fee payer is warned of (X402_FEE_PAYER_MIN_LAMPORTS). */
   minFeePayerLamports: number;
+  /** The payment network is read on this machine only (the sandbox chain): its own way to create an account is named. */
+  local?: boolean;
 }
 
 /** What the chain answered for the accounts, per address: the owner program and the lamports, or null (no such account). */
@@ -57,7 +59,9 @@ export function assess(ids: X402AccountIds, atas: Record<string, string>, read: 
   if (payToTokenAccount && !payToTokenAccountExists) {
     problems.push(
       `the pay-to owner ${ids.payTo} (X402_PAY_TO, else GATEWAY_ADDRESS) has no token account for ${ids.asset}: create its associated token account ${payToTokenAccount} ` +
-        `(spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`,
+        (ids.local
+          ? `(on the sandbox chain, from a source checkout: bun run wallet -- usdc 0 --to ${ids.payTo}; on a real network: spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`
+          : `(spl-token create-account ${ids.asset} --owner ${ids.payTo} --fee-payer <keypair file>)`),
     );
   }
   const report: X402AccountsReport = { asset: ids.asset, tokenProgram, payTo: ids.payTo, payToTokenAccount, payToTokenAccountExists, problems, warnings };
@@ -65,8 +69,8 @@ export function assess(ids: X402AccountIds, atas: Record<string, string>, read: 
     const lamports = read[ids.feePayer]?.lamports ?? 0n;
     report.feePayer = ids.feePayer;
     report.feePayerLamports = Number(lamports);
-    const settlements = lamports / BigInt(X402_SETTLEMENT_FEE_LAMPORTS);
-    if (settlements === 0n) problems.push(`the fee payer ${ids.feePayer} holds ${lamports} lamports, less than one settlement's fee (${X402_SETTLEMENT_FEE_LAMPORTS}): send it SOL`);
+    const settlements = (lamports - BigInt(X402_FEE_PAYER_FLOOR_LAMPORTS)) / BigInt(X402_SETTLEMENT_FEE_LAMPORTS) + 1n;
+    if (lamports < BigInt(X402_FEE_PAYER_FLOOR_LAMPORTS)) problems.push(`the fee payer ${ids.feePayer} holds ${lamports} lamports, less than one settlement needs (${X402_FEE_PAYER_FLOOR_LAMPORTS}): send it SOL`);
     else if (lamports < BigInt(ids.minFeePayerLamports)) {
       warnings.push(`the fee payer ${ids.feePayer} holds ${lamports} lamports, enough for ${settlements} settlements (below X402_FEE_PAYER_MIN_LAMPORTS, ${ids.minFeePayerLamports}): send it SOL`);
     }
@@ -74,13 +78,9 @@ export function assess(ids: X402AccountIds, atas: Record<string, string>, read: 
   return report;
 }
 
-/** A refusal's explanation reuses a read this recent: a burst of bad payments costs the chain one read, not one each. */
-const EXPLAIN_FRESH_MS = 5_000;
-
 /** Reads the accounts (one RPC call) and keeps the last report for /readyz. */
 export class X402Accounts {
   private last: X402AccountsReport | null = null;
-  private lastAt = 0;
   /** The read under way: callers at the same moment share it. */
   private reading: Promise<X402AccountsReport> | undefined;
   private readonly atas: Promise<Record<string, string>>;
@@ -109,22 +109,7 @@ export class X402Accounts {
     });
     const read: AccountsRead = Object.fromEntries(keys.map((k, i) => [k, answer.value[i] ? { owner: answer.value[i]!.owner, lamports: BigInt(answer.value[i]!.lamports) } : null]));
     this.last = assess(this.ids, atas, read);
-    this.lastAt = Date.now();
     if (this.last.feePayerLamports !== undefined) x402FeePayerRead(BigInt(this.last.feePayerLamports));
     return this.last;
-  }
-
-  /**
-   * A refused payment's reason with the accounts at fault beside it, when one of them is the cause
-   * (a payment the chain would not take for the gateway's own reasons); the reason as it was when
-   * they are all in order, or when the chain cannot say.
-   */
-  async explain(reason: string): Promise<string> {
-    try {
-      const { problems } = this.last && Date.now() - this.lastAt < EXPLAIN_FRESH_MS ? this.last : await this.read();
-      return problems.length ? `${reason} [the gateway's fault, not the payment's: ${problems.join('; ')}]` : reason;
-    } catch {
-      return reason;
-    }
   }
 }

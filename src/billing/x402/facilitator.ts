@@ -25,6 +25,8 @@ export interface Facilitator {
   readonly kind: 'built-in' | 'external';
   /** The fee payer named in the offer. */
   feePayer(): Promise<string>;
+  /** Rejects when the facilitator cannot take payments now (an external one's /supported); the built-in one's chain is read with the accounts. */
+  probe(): Promise<void>;
   verify(payload: AnyPayload, requirements: AnyRequirements): Promise<VerifyResponse>;
   settle(payload: AnyPayload, requirements: AnyRequirements): Promise<SettleResponse>;
 }
@@ -144,12 +146,13 @@ export function builtInFacilitator(o: BuiltInOptions): Facilitator {
   return {
     kind: 'built-in',
     feePayer: async () => o.signer.address,
+    probe: async () => {},
     verify: (p, r) => facilitator.verify(p as PaymentPayload, r as PaymentRequirements),
     settle: (p, r) => facilitator.settle(p as PaymentPayload, r as PaymentRequirements),
   };
 }
 
-/** An external facilitator: its fee payer is read from /supported once, when first needed. */
+/** An external facilitator: its fee payer is read from /supported when first needed, and again by each probe. */
 export function externalFacilitator(url: string, network: Network): Facilitator {
   const client = new HTTPFacilitatorClient({ url });
   let feePayer: Promise<string> | undefined;
@@ -162,6 +165,10 @@ export function externalFacilitator(url: string, network: Network): Facilitator 
   return {
     kind: 'external',
     feePayer: () => (feePayer ??= readFeePayer().catch((e) => ((feePayer = undefined), Promise.reject(e)))),
+    probe: async () => {
+      const read = await readFeePayer();
+      feePayer = Promise.resolve(read);
+    },
     // A refusal the facilitator answers with an HTTP error status is still a refusal, not an outage.
     verify: (p, r) =>
       client.verify(p as PaymentPayload, r as PaymentRequirements).catch((e) => {

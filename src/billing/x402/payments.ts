@@ -14,7 +14,7 @@ import type { KeptWrites } from '../resilience/kept-writes.ts';
 import { UnsettledWrite } from '../resilience/unsettled.ts';
 import type { PaymentEnd, X402Records } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
-import type { X402Accounts } from './accounts.ts';
+import type { X402Settleable } from './settleable.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
 
 export type { Resource };
@@ -35,8 +35,11 @@ const refusal = (code: string, detail?: string): X402Refusal => ({ code, message
 
 /** A verified payment, recorded and waiting for its call's outcome. */
 export interface VerifiedPayment {
-  /** Submits the payment and waits for `confirmed`; the answer's payment header, or why it did not settle. */
-  settle(): Promise<{ headers: Record<string, string> } | { refused: X402Refusal }>;
+  /**
+   * Submits the payment and waits for `confirmed`; the answer's payment header, or why it did not
+   * settle: the payment's fault (`refused`), or the gateway's (`unavailable`, a 503 to retry).
+   */
+  settle(): Promise<{ headers: Record<string, string> } | { refused: X402Refusal } | { unavailable: GatewayError }>;
   /** The call failed: the payment is never submitted. */
   release(): Promise<void>;
 }
@@ -45,9 +48,10 @@ export interface X402 {
   readonly facilitator: Facilitator;
   /**
    * A 402's body and headers with the x402 offer of `price` atomic units (the capability's, chosen by
-   * the pipeline); `error` says why a payment was refused, if one was.
+   * the pipeline); `error` says why a payment was refused, if one was. Undefined while payments
+   * cannot settle for the gateway's own reasons (settleable.ts): the 402 then offers the account way alone.
    */
-  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, price: number, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
+  offer(body: Record<string, unknown>, headers: Record<string, string>, resource: Resource, price: number, error?: string): Promise<{ body: Record<string, unknown>; headers: Record<string, string> } | undefined>;
   /** Verifies and records, for the call `call.callId`, a payment of exactly `call.price` atomic units, or says why it buys nothing. */
   hold(attempt: PaymentAttempt, resource: Resource, call: { capability: string; face: 'rest' | 'mcp'; price: number; callId: string }): Promise<VerifiedPayment | { refused: X402Refusal }>;
 }
@@ -60,6 +64,24 @@ const FACILITATOR_DOWN = new GatewayError(
   { error: 'x402 payments cannot be verified right now', hint: 'The payment was not recorded or submitted: retry the same request shortly, or pay with an API key.', live_status: 'FAILED' },
   { 'retry-after': '5' },
 );
+
+/**
+ * x402 cannot settle for the gateway's own reasons (settleable.ts): nothing was recorded or submitted,
+ * and the client hears neither the cause nor the operator's accounts, only to come back.
+ */
+const CANNOT_SETTLE = new GatewayError(
+  503,
+  {
+    error: 'x402 payments cannot be taken right now',
+    code: 'x402_unavailable',
+    hint: 'The fault is on the gateway\'s side, not your payment\'s: nothing was settled. Retry after Retry-After seconds with a newly signed payment, or pay with an API key.',
+    live_status: 'FAILED',
+  },
+  { 'retry-after': '5' },
+);
+
+/** A refusal the chain gave (a simulation that failed) may be the gateway's accounts: these are read again before it is blamed on the payment. */
+const MAYBE_OURS = /simulation_failed|Simulation failed|transaction_simulation|AccountNotFound|InsufficientFunds|InvalidAccountData/i;
 
 /** The decoded payment, or why it cannot be read. */
 function decode(attempt: PaymentAttempt): AnyPayload | { refused: X402Refusal } {
@@ -81,12 +103,13 @@ function decode(attempt: PaymentAttempt): AnyPayload | { refused: X402Refusal } 
 }
 
 /**
- * `accounts`: the accounts payments depend on, read when a payment is refused for a reason the
- * chain gave, to name the one at fault (an unfunded fee payer, a missing pay-to token account).
+ * `settleable`: whether payments can settle now. While they cannot, no offer is made and a payment
+ * presented anyway is answered 503 untouched; a payment refused for a reason the chain gave has it
+ * asked again, so a fault that races a payment is the gateway's 503, not the client's refusal.
  */
-export function createX402(config: Config, store: X402Records, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
-  // The refusal with the accounts at fault named in its words, when one of them is the cause.
-  const explained = async (r: X402Refusal): Promise<X402Refusal> => (accounts ? { code: r.code, message: await accounts.explain(r.message) } : r);
+export function createX402(config: Config, store: X402Records, facilitator: Facilitator, log: Logger, kept: KeptWrites, settleable?: Pick<X402Settleable, 'offered' | 'check'>): X402 {
+  // Read afresh (from `since`, when the payment came): a refusal a burst of payments shares costs one read.
+  const ours = async (reason: string, since: number) => settleable !== undefined && MAYBE_OURS.test(reason) && !(await settleable.check(since));
   const terms = async (price: number): Promise<Terms> => ({
     price,
     asset: config.x402Asset,
@@ -105,10 +128,20 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
   return {
     facilitator,
     async offer(body, headers, resource, price, error = DEFAULT_ERROR) {
-      return withOffer(body, headers, await terms(price), resource, error);
+      if (!settleable) return withOffer(body, headers, await terms(price), resource, error);
+      if (!settleable.offered) return undefined;
+      try {
+        return withOffer(body, headers, await terms(price), resource, error);
+      } catch {
+        // An external facilitator that cannot name its fee payer: the probe sees why and says it once.
+        void settleable.check();
+        return undefined;
+      }
     },
 
     async hold(attempt, resource, call) {
+      if (settleable && !settleable.offered) throw CANNOT_SETTLE;
+      const came = Date.now();
       const payload = decode(attempt);
       if ('refused' in payload) return refuse(payload.refused, call.face);
       const version = payload.x402Version === 1 ? 1 : 2;
@@ -121,12 +154,17 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
         verified = await facilitator.verify(payload, requirements);
       } catch (e) {
         log.warn('x402 verification unavailable', { event: 'x402_unavailable', facilitator: facilitator.kind, error: e instanceof Error ? e.message : String(e) });
+        // The offer goes out at once if the facilitator is down, not at the next probe.
+        void settleable?.check();
         throw FACILITATOR_DOWN;
       }
       if (!verified.isValid) {
         const invalid = refusal(verified.invalidReason ?? 'invalid_payment', verified.invalidMessage);
-        // A transaction the chain would not run may be the gateway's fault (an unfunded fee payer).
-        return refuse(invalid.code.includes('simulation_failed') ? await explained(invalid) : invalid, call.face);
+        if (await ours(invalid.message, came)) {
+          log.warn('x402 payment not taken: the gateway cannot settle', { event: 'x402_unavailable', reason: invalid.message });
+          throw CANNOT_SETTLE;
+        }
+        return refuse(invalid, call.face);
       }
       const txKey = transactionMessageHash(decodeTransactionFromPayload(payload.payload as { transaction: string }));
       const payer = verified.payer ?? '';
@@ -146,6 +184,7 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
       x402Payments.inc({ outcome: 'verified', reason: '' });
       return {
         async settle() {
+          const submitted = Date.now();
           let settled: SettleResponse;
           try {
             settled = await facilitator.settle(payload, requirements);
@@ -153,9 +192,10 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
             settled = { success: false, errorReason: 'settlement_error', errorMessage: e instanceof Error ? e.message : String(e), transaction: '', network: requirements.network as SettleResponse['network'] };
           }
           if (!settled.success) {
-            const failed = await explained(refusal('settlement_failed', `${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`));
+            const failed = refusal('settlement_failed', `${settled.errorReason ?? 'unknown'}${settled.errorMessage ? ` (${settled.errorMessage})` : ''}`);
             await finish({ status: 'failed', reason: failed.message, signature: settled.transaction || undefined });
             log.warn('x402 settlement failed', { event: 'x402_settle_failed', payer, reason: failed.message, transaction: settled.transaction || null });
+            if (await ours(failed.message, submitted)) return { unavailable: CANNOT_SETTLE };
             return refuse(failed, call.face);
           }
           // The money moved: the answer is owed even if the record cannot be written now (it is kept).

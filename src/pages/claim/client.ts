@@ -175,7 +175,13 @@ async function claim(c: Challenge, signature: Uint8Array) {
   if (status === 200 && typeof body.apiKey === 'string') return showKey(body.apiKey);
   if (status === 401) return say('claim-msg', expired(c) ? expiredText : `${wrongWallet(c.wallet)} (Or this challenge was already used: get a new one.)`, 'error');
   if (status === 404) {
-    return say('claim-msg', `No deposit from ${c.wallet} is waiting to be claimed. Send at least ${sol(config.minDepositLamports)} to the gateway address first (a deposit is claimed once).`, 'error');
+    // The gateway says what the wallet still holds (a revoked key's credit stays with it) and the way to a new key.
+    const held = body.code === 'credit_without_key' ? `${c.wallet} still holds ${sol(Number(body.creditLamports))} of credit and ${body.freeCallsRemaining} free calls, kept for it. ` : '';
+    return say(
+      'claim-msg',
+      `No deposit from ${c.wallet} is waiting to be claimed. ${held}Send at least ${sol(config.minDepositLamports)} to the gateway address on ${config.network} from this wallet, then claim again${held ? ': the new key carries the credit' : ''} (a deposit is claimed once).`,
+      held ? 'info' : 'error',
+    );
   }
   say('claim-msg', `Claim refused (${status}): ${describeError(body)}`, 'error');
 }
@@ -239,7 +245,7 @@ function showKey(apiKey: string) {
   clearInterval(countdown);
   for (const id of ['connect-step', 'claim-step']) el(id).hidden = true;
   el('result').hidden = false;
-  el<HTMLInputElement>('api-key').value = apiKey;
+  el('api-key').textContent = apiKey;
   el('mcp-config').textContent = JSON.stringify(
     { mcpServers: { 'solana-gateway': { url: `${location.origin}/mcp`, headers: { 'x-api-key': 'cig_... (your key)' } } } },
     null,
@@ -249,11 +255,15 @@ function showKey(apiKey: string) {
 }
 
 el('copy-key').addEventListener('click', async () => {
-  const input = el<HTMLInputElement>('api-key');
+  const key = el('api-key');
   try {
-    await navigator.clipboard.writeText(input.value);
+    await navigator.clipboard.writeText(key.textContent ?? '');
   } catch {
-    input.select();
+    // No clipboard API (an insecure origin): select the key and copy the selection.
+    const range = document.createRange();
+    range.selectNodeContents(key);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
     document.execCommand('copy');
   }
   say('copy-msg', 'Copied. Keep it somewhere safe: this page will not show it again.', 'ok');

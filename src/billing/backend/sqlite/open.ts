@@ -4,6 +4,7 @@ import type { Config } from '../../../config.ts';
 import { BUSY_TIMEOUT_MS, openDatabase, probeWritable } from '../../../db/client.ts';
 import type { Logger } from '../../../log.ts';
 import type { OpenedBackend } from '../backend.ts';
+import { DiskSpace } from './disk-space.ts';
 import { Ledger } from './ledger.ts';
 import { sqliteStore } from './store.ts';
 import { UsageLog } from './usage.ts';
@@ -14,6 +15,10 @@ const OUTAGE_BUSY_TIMEOUT_MS = 250;
 export function openSqlite(config: Config, log: Logger): OpenedBackend {
   const db = openDatabase(config.databasePath);
   const ledger = new Ledger(db, config.ledgerSync);
+  // The disk's free space read now (a warning at start when low) and every few seconds; the WAL kept small while it is low.
+  const disk = new DiskSpace(db.$client, config.databasePath, config.databaseMinFreeMb * 1024 * 1024, log);
+  disk.check();
+  disk.start();
   return {
     store: sqliteStore(db, ledger),
     usage: new UsageLog(db, ledger, config.usageRetentionDays, log, config.usageQueueRows),
@@ -26,6 +31,7 @@ export function openSqlite(config: Config, log: Logger): OpenedBackend {
     onAvailability: (available) => db.$client.run(`PRAGMA busy_timeout = ${available ? BUSY_TIMEOUT_MS : OUTAGE_BUSY_TIMEOUT_MS}`),
     storeOf: (store) => store.sqlite(db),
     async close() {
+      disk.stop();
       ledger.settle();
       db.$client.close();
     },
