@@ -15,6 +15,7 @@ import { UnsettledWrite } from '../unsettled.ts';
 import type { BillingStore, PaymentEnd } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import type { X402Accounts } from './accounts.ts';
+import type { Receipts } from './receipts.ts';
 import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
 
 export type { Resource };
@@ -79,7 +80,7 @@ const reasonCode = (reason: string) => reason.split(/[:\s]/, 1)[0]!.slice(0, 64)
  * `accounts`: the accounts payments depend on, read when a payment is refused for a reason the
  * chain gave, to name the one at fault (an unfunded fee payer, a missing pay-to token account).
  */
-export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>): X402 {
+export function createX402(config: Config, store: BillingStore, facilitator: Facilitator, log: Logger, kept: KeptWrites, accounts?: Pick<X402Accounts, 'explain'>, receipts?: Receipts): X402 {
   const explained = (reason: string) => (accounts ? accounts.explain(reason) : reason);
   const terms = async (price: number): Promise<Terms> => ({
     price,
@@ -98,7 +99,8 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
   return {
     facilitator,
     async offer(body, headers, resource, price, error = DEFAULT_ERROR) {
-      return withOffer(body, headers, await terms(price), resource, error);
+      const t = await terms(price);
+      return withOffer(body, headers, t, receipts ? await receipts.signOffer(resource, requirementsV2(t)) : resource, error);
     },
 
     async hold(attempt, resource, call) {
@@ -155,7 +157,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
           x402Payments.inc({ outcome: 'settled', reason: '' });
           x402SettledUnits.inc(t.price);
           log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
-          return { headers: responseHeader(version, settled) };
+          return { headers: responseHeader(version, receipts ? await receipts.stamp(settled, resource.url) : settled) };
         },
         async release() {
           // Kept until the database takes it: till then the payment buys nothing more, and it was never submitted.
