@@ -10,7 +10,7 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { CLIENTS, connectMcp } from '../support/mcp.ts';
-import { isoIn, proofHeader, signingFetch, signInOffer } from '../support/siwx.ts';
+import { isoIn, kitSigner, proofHeader, signingFetch, signInOffer } from '../support/siwx.ts';
 
 const SECRET = 'siwx-hook-secret';
 const sandbox = sandboxGateways({ mint: true });
@@ -146,7 +146,7 @@ describe('sign in with the wallet over MCP', () => {
         const required = JSON.parse(first.content[0].text);
         expect(required).toMatchObject({ error: 'Payment required', code: 'no_key', x402Version: 2, accepts: [] });
         expect(required.extensions['sign-in-with-x'].info.uri).toBe(`${gw.url}/mcp${kind === 'sse' ? '/sse' : ''}`);
-        const hook = await createSIWxClientHook(wallet.signer)({ paymentRequired: required, requestUrl: required.resource.url });
+        const hook = await createSIWxClientHook(kitSigner(wallet.signer))({ paymentRequired: required, requestUrl: required.resource.url });
         const proof = hook!.headers['sign-in-with-x']!;
         const paid = (await mcp.client.callTool({ name: 'find_ata', arguments: args, _meta: { 'x402/sign-in-with-x': proof } })) as any;
         expect(paid.isError).toBe(false);

@@ -5,8 +5,15 @@ import type { KeyPairSigner } from '@solana/kit';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
-import { createSIWxClientHook, createSIWxMessage, encodeSIWxHeader, signSolanaMessage, type SIWxExtension, type SIWxExtensionInfo } from '@x402/extensions/sign-in-with-x';
+import { createSIWxClientHook, createSIWxMessage, encodeSIWxHeader, signSolanaMessage, type SIWxExtension, type SIWxExtensionInfo, type SolanaSigner } from '@x402/extensions/sign-in-with-x';
 import { wrapFetchWithPayment } from '@x402/fetch';
+
+/**
+ * A @solana/kit signer as the extension's types name it. The object is passed as it is; only
+ * TypeScript needs telling: the extension declares `signMessages` over plain `Uint8Array`
+ * dictionaries, kit over its branded `SignatureBytes`, which its checker will not equate.
+ */
+export const kitSigner = (signer: KeyPairSigner): SolanaSigner => signer as unknown as SolanaSigner;
 
 /** The sign-in-with-x extension of a 402 (REST: its PAYMENT-REQUIRED header). */
 export function signInOffer(headers: Headers): SIWxExtension {
@@ -27,7 +34,7 @@ export function signingFetch(wallet: KeyPairSigner): { fetch: typeof fetch; sent
     if (header) sent.push(header);
     return fetch(request);
   }) as typeof fetch;
-  const http = new x402HTTPClient(new x402Client()).onPaymentRequired(createSIWxClientHook(wallet));
+  const http = new x402HTTPClient(new x402Client()).onPaymentRequired(createSIWxClientHook(kitSigner(wallet)));
   return { fetch: wrapFetchWithPayment(recording, http) as typeof fetch, sent };
 }
 
@@ -39,7 +46,7 @@ export function signingFetch(wallet: KeyPairSigner): { fetch: typeof fetch; sent
 export async function proofHeader(offer: SIWxExtension, signer: KeyPairSigner, change: Partial<SIWxExtensionInfo> = {}, address?: string): Promise<string> {
   const chain = offer.supportedChains[0]!;
   const info = { ...offer.info, ...change, chainId: chain.chainId, type: chain.type };
-  const signature = await signSolanaMessage(createSIWxMessage(info, signer.address), signer);
+  const signature = await signSolanaMessage(createSIWxMessage(info, signer.address), kitSigner(signer));
   return encodeSIWxHeader({ ...info, address: address ?? signer.address, signature });
 }
 
