@@ -38,8 +38,12 @@ export const META_PAYMENT = `${META_PREFIX}/payment`;
 
 /** x402's MCP transport: the payment a call carries, and the settlement its result carries. */
 export const META_X402_PAYMENT = 'x402/payment';
-/** `_meta` key of a sign-in-with-x proof: the proof object, or its SIGN-IN-WITH-X header's base64 text. */
+/**
+ * `_meta` key of sign-in-with-x: on a 402 result, the challenge (the extension as the REST offer
+ * carries it); on a call, the proof (the proof object, or its SIGN-IN-WITH-X header's base64 text).
+ */
 export const META_SIGN_IN = 'x402/sign-in-with-x';
+const SIGN_IN = 'sign-in-with-x';
 export const META_X402_RESPONSE = 'x402/payment-response';
 /** Why a payment was refused (the offer's `error`), beside the offer in the text. */
 export const META_X402_ERROR = 'x402/error';
@@ -148,8 +152,12 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
     const offer = outcome.headers['payment-required'];
     if (offer) {
       const required = decodePaymentRequiredHeader(offer);
-      body = x402Refusal(body, required);
-      meta[META_X402_ERROR] = required.error;
+      // A sign-in challenge rides in `_meta`; an x402 offer (something to pay) also makes the text a PaymentRequired.
+      if (required.extensions?.[SIGN_IN]) meta[META_SIGN_IN] = required.extensions[SIGN_IN];
+      if (required.accepts.length > 0) {
+        body = x402Refusal(body, required);
+        meta[META_X402_ERROR] = required.error;
+      }
     }
   }
   const settled = outcome.headers['payment-response'];

@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { createSIWxClientHook } from '@x402/extensions/sign-in-with-x';
+import type { PaymentRequired } from '@x402/core/types';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
@@ -143,10 +144,13 @@ describe('sign in with the wallet over MCP', () => {
         const args = { wallet: wallet.wallet, mint: sandbox.mint };
         const first = (await mcp.client.callTool({ name: 'find_ata', arguments: args })) as any;
         expect(first.isError).toBe(true);
-        const required = JSON.parse(first.content[0].text);
-        expect(required).toMatchObject({ error: 'Payment required', code: 'no_key', x402Version: 2, accepts: [] });
-        expect(required.extensions['sign-in-with-x'].info.uri).toBe(`${gw.url}/mcp${kind === 'sse' ? '/sse' : ''}`);
-        const hook = await createSIWxClientHook(kitSigner(wallet.signer))({ paymentRequired: required, requestUrl: required.resource.url });
+        // The text is the REST 402 as ever; the challenge is in _meta.
+        expect(JSON.parse(first.content[0].text)).toMatchObject({ error: 'Payment required', code: 'no_key' });
+        const challenge = first._meta['x402/sign-in-with-x'];
+        const endpoint = `${gw.url}/mcp${kind === 'sse' ? '/sse' : ''}`;
+        expect(challenge.info).toMatchObject({ domain: new URL(gw.url).host, uri: endpoint });
+        const paymentRequired = { x402Version: 2, accepts: [], resource: { url: endpoint }, extensions: { 'sign-in-with-x': challenge } } as unknown as PaymentRequired;
+        const hook = await createSIWxClientHook(kitSigner(wallet.signer))({ paymentRequired, requestUrl: endpoint });
         const proof = hook!.headers['sign-in-with-x']!;
         const paid = (await mcp.client.callTool({ name: 'find_ata', arguments: args, _meta: { 'x402/sign-in-with-x': proof } })) as any;
         expect(paid.isError).toBe(false);
