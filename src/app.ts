@@ -17,6 +17,7 @@ import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
 import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
 import { MCP_HTTP_PATH, MCP_JSON_RPC_PATHS, MCP_SSE_PATH } from './mcp/paths.ts';
 import { VERSION } from './version.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
 
 /** What `GET /` answers: where a newcomer, an agent or a client generator goes next. */
 export const HOME = {
@@ -78,6 +79,7 @@ export function buildApp(s: Services) {
     .use(claimRoutes(s.config))
     .use(docsRoutes({ specUrl: OPENAPI_PATH, title: 'Chain Intelligence Gateway' }))
     .use(metaRoutes(s))
+    .use(discoveryRoutes(s))
     .use(restRoutes(s))
     .use(keyRoutes(s))
     .use(webhookRoutes(s))

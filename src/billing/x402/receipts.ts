@@ -3,19 +3,18 @@
 // its owner's books. Signed as compact JWS (EdDSA) with a key of the operator's own
 // (X402_RECEIPT_KEYPAIR), not the fee payer's: the fee payer's key is hot and moves SOL, and a
 // receipt key is one an operator may want to rotate, publish or keep offline apart from it. The
-// key's `kid` is a did:key, so the extension's own verifiers resolve it; the gateway also publishes
-// it (manifest, /.well-known/jwks.json) so a verifier can tell it is this gateway's.
+// key's `kid` is a did:jwk (the key itself, `alg` included), so the extension's own verifiers
+// resolve it from the signature alone (its did:key path loses `alg` on the way to jose, which then
+// refuses an Ed25519 key); the gateway also publishes it (manifest, /.well-known/jwks.json) so a
+// verifier can tell it is this gateway's.
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createJWSOfferReceiptIssuer, createOfferReceiptExtension, declareOfferReceiptExtension, OFFER_RECEIPT, type JWSSigner } from '@x402/extensions/offer-receipt';
-import { base58 } from '@scure/base';
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../config.ts';
 import type { Resource } from './terms.ts';
 
 const KEY_FILE = 'X402_RECEIPT_KEYPAIR / --x402-receipt-keypair';
-/** Multicodec prefix of an Ed25519 public key (0xed, varint), as did:key writes it. */
-const ED25519_PUB = Uint8Array.of(0xed, 0x01);
 
 /** The public half as a verifier takes it: a JWK with the did:key as its `kid`. */
 export interface ReceiptKey {
@@ -59,15 +58,14 @@ function readKeypair(path: string): { secret: KeyObject; publicKey: Uint8Array }
   return { secret, publicKey };
 }
 
-/** did:key of an Ed25519 public key, with the key itself as the fragment (as did:key documents name it). */
-export function didKeyOf(publicKey: Uint8Array): string {
-  const id = `z${base58.encode(new Uint8Array([...ED25519_PUB, ...publicKey]))}`;
-  return `did:key:${id}#${id}`;
+/** did:jwk of an Ed25519 public key: its JWK (with `alg`), base64url. */
+export function didJwkOf(publicKey: Uint8Array): string {
+  return `did:jwk:${b64url(new TextEncoder().encode(JSON.stringify({ alg: 'EdDSA', crv: 'Ed25519', kty: 'OKP', x: b64url(publicKey) })))}`;
 }
 
 export function loadReceipts(path: string): Receipts {
   const { secret, publicKey } = readKeypair(path);
-  const kid = didKeyOf(publicKey);
+  const kid = didJwkOf(publicKey);
   const signer: JWSSigner = {
     kid,
     format: 'jws',
