@@ -512,15 +512,15 @@ const SETTINGS = {
   },
   serviceName: {
     env: 'SERVICE_NAME',
-    help: 'the name catalogues list this gateway under (x402 bazaar entries, the MCP server card)',
+    help: 'the name catalogues list this gateway under (x402 bazaar entries, the MCP server card; at most 32 printable characters)',
     default: 'Chain Intelligence Gateway',
     parse: text,
   },
   serviceTags: {
     env: 'SERVICE_TAGS',
     help: "comma-separated tags catalogues file this gateway's resources under",
-    default: ['solana', 'blockchain', 'onchain-data', 'defi', 'tokens', 'transactions'],
-    shownDefault: 'solana,blockchain,onchain-data,defi,tokens,transactions',
+    default: ['solana', 'onchain-data', 'defi', 'tokens', 'transactions'],
+    shownDefault: 'solana,onchain-data,defi,tokens,transactions (catalogues keep 5 tags of at most 32 characters)',
     parse: (raw: string) => raw.split(',').map((t) => t.trim()).filter(Boolean),
   },
   serviceIconUrl: {

@@ -5,6 +5,7 @@ import { admit, type Admission, type Limiter } from '../billing/rate-limit.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import type { Payments } from '../billing/payments.ts';
 import type { Resource, X402 } from '../billing/x402/payments.ts';
+import { resourceInfo } from '../billing/x402/terms.ts';
 import type { PaymentIdStart, PaymentIds } from '../billing/x402/payment-id.ts';
 import { REPLAYED, type SignedIn, type SignIn, type SignInRefusal } from '../billing/x402/siwx.ts';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
@@ -234,7 +235,7 @@ async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: 
       outcome.body = made.body;
       outcome.headers = made.headers;
     } else if (origin) {
-      const required = { x402Version: 2, error: String(outcome.body.reason ?? outcome.body.error), resource: { url: offer.url, description: offer.description, mimeType: 'application/json' }, accepts: [], extensions };
+      const required = { x402Version: 2, error: String(outcome.body.reason ?? outcome.body.error), resource: resourceInfo(offer), accepts: [], extensions };
       outcome.headers = { ...outcome.headers, 'payment-required': encodePaymentRequiredHeader(required) };
     }
   } catch (e) {
