@@ -79,7 +79,7 @@ export function buildApp(s: Services) {
     .use(claimRoutes(s.config))
     .use(docsRoutes({ specUrl: OPENAPI_PATH, title: 'Chain Intelligence Gateway' }))
     .use(metaRoutes(s))
-    .use(discoveryRoutes(s))
+    .use(discoveryRoutes(s, { streamableHttp: MCP_HTTP_PATH, sse: MCP_SSE_PATH, docs: DOCS_PATHS[1] }))
     .use(restRoutes(s))
     .use(keyRoutes(s))
     .use(webhookRoutes(s))

@@ -16,7 +16,7 @@ import type { BillingStore, PaymentEnd } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import type { X402Accounts } from './accounts.ts';
 import type { Receipts } from './receipts.ts';
-import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
+import { MAX_TIMEOUT_SECONDS, requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
 
 export type { Resource };
 
@@ -88,7 +88,7 @@ export function createX402(config: Config, store: BillingStore, facilitator: Fac
     payTo: (config.x402PayTo ?? config.gatewayAddress)!,
     feePayer: await facilitator.feePayer(),
     network: config.paymentNetwork,
-    maxTimeoutSeconds: 60,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
   });
   const refuse = (reason: string, face: string) => {
     x402Payments.inc({ outcome: 'refused', reason: reasonCode(reason) });

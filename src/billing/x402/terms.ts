@@ -15,6 +15,9 @@ export const CAIP2: Record<Network, string> = {
 /** x402 version 1's network names. */
 export const V1_NETWORK: Record<Network, string> = { 'mainnet-beta': 'solana', devnet: 'solana-devnet' };
 
+/** How long a client has between an offer and its payment: a blockhash lives about 60 s. */
+export const MAX_TIMEOUT_SECONDS = 60;
+
 export interface Terms {
   /** Atomic units of `asset` per call. */
   price: number;
