@@ -22,7 +22,7 @@ import { KeptWrites } from './billing/kept-writes.ts';
 import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing/x402/facilitator.ts';
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
-import { pgExtensionStore, sqliteExtensionStore } from './billing/x402/ext-store.ts';
+import { guardedExtensionStore, pgExtensionStore, sqliteExtensionStore } from './billing/x402/ext-store.ts';
 import { createSignIn } from './billing/x402/siwx.ts';
 import { createPaymentIds } from './billing/x402/payment-id.ts';
 import { loadReceipts, type Receipts } from './billing/x402/receipts.ts';
@@ -178,7 +178,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   // x402's extensions: what they keep is on the billing database, so every replica sees it.
-  const extensionStore = pg ? pgExtensionStore(pg.db) : sqliteExtensionStore(db!);
+  const extensionStore = guardedExtensionStore(pg ? pgExtensionStore(pg.db) : sqliteExtensionStore(db!), storage);
   // Sign-in spends credit, which only deposits make: offered where deposits are configured.
   const signIn =
     config.signIn && config.gatewayAddress

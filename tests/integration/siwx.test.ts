@@ -11,6 +11,8 @@ import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { CLIENTS, connectMcp } from '../support/mcp.ts';
+import { Database } from 'bun:sqlite';
+import { ask, expectStorageUnavailable } from '../support/outage.ts';
 import { isoIn, kitSigner, proofHeader, signingFetch, signInOffer } from '../support/siwx.ts';
 
 const SECRET = 'siwx-hook-secret';
@@ -112,6 +114,28 @@ describe('sign in with the wallet over REST', () => {
     expect((await me()).creditLamports).toBe(before.creditLamports);
   });
 
+  test('a proof sent with an API key: the key decides, the proof is not used up', async () => {
+    const other = await fundedKey(gw, sandbox.chain, 5 * price);
+    const offer = signInOffer((await gw.get(findAta(wallet.wallet))).headers);
+    const header = await proofHeader(offer, wallet.signer);
+    const before = await me();
+    expect((await gw.get(findAta(wallet.wallet), { 'sign-in-with-x': header, 'x-api-key': other.key })).status).toBe(200);
+    expect((await me()).creditLamports).toBe(before.creditLamports);
+    expect((await gw.get(findAta(wallet.wallet), { 'sign-in-with-x': header })).status).toBe(200);
+    expect((await me()).creditLamports).toBe(before.creditLamports - price);
+  });
+
+  test("without PUBLIC_URL, a request naming a host that is not this machine's gets no challenge, and a proof for that host is refused", async () => {
+    const res = await fetch(gw.url + findAta(wallet.wallet), { headers: { host: 'evil.example' } });
+    expect(res.status).toBe(402);
+    expect(res.headers.get('payment-required')).toBeNull();
+    const offer = signInOffer((await gw.get(findAta(wallet.wallet))).headers);
+    const foreign = await proofHeader(offer, wallet.signer, { domain: 'evil.example', uri: 'http://evil.example/api/chain/find-ata' });
+    const refused = await fetch(gw.url + findAta(wallet.wallet), { headers: { host: 'evil.example', 'sign-in-with-x': foreign } });
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ code: 'siwx_refused', siwxError: 'invalid_siwx_domain_mismatch' });
+  });
+
   test('a wallet that signs in without credit is told how to get it', async () => {
     const poor = await generateKeyPairSigner();
     const offer = signInOffer((await gw.get(findAta(poor.address))).headers);
@@ -132,6 +156,27 @@ describe('sign in with the wallet over REST', () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 402 && a.body.siwxError === 'invalid_siwx_nonce')).toHaveLength(49);
     expect((await me()).creditLamports).toBe(before.creditLamports - price);
+  });
+});
+
+describe('sign-in while the database is away', () => {
+  test('the nonce cannot be recorded: 500 storage_unavailable with Retry-After, nothing debited, and the proof still buys a call after', async () => {
+    const before = await me();
+    const offer = signInOffer((await gw.get(findAta(wallet.wallet))).headers);
+    const header = await proofHeader(offer, wallet.signer);
+    // Another writer holds the file's write lock for longer than the gateway waits for it.
+    const other = new Database(gw.config.databasePath);
+    other.run('BEGIN EXCLUSIVE');
+    let answer;
+    try {
+      answer = await ask(gw.url + findAta(wallet.wallet), { 'sign-in-with-x': header });
+    } finally {
+      other.run('ROLLBACK');
+      other.close();
+    }
+    expectStorageUnavailable(answer);
+    expect((await me()).creditLamports).toBe(before.creditLamports);
+    expect((await gw.get(findAta(wallet.wallet), { 'sign-in-with-x': header })).status).toBe(200);
   });
 });
 

@@ -61,6 +61,8 @@ describe('payment-identifier and offer-receipt', () => {
   test('the offer declares payment-identifier (optional) and carries a signed offer the extension verifies with the published key', async () => {
     const offer = await offerOf(findAta(world.payTo));
     expect(offer.extensions!['payment-identifier']).toMatchObject({ info: { required: false }, schema: { type: 'object' } });
+    // Beside x402's offer, the sign-in challenge and the bazaar entry.
+    expect(Object.keys(offer.extensions!).sort()).toEqual(['bazaar', 'offer-receipt', 'payment-identifier', 'sign-in-with-x']);
     const key = await receiptKey(gw.url);
     expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
     expect(key.kid).toStartWith('did:jwk:');
@@ -115,6 +117,18 @@ describe('payment-identifier and offer-receipt', () => {
     expect(decodePaymentResponseHeader(third.headers.get('payment-response')!).transaction).toBe(settled.transaction);
     expect(await usdcOf(sandbox.chain, wallet.address)).toBe(before.client - BigInt(PRICE));
     expect(await usdcOf(sandbox.chain, world.payTo)).toBe(before.gateway + BigInt(PRICE));
+  });
+
+  test('the same named payment 20 times at once: settled once; each answer is that settlement or "still being processed"', async () => {
+    const wallet = await payer(sandbox.chain, 100_000n);
+    const before = await usdcOf(sandbox.chain, wallet.address);
+    const { header } = await paymentWithId(wallet, sandbox.chain, await offerOf(findAta(wallet.address)), generatePaymentId());
+    const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(gw.url + findAta(wallet.address), { headers: { 'payment-signature': header } })));
+    const settled = answers.filter((a) => a.status === 200).map((a) => decodePaymentResponseHeader(a.headers.get('payment-response')!).transaction);
+    expect(settled.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(settled).size).toBe(1);
+    expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    expect(await usdcOf(sandbox.chain, wallet.address)).toBe(before - BigInt(PRICE));
   });
 
   test('the same identifier with another payment: 409, and that payment is not settled', async () => {

@@ -8,6 +8,7 @@ import { outcomeUnknown } from '../../db/faults.ts';
 import type { PgDb } from '../../db/pg-client.ts';
 import * as pgTables from '../../db/pg-schema.ts';
 import * as sqliteTables from '../../db/schema.ts';
+import { guard, type StorageOutage } from '../outage.ts';
 import { settleWithin, SETTLE_WITHIN_MS } from '../unsettled.ts';
 
 /** A payment identifier already taken: by which payload, for which call, and its answer once given. */
@@ -34,18 +35,23 @@ export interface ExtensionStore {
   prune(now: number): Promise<void>;
 }
 
+/** The store with every method answering a storage fault as the rest of billing does (503 and Retry-After, billing/outage.ts). */
+export function guardedExtensionStore(store: ExtensionStore, outage: StorageOutage): ExtensionStore {
+  return Object.fromEntries(Object.entries(store).map(([name, fn]) => [name, guard(outage, fn as (...args: unknown[]) => unknown)])) as unknown as ExtensionStore;
+}
+
 export function sqliteExtensionStore(db: Db): ExtensionStore {
   const { siwxNonces: nonces, x402PaymentIds: ids } = sqliteTables;
   return {
     async useNonce(nonce, wallet, callId, expiresAt) {
       return db.insert(nonces).values({ nonce, wallet, callId, expiresAt }).onConflictDoNothing().returning({ nonce: nonces.nonce }).get() !== undefined;
     },
-    async takePaymentId(id, payloadHash, callId, now, expiresAt) {
+    takePaymentId: async function take(id, payloadHash, callId, now, expiresAt): ReturnType<ExtensionStore['takePaymentId']> {
       const inserted = db.insert(ids).values({ id, payloadHash, callId, createdAt: now, expiresAt }).onConflictDoNothing().returning({ id: ids.id }).get();
       if (inserted) return { taken: true };
       const holder = db.select({ payloadHash: ids.payloadHash, callId: ids.callId, answer: ids.answer, createdAt: ids.createdAt }).from(ids).where(eq(ids.id, id)).get();
       // Deleted in between (released or pruned): free again.
-      return holder ? { taken: false, holder } : this.takePaymentId(id, payloadHash, callId, now, expiresAt);
+      return holder ? { taken: false, holder } : take(id, payloadHash, callId, now, expiresAt);
     },
     async retakePaymentId(id, callId, nextCallId, now) {
       const row = db.update(ids).set({ callId: nextCallId, createdAt: now }).where(and(eq(ids.id, id), eq(ids.callId, callId))).returning({ id: ids.id }).get();
@@ -92,7 +98,7 @@ export function pgExtensionStore(db: PgDb): ExtensionStore {
         callId,
       );
     },
-    async takePaymentId(id, payloadHash, callId, now, expiresAt) {
+    takePaymentId: async function take(id, payloadHash, callId, now, expiresAt): ReturnType<ExtensionStore['takePaymentId']> {
       const taken = await insertOnce(
         () => db.insert(ids).values({ id, payloadHash, callId, createdAt: now, expiresAt }).onConflictDoNothing().returning({ id: ids.id }),
         async () => (await holderOf(id))?.callId ?? null,
@@ -100,7 +106,7 @@ export function pgExtensionStore(db: PgDb): ExtensionStore {
       );
       if (taken) return { taken: true };
       const holder = await holderOf(id);
-      return holder ? { taken: false, holder } : this.takePaymentId(id, payloadHash, callId, now, expiresAt);
+      return holder ? { taken: false, holder } : take(id, payloadHash, callId, now, expiresAt);
     },
     async retakePaymentId(id, callId, nextCallId, now) {
       const rows = await db.update(ids).set({ callId: nextCallId, createdAt: now }).where(and(eq(ids.id, id), eq(ids.callId, callId))).returning({ id: ids.id });
