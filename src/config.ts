@@ -485,13 +485,13 @@ const SETTINGS = {
     shownDefault: 'unset',
     parse: optional(publicUrl),
   },
-  signIn: {
+  siwx: {
     env: 'SIWX',
     help: "sign in with the wallet (x402's sign-in-with-x): a paid call's 402 carries a challenge, and a wallet's signed proof spends its credit as its API key would; proofs are bound to PUBLIC_URL (unset: to loopback and MCP_ALLOWED_ORIGINS hosts only)",
     default: true,
     parse: bool,
   },
-  signInSeconds: {
+  siwxSeconds: {
     env: 'SIWX_SECONDS',
     help: 'sign-in-with-x: how long a challenge is good for, and how old a proof may be',
     default: 300,

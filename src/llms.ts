@@ -42,7 +42,7 @@ function apart(config: Config): string {
 
 /** Spending a wallet's credit without a key, when this gateway offers it. */
 function signInSection(config: Config): string[] {
-  if (!config.signIn || !config.gatewayAddress) return [];
+  if (!config.siwx || !config.gatewayAddress) return [];
   return [
     '## Signing in with the wallet instead of a key',
     '',

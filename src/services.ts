@@ -181,8 +181,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const extensionStore = guardedExtensionStore(pg ? pgExtensionStore(pg.db) : sqliteExtensionStore(db!), storage);
   // Sign-in spends credit, which only deposits make: offered where deposits are configured.
   const signIn =
-    config.signIn && config.gatewayAddress
-      ? createSignIn({ paymentNetwork: config.paymentNetwork, publicUrl: config.publicUrl, localHosts: allowedHosts(config), seconds: config.signInSeconds }, extensionStore)
+    config.siwx && config.gatewayAddress
+      ? createSignIn({ paymentNetwork: config.paymentNetwork, publicUrl: config.publicUrl, localHosts: allowedHosts(config), seconds: config.siwxSeconds }, extensionStore)
       : undefined;
   const paymentIds = x402 ? createPaymentIds(extensionStore, config.x402PaymentIdHours * 3_600_000, config.x402SettleSeconds * 1000 + 120_000) : undefined;
   const inFlight = new InFlight(log);

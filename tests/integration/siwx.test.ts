@@ -40,7 +40,7 @@ describe('sign in with the wallet over REST', () => {
     const host = new URL(gw.url).host;
     expect(offer.info).toMatchObject({ domain: host, uri: `${gw.url}/api/chain/find-ata`, version: '1', resources: [`${gw.url}/api/chain/find-ata`] });
     expect(offer.info.nonce).toMatch(/^[0-9a-f]{32}$/);
-    expect(Date.parse(offer.info.expirationTime!) - Date.parse(offer.info.issuedAt)).toBe(gw.config.signInSeconds * 1000);
+    expect(Date.parse(offer.info.expirationTime!) - Date.parse(offer.info.issuedAt)).toBe(gw.config.siwxSeconds * 1000);
     expect(offer.supportedChains).toEqual([
       { chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', type: 'ed25519' },
       { chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', type: 'ed25519' },
@@ -97,7 +97,7 @@ describe('sign in with the wallet over REST', () => {
     const stranger = await generateKeyPairSigner();
     const cases: [string, string][] = [
       [await proofHeader(offer, wallet.signer, { expirationTime: isoIn(-1) }), 'invalid_siwx_expired'],
-      [await proofHeader(offer, wallet.signer, { issuedAt: isoIn(-gw.config.signInSeconds - 5) }), 'invalid_siwx_issued_at_too_old'],
+      [await proofHeader(offer, wallet.signer, { issuedAt: isoIn(-gw.config.siwxSeconds - 5) }), 'invalid_siwx_issued_at_too_old'],
       [await proofHeader(offer, wallet.signer, { notBefore: isoIn(60) }), 'invalid_siwx_not_yet_valid'],
       [await proofHeader(offer, wallet.signer, { domain: 'evil.example', uri: 'https://evil.example/api/chain/find-ata' }), 'invalid_siwx_domain_mismatch'],
       [await proofHeader(offer, wallet.signer, { uri: 'https://evil.example/api/chain/find-ata' }), 'invalid_siwx_uri_mismatch'],
