@@ -9,6 +9,7 @@ import { resourceInfo } from '../billing/x402/terms.ts';
 import type { PaymentIdStart, PaymentIds } from '../billing/x402/payment-id.ts';
 import { REPLAYED, type SignedIn, type SignIn, type SignInRefusal } from '../billing/x402/siwx.ts';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { toJson } from '../json.ts';
 import type { UsageHistory } from '../billing/usage.ts';
 import type { Debit } from '../billing/ledger.ts';
 import { newCallId } from '../billing/call-id.ts';
@@ -258,7 +259,7 @@ async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: C
     input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
     resource = x402Resource(cap, caller, deps.ctx.config);
     // Looked up before the payment is verified: a payment sent again after it settled no longer verifies.
-    if (deps.paymentIds) named = await deps.paymentIds.start(caller.payment!, callId);
+    if (deps.paymentIds) named = await deps.paymentIds.start(caller.payment!, `${cap.name} ${toJson(input)}`, callId);
   } catch (e) {
     return failedCall(e, cap, deps, headers);
   }

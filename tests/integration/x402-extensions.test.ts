@@ -143,7 +143,10 @@ describe('payment-identifier and offer-receipt', () => {
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ error: 'Payment identifier already used', code: 'payment_id_conflict' });
     expect(await usdcOf(sandbox.chain, wallet.address)).toBe(after);
-    // Without an id, that payment is a new payment and buys a call.
+    // The first payment, its id and all, for another request (other arguments): refused too, not answered with the first call's answer.
+    const elsewhere = await fetch(gw.url + findAta(world.payTo), { headers: { 'payment-signature': first.header } });
+    expect(elsewhere.status).toBe(409);
+    // Under a new id, that payment is a new payment and buys a call.
     const plain = await paymentWithId(wallet, sandbox.chain, offer, generatePaymentId());
     expect((await fetch(gw.url + findAta(wallet.address), { headers: { 'payment-signature': plain.header } })).status).toBe(200);
   });

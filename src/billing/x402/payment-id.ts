@@ -1,7 +1,8 @@
 // x402's `payment-identifier` extension: a client names its payment with an id of its own, so that
 // after a dropped answer it can send the same payment again and get the first answer back (the
 // settlement header with it) instead of a refusal, and never a second settlement. The id is bound
-// to the exact payload (the hash of its canonical JSON), looked up before the payment is verified
+// to the exact payload (the hash of its canonical JSON) and the request it pays for (capability and
+// arguments), looked up before the payment is verified
 // (a settled payment would no longer verify), and kept on the database for a set time, so any
 // replica answers the same.
 import { decodePaymentSignatureHeader } from '@x402/core/http';
@@ -31,7 +32,8 @@ export type PaymentIdStart =
 export interface PaymentIds {
   /** The offer's `payment-identifier` extension (an id is welcome, not required). */
   readonly declaration: Record<string, unknown>;
-  start(attempt: PaymentAttempt, callId: string): Promise<PaymentIdStart>;
+  /** `request`: what the payment is for (capability and arguments): the same payment for another request is another use of the id. */
+  start(attempt: PaymentAttempt, request: string, callId: string): Promise<PaymentIdStart>;
 }
 
 // Headers that describe this request rather than the answer (rate limits): not replayed.
@@ -66,7 +68,7 @@ export function createPaymentIds(store: ExtensionStore, keepMs: number, abandone
   let nextPrune = 0;
   return {
     declaration: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) },
-    async start(attempt, callId) {
+    async start(attempt, request, callId) {
       const payload = payloadOf(attempt);
       if (!payload) return { kind: 'none' };
       const id = idOf(payload);
@@ -84,7 +86,7 @@ export function createPaymentIds(store: ExtensionStore, keepMs: number, abandone
         nextPrune = now + 3_600_000;
         void store.prune(now).catch(() => {});
       }
-      const hash = createHash('sha256').update(canonicalize(payload)).digest('hex');
+      const hash = createHash('sha256').update(canonicalize(payload)).update('\n').update(request).digest('hex');
       const taken = await store.takePaymentId(id, hash, callId, now, now + keepMs);
       if (!taken.taken) {
         const { holder } = taken;
@@ -92,7 +94,7 @@ export function createPaymentIds(store: ExtensionStore, keepMs: number, abandone
           return refusal(409, {
             error: 'Payment identifier already used',
             code: 'payment_id_conflict',
-            hint: 'This payment-identifier id was first sent with another payment: give each payment an id of its own, and send the same payment again only to recover its answer.',
+            hint: 'This payment-identifier id was first sent with another payment, or for another request: give each payment an id of its own, and send the same payment with the same request again only to recover its answer.',
           });
         }
         if (holder.answer !== null) return { kind: 'answer', answer: parseJson(holder.answer) as KeptAnswer };
