@@ -82,15 +82,17 @@ export interface ListingQuery {
 
 /** A page of the listing, or why the query is refused (a 400's error and hint). */
 export function listingPage(all: readonly ListedResource[], q: ListingQuery): { page: Record<string, unknown> } | { refused: { error: string; hint: string } } {
-  const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+  // Whole numbers as digits only: Number() would also take "1e2", "0x10" and " 5".
+  const whole = (text: string) => (/^\d{1,9}$/.test(text) ? Number(text) : NaN);
+  const limit = q.limit === undefined ? DEFAULT_LIMIT : whole(q.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return { refused: { error: 'Invalid limit', hint: `limit is a whole number from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` } };
   let offset = 0;
   if (q.cursor !== undefined) {
-    const decoded = /^[A-Za-z0-9_-]{1,16}$/.test(q.cursor) ? Number(Buffer.from(q.cursor, 'base64url').toString()) : NaN;
+    const decoded = /^[A-Za-z0-9_-]{1,16}$/.test(q.cursor) ? whole(Buffer.from(q.cursor, 'base64url').toString()) : NaN;
     if (!Number.isInteger(decoded) || decoded < 0) return { refused: { error: 'Invalid cursor', hint: 'Send back the pagination.cursor of the previous page as it came, or leave it out for the first page.' } };
     offset = decoded;
   } else if (q.offset !== undefined) {
-    offset = Number(q.offset);
+    offset = whole(q.offset);
     if (!Number.isInteger(offset) || offset < 0) return { refused: { error: 'Invalid offset', hint: 'offset is a whole number of items to skip (0 or more); or page with cursor.' } };
   }
   if (q.type !== undefined && q.type !== 'http' && q.type !== 'mcp') return { refused: { error: 'Invalid type', hint: 'type is http (REST routes) or mcp (MCP tools).' } };
