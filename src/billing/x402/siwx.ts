@@ -62,6 +62,7 @@ const STATEMENT = 'Sign in to spend the credit of this wallet on one paid call o
 /** Clocks differ: a nonce is remembered this much past the last moment its proof could pass. */
 const SKEW_MS = 60_000;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** The Solana clusters served, the payment network first (a client signs for the first that fits). */
 export function signInChains(paymentNetwork: Network): string[] {
@@ -84,6 +85,7 @@ function decode(attempt: SignInAttempt): SIWxPayload | SignInRefusal {
 
 export function createSignIn(settings: SignInSettings, store: ExtensionStore): SignIn {
   const chains = signInChains(settings.paymentNetwork);
+  let nextPrune = 0;
   const maxAgeMs = settings.seconds * 1000;
   const configured = settings.publicUrl ? new URL(new URL(settings.publicUrl).origin) : undefined;
   const local = new Set([...LOOPBACK, ...settings.localHosts.map((h) => h.toLowerCase())]);
@@ -133,7 +135,15 @@ export function createSignIn(settings: SignInSettings, store: ExtensionStore): S
       if (!verified.isValid) return { refused: verified.invalidReason, reason: `${verified.invalidMessage}: the proof was not signed by the key of ${JSON.stringify(proof.address.slice(0, 64))}` };
       return { wallet: verified.payer, nonce: proof.nonce, keepUntil: new Date(proof.issuedAt).getTime() + maxAgeMs + SKEW_MS };
     },
-    use: (proof, callId) => store.useNonce(proof.nonce, proof.wallet, callId, proof.keepUntil),
+    use(proof, callId) {
+      const now = Date.now();
+      if (now >= nextPrune) {
+        // Nonces past their keeping (their proofs too old to pass anyway) go, an hour at a time.
+        nextPrune = now + PRUNE_EVERY_MS;
+        void store.prune(now).catch(() => {});
+      }
+      return store.useNonce(proof.nonce, proof.wallet, callId, proof.keepUntil);
+    },
   };
 }
 
