@@ -52,3 +52,15 @@ export async function proofHeader(offer: SIWxExtension, signer: KeyPairSigner, c
 
 /** An ISO time `seconds` from now. */
 export const isoIn = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+
+/**
+ * An MCP JSON-RPC answer with its sign-in challenge's per-call values (nonce, times) set aside: two
+ * 402 results of the same call differ in nothing else. Fails when the result carries no challenge.
+ */
+export function withoutFreshChallenge(answer: { result: { _meta: Record<string, any> } }): unknown {
+  const copy = structuredClone(answer);
+  const info = copy.result._meta['x402/sign-in-with-x']?.info;
+  if (!info?.nonce || !info.issuedAt) throw new Error('the 402 result carries no sign-in challenge');
+  Object.assign(info, { nonce: '<fresh>', issuedAt: '<fresh>', expirationTime: '<fresh>' });
+  return copy;
+}
