@@ -19,6 +19,7 @@ import { faviconRoute, landingPage, wantsHtml } from './pages/home.ts';
 import { x402Note } from './calls/ways-to-pay.ts';
 import { MCP_HTTP_PATH, MCP_JSON_RPC_PATHS, MCP_SSE_PATH } from './mcp/paths.ts';
 import { VERSION } from './version.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
 
 /** What `GET /` answers: where a newcomer, an agent or a client generator goes next. */
 export const HOME = {
@@ -85,6 +86,7 @@ export function buildApp(s: Services) {
     .use(claimRoutes(s.config, x402))
     .use(docsRoutes({ specUrl: OPENAPI_PATH, title: 'Chain Intelligence Gateway' }))
     .use(metaRoutes(s))
+    .use(discoveryRoutes(s, { streamableHttp: MCP_HTTP_PATH, sse: MCP_SSE_PATH, docs: DOCS_PATHS[1] }))
     .use(restRoutes(s))
     .use(keyRoutes(s))
     .use(webhookRoutes(s))

@@ -8,6 +8,7 @@ import { CAPABILITIES } from './capabilities/registry.ts';
 import { formatSol } from './chain/format.ts';
 import { NETWORKS, type Config } from './config.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
+import { AI_CATALOG_PATH, JWKS_PATH, MCP_CATALOG_PATH, RESOURCES_PATH, SERVER_CARD_SUFFIX } from './discovery/paths.ts';
 
 export const LLMS_TXT_PATH = '/llms.txt';
 
@@ -37,6 +38,19 @@ function capabilityEntry(cap: Capability, config: Config): string {
 function apart(config: Config): string {
   const entries = Object.entries(lamportsApart(config));
   return entries.length ? ` (except ${entries.map(([name, price]) => `${name}: ${price} lamports`).join(', ')}; each capability below says its price)` : '';
+}
+
+/** Spending a wallet's credit without a key, when this gateway offers it. */
+function signInSection(config: Config): string[] {
+  if (!config.siwx || !config.gatewayAddress) return [];
+  return [
+    '## Signing in with the wallet instead of a key',
+    '',
+    "A wallet with credit (deposited and claimed once, as above) can spend it without keeping the key: the 402 of a paid call carries x402's `sign-in-with-x` challenge (CAIP-122, Solana Ed25519) in its `PAYMENT-REQUIRED` header, over MCP in the result's `_meta[\"x402/sign-in-with-x\"]`.",
+    'Sign it with the wallet and send the same call again with the proof in the `SIGN-IN-WITH-X` header (base64 JSON), over MCP in `params._meta["x402/sign-in-with-x"]`. The call is debited from that wallet\'s credit exactly as its key\'s would be. A proof is good for one call and a few minutes; an expired, replayed or foreign proof answers 402 with `code: "siwx_refused"` and the reason in `siwxError`.',
+    'With the official client: `new x402HTTPClient(new x402Client()).onPaymentRequired(createSIWxClientHook(signer))` from `@x402/core/client` and `@x402/extensions/sign-in-with-x`, passed to `wrapFetchWithPayment`.',
+    '',
+  ];
 }
 
 /** The second way to pay, when this gateway offers it: x402 per call, no account. */
@@ -90,6 +104,7 @@ export function llmsTxt(config: Config): string {
     '',
     'Without a usable key a paid call answers 402 with `priceLamports`, `payTo` and `instructions`. Too many requests answer 429 with `Retry-After`; REST and MCP share one rate limit.',
     '',
+    ...signInSection(config),
     ...x402Section(config),
     '## MCP',
     '',
@@ -102,6 +117,9 @@ export function llmsTxt(config: Config): string {
     '',
     '- [OpenAPI 3.1 document](/openapi.json): every route with its parameters, response schemas and errors',
     '- [MCP manifest](/.well-known/mcp.json): the MCP tools and endpoints',
+    `- [Paid resources](${RESOURCES_PATH}): every paid route and tool with its prices, in the x402 facilitator discovery shape (\`?limit=\`, \`?cursor=\`, \`?type=http|mcp\`)`,
+    `- [MCP server card](${MCP_HTTP_PATH}${SERVER_CARD_SUFFIX}) and [MCP catalog](${MCP_CATALOG_PATH}) (also [AI catalog](${AI_CATALOG_PATH}))`,
+    `- [x402 receipt key](${JWKS_PATH}): the public key that signs x402 offers and receipts (JWKS; empty when none is configured)`,
     '- [API reference page](/docs): the same document, readable in a browser',
     '- [Claim page](/claim): buy a key with a browser wallet',
     '- [Health](/healthz)',

@@ -19,6 +19,11 @@ import { builtInFacilitator, externalFacilitator, loadFeePayer } from './billing
 import { createX402, type X402 } from './billing/x402/payments.ts';
 import { X402Accounts } from './billing/x402/accounts.ts';
 import { X402Settleable } from './billing/x402/settleable.ts';
+import { pgExtensionStore, sqliteExtensionStore } from './billing/x402/ext-store.ts';
+import { createSignIn } from './billing/x402/siwx.ts';
+import { createPaymentIds } from './billing/x402/payment-id.ts';
+import { loadReceipts, type Receipts } from './billing/x402/receipts.ts';
+import { allowedHosts } from './mcp/origin.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { LATE, within } from './within.ts';
@@ -33,6 +38,8 @@ export interface Services extends CallDeps {
   quorum?: DepositQuorum;
   mcp: McpSessions;
   readiness: Readiness;
+  /** X402_RECEIPT_KEYPAIR: signs offers and receipts; its public key is published. */
+  receipts?: Receipts;
   /** Set when a graceful stop begins: /readyz answers 503 from then on. */
   stopping: boolean;
   startedAt: number;
@@ -52,7 +59,7 @@ const X402_FAULT_POLL_MS = 1_000;
  * x402 when X402_PRICE turns it on: the built-in facilitator (fee-payer keypair) or an external
  * one, and the accounts its payments depend on, checked before the gateway serves.
  */
-async function x402Of(config: Config, store: X402Records, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites): Promise<{ x402: X402; settleable: X402Settleable } | undefined> {
+async function x402Of(config: Config, store: X402Records, upstreams: Record<Network, Upstream>, log: Logger, kept: KeptWrites, receipts?: Receipts): Promise<{ x402: X402; settleable: X402Settleable } | undefined> {
   if (config.x402Price === undefined) return undefined;
   const signer = config.x402FacilitatorUrl ? undefined : await loadFeePayer(config.x402FeePayerKeypair!);
   const facilitator = !signer
@@ -80,7 +87,7 @@ async function x402Of(config: Config, store: X402Records, upstreams: Record<Netw
     healthyMs: Math.max(X402_FAULT_POLL_MS, Math.floor((config.readyWindowSeconds * 1000) / 3)),
     probeTimeoutMs: config.rpcTimeoutMs,
   });
-  return { x402: createX402(config, store, facilitator, log, kept, settleable), settleable };
+  return { x402: createX402(config, store, facilitator, log, kept, settleable, receipts), settleable };
 }
 
 /**
@@ -116,8 +123,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // Refunds and x402 releases the database could not take when they were made, written when it answers again.
   const kept = new KeptWrites(log);
   let x402: Awaited<ReturnType<typeof x402Of>>;
+  let receipts: Receipts | undefined;
   try {
-    x402 = await x402Of(config, store, upstreams, log, kept);
+    receipts = config.x402ReceiptKeypair ? loadReceipts(config.x402ReceiptKeypair) : undefined;
+    x402 = await x402Of(config, store, upstreams, log, kept, receipts);
   } catch (e) {
     await backend.close().catch(() => {});
     throw e;
@@ -145,6 +154,14 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     streamIdleMs: config.mcpStreamIdleSeconds * 1000,
     log,
   });
+  // x402's extensions: what they keep is on the billing database, so every replica sees it.
+  const extensionStore = backend.storeOf({ sqlite: sqliteExtensionStore, postgres: pgExtensionStore });
+  // Sign-in spends credit, which only deposits make: offered where deposits are configured.
+  const signIn =
+    config.siwx && config.gatewayAddress
+      ? createSignIn({ paymentNetwork: config.paymentNetwork, publicUrl: config.publicUrl, localHosts: allowedHosts(config), seconds: config.siwxSeconds }, extensionStore)
+      : undefined;
+  const paymentIds = x402 ? createPaymentIds(extensionStore, config.x402PaymentIdHours * 3_600_000, config.x402SettleSeconds * 1000 + 120_000) : undefined;
   const inFlight = new InFlight(log);
   const readiness = new Readiness(backend.health, upstreams, config.readyWindowSeconds * 1000, log, x402?.settleable);
   return {
@@ -156,6 +173,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     ctx,
     payments: createPayments(store, config, kept),
     x402: x402?.x402,
+    signIn,
+    paymentIds,
+    receipts,
     usage,
     inFlight,
     limiter,

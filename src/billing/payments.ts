@@ -40,7 +40,7 @@ export interface Payments {
 }
 
 /** Why a paid call was refused, for machines: the `code` of every 402 body. */
-export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator' | 'no_credit' | 'x402_refused';
+export type RefusalCode = 'no_key' | 'unknown_key' | 'revoked_key' | 'revoked_by_operator' | 'no_credit' | 'x402_refused' | 'siwx_refused';
 
 /** A 402: its code for machines as a field (the metric's label, the log's), and in the body SPEC.md shows. */
 export class PaymentRefused extends GatewayError {
@@ -68,6 +68,7 @@ const REFUSALS: Record<RefusalCode, string> = {
     "The API key sent was revoked by this gateway's operator. The wallet keeps its credit: a new deposit and claim from the same wallet issue a new key that carries it.",
   no_credit: 'No free calls left and the credit is below the price of one call.',
   x402_refused: 'The x402 payment attached to the call was refused.',
+  siwx_refused: 'The sign-in-with-x proof attached to the call was refused.',
 };
 /** A key revoked before the gateway recorded who revoked it. */
 const REVOKED_UNSAID = 'The API key sent was revoked, by a newer claim for the same wallet or by the operator: send the newest key of the wallet.';

@@ -3,6 +3,7 @@
 // challenge) and the face it came in on (recorded in the key holder's usage history).
 import { BlockList, isIP } from 'node:net';
 import type { PaymentAttempt } from '../billing/x402/payments.ts';
+import type { SignInAttempt } from '../billing/x402/siwx.ts';
 import { contextOf, type RequestContext } from '../request-context.ts';
 
 export interface Caller {
@@ -11,6 +12,8 @@ export interface Caller {
   face: 'rest' | 'mcp';
   /** An x402 payment attached to this very call; the pipeline decides what it is worth. */
   readonly payment?: PaymentAttempt;
+  /** A sign-in-with-x proof attached to this very call: the wallet it names pays, as its key would. */
+  readonly signIn?: SignInAttempt;
   /** Where the access line of the HTTP request reads what the call did (its upstream calls); none when nothing reads it. */
   readonly context?: RequestContext;
   /** scheme://host the client reached, as its request names it (behind a trusted proxy, as the proxy forwards it): where an x402 offer's resource is. */
@@ -34,8 +37,8 @@ export function paymentOf(headers: Headers): PaymentAttempt | undefined {
   return v1 !== null ? { header: v1, version: 1 } : undefined;
 }
 
-/** The same caller with a payment attached (MCP: the payment travels in the call's `_meta`). */
-export function withPayment(caller: Caller, payment: PaymentAttempt): Caller {
+/** The same caller with a payment or a sign-in proof attached (MCP: both travel in the call's `_meta`). */
+export function withPayment(caller: Caller, payment: PaymentAttempt | undefined, signIn?: SignInAttempt): Caller {
   return {
     get apiKey() {
       return caller.apiKey;
@@ -45,6 +48,7 @@ export function withPayment(caller: Caller, payment: PaymentAttempt): Caller {
     },
     face: caller.face,
     payment,
+    signIn,
     get context() {
       return caller.context;
     },
@@ -234,6 +238,11 @@ class HttpCaller implements Caller {
 
   get payment(): PaymentAttempt | undefined {
     return paymentOf(this.request.headers);
+  }
+
+  get signIn(): SignInAttempt | undefined {
+    const header = this.request.headers.get('sign-in-with-x');
+    return header !== null ? { header } : undefined;
   }
 
   get context(): RequestContext | undefined {

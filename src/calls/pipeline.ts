@@ -9,11 +9,16 @@ import type { UsageHistory } from '../billing/usage-history.ts';
 import type { Debit } from '../billing/credit.ts';
 import { newCallId } from '../billing/resilience/call-id.ts';
 import { UnsettledWrite } from '../billing/resilience/unsettled.ts';
+import { resourceInfo } from '../billing/x402/terms.ts';
+import type { PaymentIdStart, PaymentIds } from '../billing/x402/payment-id.ts';
+import { REPLAYED, type SignedIn, type SignIn, type SignInRefusal } from '../billing/x402/siwx.ts';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { toJson } from '../json.ts';
 import { lamportsFor, x402UnitsFor } from '../billing/prices.ts';
 import { exampleArguments, exampleUrl, parseInput, type Capability, type CapabilityContext, type ExampleOf } from '../capabilities/capability.ts';
 import type { Logger } from '../log.ts';
 import { debitedLamports, paidCalls, paymentRequired, refundedLamports } from '../metrics.ts';
-import { StorageUnavailable } from '../errors.ts';
+import { type GatewayError, StorageUnavailable } from '../errors.ts';
 import { andThen, attempt, type MaybePromise } from '../maybe.ts';
 import { bucketKey, type Bucket } from './bucket.ts';
 import type { Caller } from './caller.ts';
@@ -30,6 +35,10 @@ export interface CallDeps {
   inFlight: InFlight;
   /** Set when X402_PRICE is: a second way to pay for any paid call. */
   x402?: X402;
+  /** Set when SIWX is on and deposits are configured: a wallet's signed proof spends its credit, as its key would. */
+  signIn?: SignIn;
+  /** With x402: payments named by the payment-identifier extension, answered once per payment. */
+  paymentIds?: PaymentIds;
 }
 
 /** A refusal's example call, in the words of the face called: a REST URL or MCP tool arguments. */
@@ -121,8 +130,18 @@ function successBody(cap: Capability, input: Record<string, unknown>, result: ob
 async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
   let owner: KeyOwner | null;
   let admission: Admission;
+  // A sign-in proof stands for a key when no key (and no x402 payment) came with it: checked
+  // before the rate limit, so that its wallet's bucket is the one drawn from (a refused proof draws
+  // from the client address's, as a keyless call does).
+  let signedIn: SignedIn | undefined;
+  let signInRefused: SignInRefusal | undefined;
   try {
-    const found = deps.payments.identify(caller.apiKey);
+    if (deps.signIn && caller.signIn && !caller.apiKey && !(deps.x402 && caller.payment)) {
+      const proof = await deps.signIn.check(caller.signIn, caller.origin);
+      if ('refused' in proof) signInRefused = proof;
+      else signedIn = proof;
+    }
+    const found = signedIn ? { wallet: signedIn.wallet, keyHash: '' } : deps.payments.identify(caller.apiKey);
     const known = found instanceof Promise ? await found : found;
     owner = known;
     const pending = admit(deps.limiter, () => bucketKey(bucketName(known, caller)));
@@ -141,6 +160,9 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   const row = (status: number, refunded: boolean) => ({ capability: cap.name, face: caller.face, at, status, refunded });
   try {
     const input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
+    if (signInRefused) throw signInRefusal(signInRefused, cap, deps);
+    // The nonce is used up by this call whatever follows (no credit, the call failing): a proof buys one try.
+    if (signedIn && !(await deps.signIn!.use(signedIn, callId))) throw signInRefusal(REPLAYED, cap, deps);
     receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name), callId));
     const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
@@ -162,7 +184,8 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
       deps.log.info('payment required', { event: 'payment_required', capability: cap.name, code: e.code, wallet: owner?.wallet ?? null, client: caller.address });
     }
     const failure = errorOutcome(e, deps.log, cap.name);
-    if (failure.status === 402 && deps.x402) await offered(failure, cap, caller, deps, deps.x402);
+    if (failure.status === 402 && signedIn && failure.body.code === 'no_credit') failure.body.reason = noCreditReason(signedIn.wallet);
+    if (failure.status === 402 && (deps.x402 || deps.signIn)) await offered(failure, cap, caller, deps);
     let balance: Record<string, string> | undefined;
     if (receipt) {
       // Kept and made when the database answers again, if it cannot be made now.
@@ -183,16 +206,38 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   }
 }
 
+/** A refused sign-in proof's 402: the extension's code in `siwxError`, the reason in words. */
+function signInRefusal(refusal: SignInRefusal, cap: Capability, deps: CallDeps): GatewayError {
+  return deps.payments.paymentRequired(`The sign-in-with-x proof was refused: ${refusal.reason}`, 'siwx_refused', lamportsFor(deps.ctx.config, cap.name), { siwxError: refusal.refused });
+}
+
+/** What a signed-in wallet without credit is told: a deposit becomes its credit once claimed (with the claim, a key it may keep unused). */
+const noCreditReason = (wallet: string) =>
+  `The wallet ${wallet} signed in, but it has no free calls left and less credit than one call. Deposit SOL from it as the instructions say and claim the deposit once ` +
+  '(the claim moves it into the wallet\'s credit); sign-in then spends that credit, with or without the key the claim returns.';
+
 /**
- * Adds the x402 offer to a 402 outcome, while x402 payments can settle; without it the account way still stands.
- * `resource`: the call's, when the caller has it already (a refused x402 payment).
+ * Adds the offers to a 402 outcome: x402's while x402 payments can settle (without it the account
+ * way still stands), and a sign-in challenge (alone, in a PAYMENT-REQUIRED with no `accepts`, when
+ * x402 is off or cannot settle now). `resource`: the call's, when the caller has it already (a refused x402 payment).
  */
-async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, x402: X402, resource?: Resource, error?: string): Promise<Outcome> {
+async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: CallDeps, resource?: Resource, error?: string): Promise<Outcome> {
   try {
-    const offer = await x402.offer(outcome.body, outcome.headers, resource ?? x402Resource(cap, caller, deps.ctx.config), x402UnitsFor(deps.ctx.config, cap.name)!, error);
-    if (offer) {
-      outcome.body = offer.body;
-      outcome.headers = offer.headers;
+    const base = resource ?? x402Resource(cap, caller, deps.ctx.config);
+    const origin = deps.signIn?.originFor(caller.origin);
+    const extensions = {
+      ...base.extensions,
+      ...(deps.x402 && deps.paymentIds?.declaration),
+      ...(origin && (await deps.signIn!.declare(base.url, origin))),
+    };
+    const offer = { ...base, extensions };
+    const made = deps.x402 && (await deps.x402.offer(outcome.body, outcome.headers, offer, x402UnitsFor(deps.ctx.config, cap.name)!, error));
+    if (made) {
+      outcome.body = made.body;
+      outcome.headers = made.headers;
+    } else if (origin) {
+      const required = { x402Version: 2, error: String(outcome.body.reason ?? outcome.body.error), resource: resourceInfo(offer), accepts: [], extensions };
+      outcome.headers = { ...outcome.headers, 'payment-required': encodePaymentRequiredHeader(required) };
     }
   } catch (e) {
     deps.log.warn('x402 offer unavailable', { event: 'x402_offer_failed', error: e instanceof Error ? e.message : String(e) });
@@ -206,19 +251,40 @@ async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: 
  * payment unsubmitted; a payment that does not settle withholds the answer (402 with the reason).
  */
 async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
-  const failed = (e: unknown) => failedCall(e, cap, deps, headers);
+  const callId = newCallId();
   let input: Record<string, unknown>;
   let resource: Resource;
+  let named: PaymentIdStart = { kind: 'none' };
+  try {
+    input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
+    resource = x402Resource(cap, caller, deps.ctx.config);
+    // Looked up before the payment is verified: a payment sent again after it settled no longer verifies.
+    if (deps.paymentIds) named = await deps.paymentIds.start(caller.payment!, `${cap.name} ${toJson(input)}`, callId);
+  } catch (e) {
+    return failedCall(e, cap, deps, headers);
+  }
+  if (named.kind === 'answer') return { status: named.answer.status, body: named.answer.body, headers: { ...headers, ...named.answer.headers } };
+  const outcome = await x402Paid(cap, input, resource, caller, deps, x402, headers, callId);
+  if (named.kind === 'run') {
+    await named.finish(outcome).catch((e: unknown) =>
+      // Unrecorded, the id is taken over once its holder counts as gone; the payment itself stays recorded, never settled again.
+      deps.log.warn('payment identifier answer not recorded', { event: 'x402_payment_id_unrecorded', error: e instanceof Error ? e.message : String(e) }),
+    );
+  }
+  return outcome;
+}
+
+/** The payment of an x402 call whose arguments are valid: verify and record -> run -> settle only on success. */
+async function x402Paid(cap: Capability, input: Record<string, unknown>, resource: Resource, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers'], callId: string): Promise<Outcome> {
+  const failed = (e: unknown) => failedCall(e, cap, deps, headers);
   let held: Awaited<ReturnType<X402['hold']>>;
   const refused = ({ message }: X402Refusal): Promise<Outcome> => {
     paymentRequired.inc({ reason: 'x402_refused' });
     const e = deps.payments.paymentRequired(`The x402 payment was refused: ${message}`, 'x402_refused', lamportsFor(deps.ctx.config, cap.name));
-    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, x402, resource, message);
+    return offered({ status: 402, body: e.body, headers: { ...headers } }, cap, caller, deps, resource, message);
   };
   try {
-    input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
-    resource = x402Resource(cap, caller, deps.ctx.config);
-    held = await x402.hold(caller.payment!, resource, { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId: newCallId() });
+    held = await x402.hold(caller.payment!, resource, { capability: cap.name, face: caller.face, price: x402UnitsFor(deps.ctx.config, cap.name)!, callId });
   } catch (e) {
     return failed(e);
   }

@@ -3,10 +3,15 @@
 // transport the call came by; with the `bazaar` discovery extension built from the capability's
 // own input schema and recorded example, so a facilitator can catalogue it.
 import type { Resource } from '../billing/x402/payments.ts';
+import type { ServiceMetadata } from '../billing/x402/terms.ts';
+import { isValidIconUrl, isValidServiceName, sanitizeTags } from '@x402/extensions/bazaar';
 import { discoveryExtensions, type Discovery } from '../billing/x402/discovery.ts';
 import { inputSchema, plainSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import { EXAMPLES } from '../capabilities/recorded-examples.ts';
 import type { Caller } from './caller.ts';
+
+/** The icon catalogues show for this gateway, served by the gateway itself. */
+export const ICON_PATH = '/icon.svg';
 
 /** The recorded request's fields as the input schema types them (a query string's "2" is the integer 2). */
 function typedExample(cap: Capability): Record<string, unknown> {
@@ -40,12 +45,40 @@ function discoveryOf(cap: Capability, mcp: Caller['mcp']): Discovery {
 // One extension per capability and way in: it depends on nothing else.
 const extensions = new Map<string, Record<string, unknown>>();
 
-/** `config`: PUBLIC_URL and PORT, as the capabilities' context holds them. */
-export function x402Resource(cap: Capability, caller: Caller, config: { publicUrl?: string; port: number }): Resource {
+/** The settings that name the service to catalogues, as the capabilities' context holds them. */
+export interface ServiceSettings {
+  serviceName: string;
+  serviceTags: readonly string[];
+  serviceIconUrl?: string;
+}
+
+// The metadata of one origin: only what the bazaar's own sanitizer keeps (a name of at most 32
+// printable characters, 5 tags, an icon on a public host), so that a catalogue lists what is sent.
+let lastService: { base: string; config: ServiceSettings; service: ServiceMetadata } | undefined;
+
+/** serviceName, tags and iconUrl for resources under `base` (the icon defaults to the gateway's own /icon.svg). */
+export function serviceMetadata(config: ServiceSettings, base: string): ServiceMetadata {
+  if (lastService?.base === base && lastService.config === config) return lastService.service;
+  const iconUrl = config.serviceIconUrl ?? `${base}${ICON_PATH}`;
+  const tags = sanitizeTags([...config.serviceTags]);
+  const service: ServiceMetadata = {
+    ...(isValidServiceName(config.serviceName) ? { serviceName: config.serviceName } : {}),
+    ...(tags ? { tags } : {}),
+    ...(isValidIconUrl(iconUrl) ? { iconUrl } : {}),
+  };
+  lastService = { base, config, service };
+  return service;
+}
+
+/** The base URL of the gateway for a caller: PUBLIC_URL, else the origin its request named. */
+export const baseUrlOf = (config: { publicUrl?: string; port: number }, origin: string | undefined) => config.publicUrl ?? origin ?? `http://localhost:${config.port}`;
+
+/** `config`: PUBLIC_URL, PORT and the service settings, as the capabilities' context holds them. */
+export function x402Resource(cap: Capability, caller: Pick<Caller, 'mcp' | 'origin'>, config: { publicUrl?: string; port: number } & ServiceSettings): Resource {
   const key = `${cap.name} ${caller.mcp?.transport ?? 'rest'}`;
   let ext = extensions.get(key);
   if (!ext) extensions.set(key, (ext = discoveryExtensions(discoveryOf(cap, caller.mcp))));
   // Every caller of the faces comes from an HTTP request and knows its origin; one that does not (made in code) is local.
-  const base = config.publicUrl ?? caller.origin ?? `http://localhost:${config.port}`;
-  return { url: `${base}${caller.mcp ? caller.mcp.path : restPath(cap)}`, description: cap.title, extensions: ext };
+  const base = baseUrlOf(config, caller.origin);
+  return { url: `${base}${caller.mcp ? caller.mcp.path : restPath(cap)}`, description: cap.title, extensions: ext, service: serviceMetadata(config, base) };
 }

@@ -155,3 +155,29 @@ export const rateBuckets = pgTable('rate_buckets', {
   at: doublePrecision('at').notNull(),
   allowed: integer('allowed').notNull(),
 });
+
+/** schema.ts siwxNonces: the primary key lets one replica, and one call, use a nonce. */
+export const siwxNonces = pgTable(
+  'siwx_nonces',
+  {
+    nonce: text('nonce').primaryKey(),
+    wallet: text('wallet').notNull(),
+    callId: text('call_id').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [index('siwx_nonces_expires_idx').on(t.expiresAt)],
+);
+
+/** schema.ts x402PaymentIds: the primary key lets one replica run the call an id names. */
+export const x402PaymentIds = pgTable(
+  'x402_payment_ids',
+  {
+    id: text('id').primaryKey(),
+    payloadHash: text('payload_hash').notNull(),
+    callId: text('call_id').notNull(),
+    answer: text('answer'),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [index('x402_payment_ids_expires_idx').on(t.expiresAt)],
+);

@@ -205,3 +205,38 @@ export const x402Payments = sqliteTable(
   },
   (t) => [index('x402_payments_payer_idx').on(t.payer, t.createdAt)],
 );
+
+/**
+ * Sign-in-with-x nonces used up: one row per nonce a wallet signed in with, kept until its proof
+ * could no longer be accepted anyway (issued too long ago), so a replay on any replica finds it.
+ * `callId`: the call that used it, to tell this call's insert from a replay's after a lost answer.
+ */
+export const siwxNonces = sqliteTable(
+  'siwx_nonces',
+  {
+    nonce: text('nonce').primaryKey(),
+    wallet: text('wallet').notNull(),
+    callId: text('call_id').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('siwx_nonces_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * x402 payment identifiers (the payment-identifier extension): the first payment presented under
+ * an id (the hash of its payload), the call it went to, and, once answered, that answer, replayed
+ * to a payment presented again under the id until `expiresAt`.
+ */
+export const x402PaymentIds = sqliteTable(
+  'x402_payment_ids',
+  {
+    id: text('id').primaryKey(),
+    payloadHash: text('payload_hash').notNull(),
+    callId: text('call_id').notNull(),
+    /** The answer as JSON ({status, headers, body}); null while the call runs. */
+    answer: text('answer'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('x402_payment_ids_expires_idx').on(t.expiresAt)],
+);

@@ -16,6 +16,8 @@ import { EXAMPLES } from '../capabilities/recorded-examples.ts';
 import { DEPOSIT_STATUSES } from '../billing/deposits.ts';
 import { USAGE_PAGE_MAX } from '../billing/usage-history.ts';
 import { USAGE_CURSOR_PATTERN, USAGE_ITEM } from '../billing/usage-pages.ts';
+import { AI_CATALOG_PATH, JWKS_PATH, MCP_CATALOG_PATH, RESOURCES_PATH } from '../discovery/paths.ts';
+import { ICON_PATH } from '../calls/x402-resource.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 /** Where @elysiajs/swagger served the document; kept for clients that learned that address. */
@@ -196,6 +198,52 @@ const MANIFEST = t.Object({
   mcp_sse_endpoint: t.String(),
   mcp_streamable_http_endpoint: t.String(),
   tools: t.Array(t.Object({ name: t.String(), description: t.String(), paid: t.Boolean(), inputSchema: t.Object({ type: t.Literal('object') }, { additionalProperties: true }) })),
+  discovery: t.Object({
+    resources: t.String({ description: 'Every paid resource (GET), in the x402 facilitator discovery shape' }),
+    server_card: t.String({ description: 'The MCP Server Card' }),
+    mcp_catalog: t.String(),
+    ai_catalog: t.String(),
+    x402_receipt_keys: t.String({ description: 'The public key that signs x402 offers and receipts (JWKS)' }),
+  }),
+});
+
+/** Parts of x402 documents this document does not restate: as @x402/core and @x402/extensions define them. */
+const OPEN = (description: string) => t.Object({}, { additionalProperties: true, description });
+
+const LISTED = t.Object({
+  resource: t.String({ description: 'Absolute URL: the REST route, or the MCP endpoint (the tool is named in extensions.bazaar)' }),
+  type: t.Union([t.Literal('http'), t.Literal('mcp')]),
+  x402Version: t.Literal(2),
+  accepts: t.Array(OPEN('x402 PaymentRequirements (scheme exact); empty when x402 is off')),
+  lastUpdated: t.String({ description: 'ISO 8601' }),
+  description: t.String(),
+  mimeType: t.String(),
+  serviceName: t.Optional(t.String()),
+  tags: t.Optional(t.Array(t.String())),
+  iconUrl: t.Optional(t.String()),
+  extensions: t.Object({ bazaar: OPEN('The bazaar discovery extension: input, input schema, example output') }),
+  capability: t.String(),
+  priceLamports: t.Integer({ minimum: 0, description: 'One call with an API key or a signed-in wallet' }),
+});
+
+const LISTING = t.Object({
+  x402Version: t.Literal(2),
+  items: t.Array(LISTED),
+  pagination: t.Object({
+    limit: t.Integer({ minimum: 1 }),
+    offset: t.Integer({ minimum: 0 }),
+    total: t.Integer({ minimum: 0 }),
+    cursor: t.Union([t.String(), t.Null()], { description: 'Send as ?cursor= for the next page; null on the last' }),
+  }),
+});
+
+const CATALOG = t.Object({
+  specVersion: t.String(),
+  entries: t.Array(t.Object({ identifier: t.String(), displayName: t.String(), type: t.Literal('application/mcp-server-card+json'), url: t.String() })),
+});
+
+const JWKS = t.Object({
+  keys: t.Array(t.Object({ kty: t.Literal('OKP'), crv: t.Literal('Ed25519'), x: t.String(), alg: t.Literal('EdDSA'), use: t.Literal('sig'), kid: t.String({ description: 'did:jwk of the key, as the JWS header of each signed offer and receipt names it' }) })),
 });
 
 const jsonBody = (schema: Json, description: string, extra: Json = {}) => ({ description, content: { 'application/json': { schema, ...extra } } });
@@ -233,6 +281,9 @@ function components(): Json {
       Health: plain(HEALTH),
       Readiness: plain(READINESS),
       McpManifest: plain(MANIFEST),
+      DiscoveryResources: plain(LISTING),
+      McpCatalog: plain(CATALOG),
+      Jwks: plain(JWKS),
       ...Object.fromEntries(CAPABILITIES.map((cap) => [resultSchemaName(cap), plain(successSchema(cap))])),
     },
     headers: {
@@ -486,6 +537,38 @@ function otherPaths(config: Config): Json {
     },
     '/.well-known/mcp.json': {
       get: { operationId: 'getMcpManifest', summary: 'MCP discovery manifest', tags: ['Meta'], security: [], responses: { '200': ok('McpManifest', 'The tools and MCP endpoints') } },
+    },
+    [RESOURCES_PATH]: {
+      get: {
+        operationId: 'listDiscoveryResources',
+        summary: 'Every paid route and MCP tool, in the x402 facilitator discovery shape',
+        description: 'What x402 catalogues read: each resource with its x402 requirements, its bazaar extension, the service name, tags and icon, and its price in lamports. Paged with `cursor` (or `offset`), filtered by `type`, `payTo`, `scheme`, `network`, `extensions`.',
+        tags: ['Meta'],
+        security: [],
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'pagination.cursor of the previous page' },
+          { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+          { name: 'type', in: 'query', required: false, schema: { type: 'string', enum: ['http', 'mcp'] } },
+          { name: 'payTo', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'scheme', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'network', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'extensions', in: 'query', required: false, schema: { type: 'string' }, description: 'An extension key the resource must carry' },
+        ],
+        responses: { '200': ok('DiscoveryResources', 'A page of resources'), '400': error('A paging or filter value that cannot be used') },
+      },
+    },
+    [MCP_CATALOG_PATH]: {
+      get: { operationId: 'getMcpCatalog', summary: 'MCP Catalog: where the MCP Server Card is', tags: ['Meta'], security: [], responses: { '200': ok('McpCatalog', 'One entry: this gateway') } },
+    },
+    [AI_CATALOG_PATH]: {
+      get: { operationId: 'getAiCatalog', summary: 'AI Catalog: the same entry, in the newer catalog format', tags: ['Meta'], security: [], responses: { '200': { description: 'One entry: this gateway', content: { 'application/ai-catalog+json': { schema: ref('schemas', 'McpCatalog') } } } } },
+    },
+    [JWKS_PATH]: {
+      get: { operationId: 'getReceiptKeys', summary: 'The public key that signs x402 offers and receipts', tags: ['Meta'], security: [], responses: { '200': ok('Jwks', 'JWKS: one key when X402_RECEIPT_KEYPAIR is set, else none') } },
+    },
+    [ICON_PATH]: {
+      get: { operationId: 'getIcon', summary: 'The icon catalogues show for this gateway', tags: ['Meta'], security: [], responses: { '200': { description: 'SVG', content: { 'image/svg+xml': { schema: { type: 'string' } } } } } },
     },
     [OPENAPI_PATH]: {
       get: {

@@ -63,6 +63,12 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[], tool
     ...apartLine(config, capabilities),
     '',
     'Send the key as the x-api-key (or Authorization: Bearer) header on every MCP request. A paid tool without a usable key answers an error result with these instructions; invalid arguments are refused before any charge.',
+    ...(deps.signIn
+      ? [
+          '',
+          'A wallet that holds credit may sign in instead of sending its key: the error result of a paid tool carries a sign-in-with-x challenge in _meta["x402/sign-in-with-x"]; sign it with the wallet (CAIP-122, Ed25519) and call again with the proof in params._meta["x402/sign-in-with-x"]. The call is debited from that wallet\'s credit.',
+        ]
+      : []),
     ...(x402Note(config) ? ['', x402Note(config), 'The error result of a paid tool carries the offer (x402 version 2 PaymentRequired) in its text; a paid result carries the settlement in _meta["x402/payment-response"].'] : []),
   ].join('\n');
   const docs: Document[] = [

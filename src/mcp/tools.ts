@@ -38,6 +38,12 @@ export const META_PAYMENT = `${META_PREFIX}/payment`;
 
 /** x402's MCP transport: the payment a call carries, and the settlement its result carries. */
 export const META_X402_PAYMENT = 'x402/payment';
+/**
+ * `_meta` key of sign-in-with-x: on a 402 result, the challenge (the extension as the REST offer
+ * carries it); on a call, the proof (the proof object, or its SIGN-IN-WITH-X header's base64 text).
+ */
+export const META_SIGN_IN = 'x402/sign-in-with-x';
+const SIGN_IN = 'sign-in-with-x';
 export const META_X402_RESPONSE = 'x402/payment-response';
 /** Why a payment was refused (the offer's `error`), beside the offer in the text. */
 export const META_X402_ERROR = 'x402/error';
@@ -146,8 +152,12 @@ export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
     const offer = outcome.headers['payment-required'];
     if (offer) {
       const required = decodePaymentRequiredHeader(offer);
-      body = x402Refusal(body, required);
-      meta[META_X402_ERROR] = required.error;
+      // A sign-in challenge rides in `_meta`; an x402 offer (something to pay) also makes the text a PaymentRequired.
+      if (required.extensions?.[SIGN_IN]) meta[META_SIGN_IN] = required.extensions[SIGN_IN];
+      if (required.accepts.length > 0) {
+        body = x402Refusal(body, required);
+        meta[META_X402_ERROR] = required.error;
+      }
     }
   }
   const settled = outcome.headers['payment-response'];
@@ -282,7 +292,11 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
     const authInfo = ctx.http?.authInfo;
     const onCharged = authInfo?.extra?.onCharged as OnCharged | undefined;
     const payment = request.params._meta?.[META_X402_PAYMENT];
-    const caller = payment === undefined ? callerOf(authInfo) : withPayment(callerOf(authInfo), { payload: payment });
+    const signIn = request.params._meta?.[META_SIGN_IN];
+    const caller =
+      payment === undefined && signIn === undefined
+        ? callerOf(authInfo)
+        : withPayment(callerOf(authInfo), payment === undefined ? undefined : { payload: payment }, signIn === undefined ? undefined : { payload: signIn });
     return resultOf(await runner.run(request.params.name, request.params.arguments ?? {}, caller, onCharged && ((refund) => onCharged(ctx.mcpReq.id, refund))));
   };
   const factory = () => {

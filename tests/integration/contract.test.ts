@@ -246,6 +246,12 @@ describe('keys, webhook and meta routes', () => {
     await check(200, 'GET', '/');
     await check(200, 'GET', '/healthz');
     await check(200, 'GET', '/.well-known/mcp.json');
+    await check(200, 'GET', '/discovery/resources?limit=3');
+    await check(400, 'GET', '/discovery/resources?limit=0');
+    await check(200, 'GET', '/.well-known/mcp/catalog.json');
+    await check(200, 'GET', '/.well-known/ai-catalog.json');
+    await check(200, 'GET', '/.well-known/jwks.json');
+    await check(200, 'GET', '/icon.svg');
     const self = await check(200, 'GET', '/openapi.json');
     expect(self.body.openapi).toBe('3.1.0');
     await check(200, 'GET', '/llms.txt');

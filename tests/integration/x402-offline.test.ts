@@ -18,8 +18,8 @@ const balances = (out: string) => [...out.matchAll(/^(\w{32,44}) {2}(\d+) lampor
 test('docs/x402.md: a newcomer pays for one call with x402 on the sandbox chain and sees it everywhere', async () => {
   const page = readFileSync(join(ROOT, 'docs/x402.md'), 'utf8');
   const blocks = docBlocks('docs/x402.md', 'x402-offline');
-  expect(blocks).toHaveLength(5);
-  const [sandbox, setup, gateway, pay, usage] = blocks as [string, string, string, string, string];
+  expect(blocks).toHaveLength(6);
+  const [sandbox, setup, gateway, pay, usage, extensions] = blocks as [string, string, string, string, string, string];
   const price = Number(gateway.match(/X402_PRICE=(\d+)/)![1]);
 
   const chain = await walk.startSandbox(sandbox);
@@ -27,7 +27,8 @@ test('docs/x402.md: a newcomer pays for one call with x402 on the sandbox chain 
   expect(prepared.code, `${prepared.stdout}\n${prepared.stderr}\n${chain.text()}`).toBe(0);
   const gw = await walk.startGateway(gateway);
 
-  const { stdout, stderr, code } = await walk.run([pay, usage]);
+  // One shell, as a reader types them in one terminal: the extensions block uses $W and $KEY.
+  const { stdout, stderr, code } = await walk.run([pay, usage, extensions]);
   const context = `stdout:\n${stdout}\nstderr:\n${stderr}\ngateway:\n${gw.text()}`;
   expect(code, context).toBe(0);
   // The paid answer, then its settlement.
@@ -36,7 +37,7 @@ test('docs/x402.md: a newcomer pays for one call with x402 on the sandbox chain 
 
   // Wallet, fee payer, gateway; before the payment, then after.
   const seen = balances(stdout);
-  expect(seen, context).toHaveLength(6);
+  expect(seen, context).toHaveLength(8);
   const [wallet, feePayer, payTo] = [0, 1, 2].map((i) => ({ before: seen[i]!, after: seen[i + 3]! }));
   expect(wallet!.before.usdc - wallet!.after.usdc).toBe(BigInt(price));
   expect(wallet!.after.lamports).toBe(wallet!.before.lamports);
@@ -54,4 +55,17 @@ test('docs/x402.md: a newcomer pays for one call with x402 on the sandbox chain 
   // The usage history: the x402 call, paid by this wallet.
   expect(stdout, context).toContain(`"paidWith":"x402"`);
   expect(stdout, context).toContain(`"amount":"${price}"`);
-}, 120_000);
+
+  // The extensions: signed in, the call is debited from the wallet's credit (the deposit, claimed
+  // with no free calls, less one call); a named payment sent twice is settled once and answered
+  // twice with the same transaction, each with a receipt that verifies with the published key.
+  const deposited = Number(usage.match(/wallet -- deposit (\d+)/)![1]);
+  expect(Number(stdout.match(/"creditLamports":(\d+)/)?.[1]), context).toBe(deposited - Number(gateway.match(/PRICE_LAMPORTS=(\d+)/)?.[1] ?? 2_200_000));
+  const settlements = [...stdout.matchAll(/"success":true,.*?"transaction":"(\w{64,88})"/g)].map((m) => m[1]);
+  expect(settlements, context).toHaveLength(3);
+  expect(settlements[2]).toBe(settlements[1]);
+  expect(stdout.match(/^receipt verified with the gateway's published key: .*"payer":"\w+".*$/gm), context).toHaveLength(3);
+  expect(seen[6]!.usdc - seen[7]!.usdc).toBe(BigInt(price));
+  expect(stdout, context).toContain('"type":"mcp"');
+  expect(stdout, context).toContain('"remotes":[');
+}, 180_000);

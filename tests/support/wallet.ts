@@ -5,6 +5,10 @@
 import { parseArgs } from 'node:util';
 import { createSolanaRpc, isAddress, type Address } from '@solana/kit';
 import { decodePaymentResponseHeader } from '@x402/core/http';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { extractReceiptFromResponse, verifyReceiptSignatureJWS, type JWSSignedReceipt } from '@x402/extensions/offer-receipt';
+import { appendPaymentIdentifierToExtensions, isValidPaymentId } from '@x402/extensions/payment-identifier';
+import { createSIWxClientHook, type SolanaSigner } from '@x402/extensions/sign-in-with-x';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { deposit, signChallenge } from './agent.ts';
 import { demoWalletPath, keypairFile, readKeypairFile, SANDBOX_GATEWAY_ADDRESS, sandboxPort } from './sandbox/offline.ts';
@@ -22,7 +26,13 @@ const USAGE = `usage: bun run wallet -- <command> [options]
                         creates the owner's USDC account if needed, so 0 only creates it
   balances              print the SOL and USDC of --of (default: this wallet)
   pay <url>             a paid GET on a gateway on this machine, paid with x402 by @x402/fetch; prints the answer's
-                        body, then the settlement (PAYMENT-RESPONSE); fails unless the answer is 2xx
+                        body, then the settlement (PAYMENT-RESPONSE) and, when the gateway signs receipts, the receipt
+                        checked against its published key; fails unless the answer is 2xx
+  signin <url>          a paid GET signed in with this wallet (sign-in-with-x, @x402/extensions' client hook): the call
+                        is debited from the wallet's credit, no key sent; prints the answer; fails unless it is 2xx
+
+  --id <id>             pay: name the payment (payment-identifier, 16-128 letters, digits, - or _)
+  --resend              pay: send the same signed payment once more, as a client that lost the answer would
 
   --keypair <path>      Solana CLI keypair file (default data/sandbox-wallet.json, new on each bun run sandbox; SANDBOX_WALLET)
   --rpc <url>           the sandbox chain, on this machine only (default http://127.0.0.1:$SANDBOX_PORT, else :8899)
@@ -78,7 +88,15 @@ const usdc = (units: bigint) => `${units / 1_000_000n}.${String(units % 1_000_00
 async function run(argv: string[], out: (s: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { keypair: { type: 'string' }, rpc: { type: 'string' }, to: { type: 'string' }, of: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      keypair: { type: 'string' },
+      rpc: { type: 'string' },
+      to: { type: 'string' },
+      of: { type: 'string' },
+      id: { type: 'string' },
+      resend: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
   });
   const [command, arg, ...extra] = positionals;
@@ -109,11 +127,46 @@ async function run(argv: string[], out: (s: string) => void): Promise<void> {
       if (arg === undefined) throw new UsageError('pay: <url> of a paid GET on the gateway, e.g. "localhost:3000/api/chain/find-ata?wallet=...&mint=..."');
       const url = loopbackUrl(arg, 'pay');
       const rpc = rpcUrl();
-      const pay = wrapFetchWithPayment(fetch, x402ClientOf(await readKeypairFile(keypair), { url: rpc }));
-      const res = await onChain(rpc, () => pay(url));
+      if (values.id !== undefined && !isValidPaymentId(values.id)) throw new UsageError(`--id: 16 to 128 letters, digits, - or _, got ${JSON.stringify(values.id)}`);
+      const client = x402ClientOf(await readKeypairFile(keypair), { url: rpc });
+      if (values.id !== undefined) client.onBeforePaymentCreation(async ({ paymentRequired }) => void appendPaymentIdentifierToExtensions(paymentRequired.extensions ?? {}, values.id));
+      // The payment as it went out, to send it once more.
+      let sent: Request | undefined;
+      const keeping = (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        if (request.headers.has('payment-signature')) sent = request.clone();
+        return fetch(request);
+      }) as typeof fetch;
+      const pay = wrapFetchWithPayment(keeping, client);
+      const answers = [await onChain(rpc, () => pay(url))];
+      if (values.resend && sent) answers.push(await fetch(sent));
+      for (const res of answers) {
+        out((await res.text()) + '\n');
+        const settled = res.headers.get('payment-response');
+        if (settled) out(JSON.stringify(decodePaymentResponseHeader(settled)) + '\n');
+        const receipt = extractReceiptFromResponse(res);
+        if (receipt) {
+          const { keys } = (await (await fetch(new URL('/.well-known/jwks.json', url))).json()) as { keys: Parameters<typeof verifyReceiptSignatureJWS>[1][] };
+          const checked = await verifyReceiptSignatureJWS(receipt as JWSSignedReceipt, keys[0]);
+          out(`receipt verified with the gateway's published key: ${JSON.stringify(checked)}\n`);
+        }
+        if (!res.ok) throw new Error(`the gateway answered ${res.status}`);
+      }
+      return;
+    }
+    case 'signin': {
+      if (arg === undefined) throw new UsageError('signin: <url> of a paid GET on the gateway, e.g. "localhost:3000/api/chain/find-ata?wallet=...&mint=..."');
+      const url = loopbackUrl(arg, 'signin');
+      const wallet = await readKeypairFile(keypair);
+      const http = new x402HTTPClient(new x402Client()).onPaymentRequired(createSIWxClientHook(wallet as unknown as SolanaSigner));
+      let res: Response;
+      try {
+        res = await wrapFetchWithPayment(fetch, http)(url);
+      } catch (e) {
+        // Signed in and still refused: the client then tries to pay, which this command does not.
+        throw new Error(`signing in did not buy the call (no credit? see the 402 of a plain GET): ${e instanceof Error ? e.message : String(e)}`);
+      }
       out((await res.text()) + '\n');
-      const settled = res.headers.get('payment-response');
-      if (settled) out(JSON.stringify(decodePaymentResponseHeader(settled)) + '\n');
       if (!res.ok) throw new Error(`the gateway answered ${res.status}`);
       return;
     }

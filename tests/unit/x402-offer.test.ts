@@ -5,8 +5,9 @@
 import { describe, expect, test } from 'bun:test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
-import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from '@x402/extensions/bazaar';
-import { paymentRequired, type Terms } from '../../src/billing/x402/terms.ts';
+import { sanitizeResourceServiceMetadata, validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from '@x402/extensions/bazaar';
+import { paymentRequired, resourceInfo, type Terms } from '../../src/billing/x402/terms.ts';
+import { defaultConfig } from '../../src/config.ts';
 import { x402Resource } from '../../src/calls/x402-resource.ts';
 import type { Caller } from '../../src/calls/caller.ts';
 import { successSchema } from '../../src/capabilities/capability.ts';
@@ -26,14 +27,19 @@ const WAYS_IN: [string, Caller][] = [
   ['MCP legacy SSE', { address: '203.0.113.1', face: 'mcp', origin: 'http://gw.internal:3000', mcp: { path: '/mcp/sse', transport: 'sse' } }],
 ];
 const ajv = new Ajv2020({ strict: false });
+const SERVICE = (({ serviceName, serviceTags, serviceIconUrl }) => ({ serviceName, serviceTags, serviceIconUrl }))(defaultConfig());
 
 describe('x402 offers', () => {
   for (const cap of CAPABILITIES.filter((c) => c.paid)) {
     for (const [way, caller] of WAYS_IN) {
       test(`${cap.name} over ${way}`, () => {
-        const resource = x402Resource(cap, caller, { publicUrl: undefined, port: 3000 });
+        const resource = x402Resource(cap, caller, { ...SERVICE, publicUrl: undefined, port: 3000 });
         expect(resource.url).toBe(`http://gw.internal:3000${caller.mcp?.path ?? `/api/chain/${cap.name}`}`);
-        expect(x402Resource(cap, caller, { publicUrl: 'https://gateway.example.com/solana', port: 3000 }).url).toStartWith('https://gateway.example.com/solana/');
+        const published = x402Resource(cap, caller, { ...SERVICE, publicUrl: 'https://gateway.example.com/solana', port: 3000 });
+        expect(published.url).toStartWith('https://gateway.example.com/solana/');
+        // Who offers it, as the bazaar's own sanitizer keeps it: the name, five tags, the gateway's icon.
+        expect(published.service).toEqual({ serviceName: 'Chain Intelligence Gateway', tags: SERVICE.serviceTags, iconUrl: 'https://gateway.example.com/solana/icon.svg' });
+        expect(sanitizeResourceServiceMetadata(resourceInfo(published))).toEqual(published.service!);
         const bazaar = resource.extensions!.bazaar as DiscoveryExtension;
         expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
         expect(validateDiscoveryExtensionSpec(bazaar as unknown as Record<string, unknown>)).toEqual({ valid: true });

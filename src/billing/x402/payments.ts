@@ -15,7 +15,8 @@ import { UnsettledWrite } from '../resilience/unsettled.ts';
 import type { PaymentEnd, X402Records } from '../store.ts';
 import type { AnyPayload, Facilitator } from './facilitator.ts';
 import type { X402Settleable } from './settleable.ts';
-import { requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
+import type { Receipts } from './receipts.ts';
+import { MAX_TIMEOUT_SECONDS, requirementsV1, requirementsV2, responseHeader, withOffer, type Resource, type Terms } from './terms.ts';
 
 export type { Resource };
 
@@ -107,7 +108,7 @@ function decode(attempt: PaymentAttempt): AnyPayload | { refused: X402Refusal } 
  * presented anyway is answered 503 untouched; a payment refused for a reason the chain gave has it
  * asked again, so a fault that races a payment is the gateway's 503, not the client's refusal.
  */
-export function createX402(config: Config, store: X402Records, facilitator: Facilitator, log: Logger, kept: KeptWrites, settleable?: Pick<X402Settleable, 'offered' | 'check'>): X402 {
+export function createX402(config: Config, store: X402Records, facilitator: Facilitator, log: Logger, kept: KeptWrites, settleable?: Pick<X402Settleable, 'offered' | 'check'>, receipts?: Receipts): X402 {
   // Read afresh (from `since`, when the payment came): a refusal a burst of payments shares costs one read.
   const ours = async (reason: string, since: number) => settleable !== undefined && MAYBE_OURS.test(reason) && !(await settleable.check(since));
   const terms = async (price: number): Promise<Terms> => ({
@@ -116,7 +117,7 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
     payTo: (config.x402PayTo ?? config.gatewayAddress)!,
     feePayer: await facilitator.feePayer(),
     network: config.paymentNetwork,
-    maxTimeoutSeconds: 60,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
   });
   const refuse = (refused: X402Refusal, face: string) => {
     // Bounded: a facilitator's own code becomes a metric label.
@@ -128,10 +129,14 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
   return {
     facilitator,
     async offer(body, headers, resource, price, error = DEFAULT_ERROR) {
-      if (!settleable) return withOffer(body, headers, await terms(price), resource, error);
+      const made = async () => {
+        const t = await terms(price);
+        return withOffer(body, headers, t, receipts ? await receipts.signOffer(resource, requirementsV2(t)) : resource, error);
+      };
+      if (!settleable) return made();
       if (!settleable.offered) return undefined;
       try {
-        return withOffer(body, headers, await terms(price), resource, error);
+        return await made();
       } catch {
         // An external facilitator that cannot name its fee payer: the probe sees why and says it once.
         void settleable.check();
@@ -203,7 +208,7 @@ export function createX402(config: Config, store: X402Records, facilitator: Faci
           x402Payments.inc({ outcome: 'settled', reason: '' });
           x402SettledUnits.inc(t.price);
           log.info('x402 payment settled', { event: 'x402_settled', payer, transaction: settled.transaction, capability: call.capability });
-          return { headers: responseHeader(version, settled) };
+          return { headers: responseHeader(version, receipts ? await receipts.stamp(settled, resource.url) : settled) };
         },
         async release() {
           // Kept until the database takes it: till then the payment buys nothing more, and it was never submitted.

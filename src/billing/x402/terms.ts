@@ -15,6 +15,9 @@ export const CAIP2: Record<Network, string> = {
 /** x402 version 1's network names. */
 export const V1_NETWORK: Record<Network, string> = { 'mainnet-beta': 'solana', devnet: 'solana-devnet' };
 
+/** How long a client has between an offer and its payment: a blockhash lives about 60 s. */
+export const MAX_TIMEOUT_SECONDS = 60;
+
 export interface Terms {
   /** Atomic units of `asset` per call. */
   price: number;
@@ -27,12 +30,23 @@ export interface Terms {
   maxTimeoutSeconds: number;
 }
 
+/** Who offers the thing paid for, as catalogues list it (bazaar's `serviceName`, `tags`, `iconUrl` on the resource). */
+export interface ServiceMetadata {
+  serviceName?: string;
+  tags?: string[];
+  iconUrl?: string;
+}
+
 /** The thing paid for: one capability, at an absolute URL, with how a catalogue may describe it (the `bazaar` extension). */
 export interface Resource {
   url: string;
   description: string;
   extensions?: Record<string, unknown>;
+  service?: ServiceMetadata;
 }
+
+/** The offer's `resource`: where, what, and who offers it. */
+export const resourceInfo = (r: Resource) => ({ url: r.url, description: r.description, mimeType: 'application/json', ...r.service });
 
 export function requirementsV2(t: Terms): PaymentRequirements {
   return { scheme: 'exact', network: CAIP2[t.network] as PaymentRequirements['network'], asset: t.asset, amount: String(t.price), payTo: t.payTo, maxTimeoutSeconds: t.maxTimeoutSeconds, extra: { feePayer: t.feePayer } };
@@ -55,7 +69,7 @@ export function requirementsV1(t: Terms, r: Resource): PaymentRequirementsV1 {
 }
 
 export function paymentRequired(t: Terms, r: Resource, error: string): PaymentRequired {
-  return { x402Version: 2, error, resource: { url: r.url, description: r.description, mimeType: 'application/json' }, accepts: [requirementsV2(t)], ...(r.extensions ? { extensions: r.extensions } : {}) };
+  return { x402Version: 2, error, resource: resourceInfo(r), accepts: [requirementsV2(t)], ...(r.extensions ? { extensions: r.extensions } : {}) };
 }
 
 /** How to pay per call, for the `instructions` of a 402 (beside the account way). */
