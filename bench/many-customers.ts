@@ -1,0 +1,244 @@
+// Paid calls from many customers: 1,000 keys with claimed credit, each request from one of them at
+// random, 64 connections (wrk, closed loop) through one gateway on SQLite and through 1, 2 and 3
+// gateways on one PostgreSQL (durable settings: fsync on, like SQLite's synchronous=FULL); then the
+// same with 8 hot keys. For each: paid calls per second, p50/p99, and the database's commits
+// (pg_stat_database.xact_commit, read- and write-transactions alike) per 1,000 paid calls.
+// The gateways are the compiled binary (dist/gateway) with the shipped defaults: the access log on
+// at info (drained), rate limits on at a rate no load generator reaches, so the limiter (shared, on
+// Postgres) does all its work and refuses nothing (bench/wire.ts BENCH_CONFIGS.defaults). The
+// route is served from the upstream cache, so the debit is the call's work.
+// Every gateway is started once and serves in turn: each round runs every setup one after the
+// other (several gateways: one wrk per gateway, the connections split between them, as a
+// balancer would), and the ratios are taken within a round. Postgres counts a backend's commits
+// only when the backend has been idle a while, so each Postgres slice is read after
+// BENCH_STATS_WAIT_MS (11 s) of quiet before and after.
+// Keys are claimed through the gateway's own store (a deposit recorded as a webhook does, then the
+// claim) in the bench process before the gateways start: 1,000 claims over the wire would cost minutes.
+// Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
+// BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys.
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SQL } from 'bun';
+import { base58 } from '@scure/base';
+import { generateKeyPairSigner } from '@solana/kit';
+import { startSandbox } from '../tests/support/sandbox/index.ts';
+import { freshDatabase, startPostgres } from '../tests/support/postgres.ts';
+import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { sqliteStore } from '../src/billing/sqlite-store.ts';
+import { pgStore } from '../src/billing/pg-store.ts';
+import type { BillingStore } from '../src/billing/store.ts';
+import { BENCH_CONFIGS, cpuMs, drain, waitFor } from './wire.ts';
+
+const seconds = Number(process.argv[2] ?? 5);
+const connections = Number(process.argv[3] ?? 64);
+const rounds = Number(process.argv[4] ?? 3);
+const KEYS = Number(process.env.BENCH_KEYS ?? 1000);
+const HOT = 8;
+const STATS_WAIT_MS = Number(process.env.BENCH_STATS_WAIT_MS ?? 11_000);
+const SECRET = 'bench-secret';
+const ROUTE = '/api/chain/optimal-fee';
+const EXE = resolve(import.meta.dir, '../dist/gateway');
+const fromSource = process.env.BENCH_SOURCE === '1';
+if (!fromSource && !existsSync(EXE)) throw new Error('dist/gateway is missing: bun run build (bun run bench:customers does it)');
+const command = fromSource ? ['bun', MAIN] : [EXE];
+
+const dir = mkdtempSync(join(tmpdir(), 'cig-customers-'));
+const chain = await startSandbox();
+const pg = await startPostgres({ durable: true });
+const databaseUrl = await freshDatabase(pg.url);
+const gatewayAddress = (await generateKeyPairSigner()).address;
+const sqlitePath = join(dir, 'gw.sqlite');
+
+/** `count` wallets with a deposit each and a key claimed, through the store the gateway uses. */
+async function claimKeys(store: BillingStore, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  const random = (n: number) => base58.encode(crypto.getRandomValues(new Uint8Array(n)));
+  for (let i = 0; i < count; i++) {
+    const wallet = random(32);
+    const now = Date.now();
+    await store.recordDeposit({ signature: random(64), network: 'mainnet-beta', wallet, lamports: 1_000_000_000_000n, source: 'webhook' }, 1n, now);
+    const claimed = await store.claim(wallet, 0, now);
+    if (!claimed) throw new Error('claim found no deposit');
+    keys.push(claimed.apiKey);
+  }
+  return keys;
+}
+
+const sqliteDb = openDatabase(sqlitePath);
+const sqliteKeys = await claimKeys(sqliteStore(sqliteDb), KEYS);
+sqliteDb.$client.close();
+const seeding = pgStore(databaseUrl, 4);
+await seeding.ready;
+const pgKeys = await claimKeys(seeding, KEYS);
+await seeding.close();
+
+interface Gateway {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startGateway(name: string, env: Record<string, string>): Promise<Gateway> {
+  const port = freePort();
+  const cwd = join(dir, name);
+  mkdirSync(cwd);
+  const proc = Bun.spawn(command, {
+    cwd,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...sandboxGatewayEnv({ chainUrl: chain.url, dir: cwd, gatewayAddress, webhookSecret: SECRET }),
+      // A cheap call so the credit lasts every round; the debit is the same work at any price.
+      PRICE_LAMPORTS: '1000',
+      ...BENCH_CONFIGS.defaults,
+      ...env,
+    },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
+  drain(proc.stderr);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(url + '/healthz');
+  return {
+    url,
+    pid: proc.pid,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc.exited;
+    },
+  };
+}
+
+const sqliteGateway = await startGateway('sqlite', { DATABASE_PATH: sqlitePath });
+const replicas = [await startGateway('pg-1', { DATABASE_URL: databaseUrl }), await startGateway('pg-2', { DATABASE_URL: databaseUrl }), await startGateway('pg-3', { DATABASE_URL: databaseUrl })];
+const admin = new SQL(databaseUrl, { max: 1 });
+
+/** A wrk script calling the paid route with one of `keys` at random per request; prints its count and latency quantiles. */
+function script(name: string, keys: string[]): string {
+  const path = join(dir, `${name}.lua`);
+  writeFileSync(
+    path,
+    `local keys = {${keys.map((k) => `"${k}"`).join(',')}}
+local n = #keys
+local headers = {}
+init = function(args) math.randomseed(os.time() * 1000 + os.clock() * 1e6) end
+request = function()
+  headers["x-api-key"] = keys[math.random(n)]
+  return wrk.format("GET", "${ROUTE}", headers)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(99)))
+end
+`,
+  );
+  return path;
+}
+
+interface Slice {
+  calls: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Gateway CPU cores busy, summed over the gateways used. */
+  cores: number;
+  commitsPer1000?: number;
+}
+
+async function wrkOne(url: string, conns: number, lua: string, duration: number) {
+  const proc = Bun.spawn(['wrk', '-t1', `-c${conns}`, `-d${duration}s`, '-s', lua, url + ROUTE], { stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out);
+  if (!m) throw new Error(`wrk printed no result:\n${out}`);
+  const [requests, durationUs, non2xx, sockErrors, p50, p99] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return { requests, durationUs, errors: non2xx + sockErrors, p50: p50 / 1000, p99: p99 / 1000 };
+}
+
+const xactCommit = async () => Number((await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
+
+/** The connections split between the gateways, as evenly as they go. */
+async function slice(gateways: Gateway[], lua: string, postgres: boolean, duration = seconds): Promise<Slice> {
+  if (postgres) await Bun.sleep(STATS_WAIT_MS);
+  const commitsBefore = postgres ? await xactCommit() : 0;
+  const cpuBefore = gateways.map((g) => cpuMs(g.pid));
+  const parts = await Promise.all(gateways.map((g, i) => wrkOne(g.url, Math.floor(connections / gateways.length) + (i < connections % gateways.length ? 1 : 0), lua, duration)));
+  const cores = gateways.reduce((sum, g, i) => sum + (cpuMs(g.pid) - cpuBefore[i]!) / (duration * 1000), 0);
+  let commits: number | undefined;
+  if (postgres) {
+    await Bun.sleep(STATS_WAIT_MS);
+    // Less the two reads of this bench.
+    commits = (await xactCommit()) - commitsBefore - 2;
+  }
+  const calls = parts.reduce((s, p) => s + p.requests, 0);
+  const errors = parts.reduce((s, p) => s + p.errors, 0);
+  const rps = parts.reduce((s, p) => s + p.requests / (p.durationUs / 1e6), 0);
+  // Request-weighted p50; the worst gateway's p99 (each wrk knows only its own latencies).
+  const p50 = parts.reduce((s, p) => s + p.p50 * p.requests, 0) / Math.max(1, calls);
+  const p99 = Math.max(...parts.map((p) => p.p99));
+  const paid = calls - errors;
+  return { calls, rps, p50, p99, errors, cores, commitsPer1000: commits === undefined ? undefined : (commits / Math.max(1, paid)) * 1000 };
+}
+
+const setups = [
+  { name: 'SQLite, 1 gateway', gateways: [sqliteGateway], postgres: false },
+  ...[1, 2, 3].map((n) => ({ name: `Postgres, ${n} gateway${n > 1 ? 's' : ''}`, gateways: replicas.slice(0, n), postgres: true })),
+];
+const workloads = [
+  { name: `${KEYS} keys`, sqlite: script('many-sqlite', sqliteKeys), pg: script('many-pg', pgKeys) },
+  { name: `${HOT} hot keys`, sqlite: script('hot-sqlite', sqliteKeys.slice(0, HOT)), pg: script('hot-pg', pgKeys.slice(0, HOT)) },
+];
+
+const results = new Map<string, Slice[]>();
+const load = loadavg()[0]!.toFixed(1);
+try {
+  // Warm-up: JIT, the upstream cache, every connection pool.
+  for (const s of setups) await slice(s.gateways, s.postgres ? workloads[0]!.pg : workloads[0]!.sqlite, false, 2);
+  for (let round = 1; round <= rounds; round++) {
+    for (const w of workloads) {
+      for (const s of setups) {
+        const r = await slice(s.gateways, s.postgres ? w.pg : w.sqlite, s.postgres);
+        const key = `${w.name} | ${s.name}`;
+        results.set(key, [...(results.get(key) ?? []), r]);
+        console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}`);
+      }
+    }
+  }
+} finally {
+  await admin.close();
+  await Promise.all([sqliteGateway, ...replicas].map((g) => g.stop()));
+  await chain.stop();
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(' / ');
+
+console.log(`command: bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${load} at start; wrk, Postgres and every gateway on the same machine`);
+console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
+for (const w of workloads) {
+  console.log(`\n${w.name}, ${connections} connections`);
+  console.log(`${'setup'.padEnd(22)} ${'paid calls/s'.padEnd(22)} ${'p50 ms'.padEnd(20)} ${'p99 ms'.padEnd(22)} ${'errors'.padEnd(8)} ${'gateway cores'.padEnd(18)} commits per 1,000 paid calls`);
+  for (const s of setups) {
+    const rs = results.get(`${w.name} | ${s.name}`) ?? [];
+    const commits = rs.map((r) => r.commitsPer1000).filter((c): c is number => c !== undefined);
+    console.log(
+      `${s.name.padEnd(22)} ${fmt(rs.map((r) => r.rps)).padEnd(22)} ${fmt(rs.map((r) => r.p50), 1).padEnd(20)} ${fmt(rs.map((r) => r.p99), 1).padEnd(22)} ${String(rs.reduce((a, r) => a + r.errors, 0)).padEnd(8)} ${fmt(rs.map((r) => r.cores), 2).padEnd(18)} ${commits.length ? fmt(commits, 1) : '-'}`,
+    );
+  }
+  const rate = (name: string) => (results.get(`${w.name} | ${name}`) ?? []).map((r) => r.rps);
+  const ratio = (a: string, b: string) => median(rate(a).map((x, i) => x / rate(b)[i]!));
+  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  console.log(
+    `ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio('Postgres, 1 gateway', 'SQLite, 1 gateway'))}; Postgres 2 / 1 ${pct(ratio('Postgres, 2 gateways', 'Postgres, 1 gateway'))}; Postgres 3 / 1 ${pct(ratio('Postgres, 3 gateways', 'Postgres, 1 gateway'))}`,
+  );
+}
