@@ -10,8 +10,11 @@
 // Every gateway is started once and serves in turn: each round runs every setup one after the
 // other (several gateways: one wrk per gateway, the connections split between them, as a
 // balancer would), and the ratios are taken within a round. Postgres counts a backend's commits
-// only when the backend has been idle a while, so each Postgres slice is read after
-// BENCH_STATS_WAIT_MS (11 s) of quiet before and after.
+// only when the backend has been idle a while, so each Postgres slice's count is read after
+// BENCH_STATS_WAIT_MS (11 s) of quiet.
+// BENCH_BEFORE=<another gateway binary> runs a second set of gateways from it (its own SQLite file
+// and database, keys claimed the same way) beside this tree's, slice for slice: a before and after
+// measured in the same rounds.
 // Keys are claimed through the gateway's own store (a deposit recorded as a webhook does, then the
 // claim) in the bench process before the gateways start: 1,000 claims over the wire would cost minutes.
 // Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
@@ -44,12 +47,12 @@ const fromSource = process.env.BENCH_SOURCE === '1';
 if (!fromSource && !existsSync(EXE)) throw new Error('dist/gateway is missing: bun run build (bun run bench:customers does it)');
 const command = fromSource ? ['bun', MAIN] : [EXE];
 
+const before = process.env.BENCH_BEFORE;
+
 const dir = mkdtempSync(join(tmpdir(), 'cig-customers-'));
 const chain = await startSandbox();
 const pg = await startPostgres({ durable: true });
-const databaseUrl = await freshDatabase(pg.url);
 const gatewayAddress = (await generateKeyPairSigner()).address;
-const sqlitePath = join(dir, 'gw.sqlite');
 
 /** `count` wallets with a deposit each and a key claimed, through the store the gateway uses. */
 async function claimKeys(store: BillingStore, count: number): Promise<string[]> {
@@ -66,21 +69,13 @@ async function claimKeys(store: BillingStore, count: number): Promise<string[]> 
   return keys;
 }
 
-const sqliteDb = openDatabase(sqlitePath);
-const sqliteKeys = await claimKeys(sqliteStore(sqliteDb), KEYS);
-sqliteDb.$client.close();
-const seeding = pgStore(databaseUrl, 4);
-await seeding.ready;
-const pgKeys = await claimKeys(seeding, KEYS);
-await seeding.close();
-
 interface Gateway {
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-async function startGateway(name: string, env: Record<string, string>): Promise<Gateway> {
+async function startGateway(name: string, command: string[], env: Record<string, string>): Promise<Gateway> {
   const port = freePort();
   const cwd = join(dir, name);
   mkdirSync(cwd);
@@ -112,9 +107,27 @@ async function startGateway(name: string, env: Record<string, string>): Promise<
   };
 }
 
-const sqliteGateway = await startGateway('sqlite', { DATABASE_PATH: sqlitePath });
-const replicas = [await startGateway('pg-1', { DATABASE_URL: databaseUrl }), await startGateway('pg-2', { DATABASE_URL: databaseUrl }), await startGateway('pg-3', { DATABASE_URL: databaseUrl })];
-const admin = new SQL(databaseUrl, { max: 1 });
+/** One gateway on SQLite and three on one Postgres database, run by `command`, each database with KEYS keys claimed. */
+async function gatewaySet(label: string, command: string[]) {
+  const sqlitePath = join(dir, `${label}.sqlite`);
+  const sqliteDb = openDatabase(sqlitePath);
+  const sqliteKeys = await claimKeys(sqliteStore(sqliteDb), KEYS);
+  sqliteDb.$client.close();
+  const databaseUrl = await freshDatabase(pg.url);
+  const seeding = pgStore(databaseUrl, 4);
+  await seeding.ready;
+  const pgKeys = await claimKeys(seeding, KEYS);
+  await seeding.close();
+  const sqlite = await startGateway(`${label}-sqlite`, command, { DATABASE_PATH: sqlitePath });
+  const replicas: Gateway[] = [];
+  for (const i of [1, 2, 3]) replicas.push(await startGateway(`${label}-pg-${i}`, command, { DATABASE_URL: databaseUrl }));
+  const admin = new SQL(databaseUrl, { max: 1 });
+  const lua = {
+    [`${KEYS} keys`]: { sqlite: script(`${label}-many-sqlite`, sqliteKeys), pg: script(`${label}-many-pg`, pgKeys) },
+    [`${HOT} hot keys`]: { sqlite: script(`${label}-hot-sqlite`, sqliteKeys.slice(0, HOT)), pg: script(`${label}-hot-pg`, pgKeys.slice(0, HOT)) },
+  };
+  return { label, sqlite, replicas, admin, lua, gateways: [sqlite, ...replicas] };
+}
 
 /** A wrk script calling the paid route with one of `keys` at random per request; prints its count and latency quantiles. */
 function script(name: string, keys: string[]): string {
@@ -159,20 +172,23 @@ async function wrkOne(url: string, conns: number, lua: string, duration: number)
   return { requests, durationUs, errors: non2xx + sockErrors, p50: p50 / 1000, p99: p99 / 1000 };
 }
 
-const xactCommit = async () => Number((await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
+const xactCommit = async (admin: SQL) => Number((await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
 
-/** The connections split between the gateways, as evenly as they go. */
-async function slice(gateways: Gateway[], lua: string, postgres: boolean, duration = seconds): Promise<Slice> {
-  if (postgres) await Bun.sleep(STATS_WAIT_MS);
-  const commitsBefore = postgres ? await xactCommit() : 0;
+/** Each database's commit count as last read, after a quiet wait: where its next slice's count starts. */
+const lastCommits = new Map<SQL, number>();
+
+/** The connections split between the gateways, as evenly as they go. `admin`: the Postgres database whose commits to count. */
+async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = seconds): Promise<Slice> {
   const cpuBefore = gateways.map((g) => cpuMs(g.pid));
   const parts = await Promise.all(gateways.map((g, i) => wrkOne(g.url, Math.floor(connections / gateways.length) + (i < connections % gateways.length ? 1 : 0), lua, duration)));
   const cores = gateways.reduce((sum, g, i) => sum + (cpuMs(g.pid) - cpuBefore[i]!) / (duration * 1000), 0);
   let commits: number | undefined;
-  if (postgres) {
+  if (admin) {
     await Bun.sleep(STATS_WAIT_MS);
-    // Less the two reads of this bench.
-    commits = (await xactCommit()) - commitsBefore - 2;
+    const now = await xactCommit(admin);
+    // Less the read of this bench.
+    commits = now - lastCommits.get(admin)! - 1;
+    lastCommits.set(admin, now);
   }
   const calls = parts.reduce((s, p) => s + p.requests, 0);
   const errors = parts.reduce((s, p) => s + p.errors, 0);
@@ -184,33 +200,33 @@ async function slice(gateways: Gateway[], lua: string, postgres: boolean, durati
   return { calls, rps, p50, p99, errors, cores, commitsPer1000: commits === undefined ? undefined : (commits / Math.max(1, paid)) * 1000 };
 }
 
-const setups = [
-  { name: 'SQLite, 1 gateway', gateways: [sqliteGateway], postgres: false },
-  ...[1, 2, 3].map((n) => ({ name: `Postgres, ${n} gateway${n > 1 ? 's' : ''}`, gateways: replicas.slice(0, n), postgres: true })),
-];
-const workloads = [
-  { name: `${KEYS} keys`, sqlite: script('many-sqlite', sqliteKeys), pg: script('many-pg', pgKeys) },
-  { name: `${HOT} hot keys`, sqlite: script('hot-sqlite', sqliteKeys.slice(0, HOT)), pg: script('hot-pg', pgKeys.slice(0, HOT)) },
-];
+const sets = [...(before ? [await gatewaySet('before', [before])] : []), await gatewaySet(before ? 'after' : 'this', command)];
+const setups = sets.flatMap((set) => [
+  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, 1 gateway`, set, gateways: [set.sqlite], postgres: false },
+  ...[1, 2, 3].map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), postgres: true })),
+]);
+const workloads = [`${KEYS} keys`, `${HOT} hot keys`];
 
 const results = new Map<string, Slice[]>();
 const load = loadavg()[0]!.toFixed(1);
 try {
   // Warm-up: JIT, the upstream cache, every connection pool.
-  for (const s of setups) await slice(s.gateways, s.postgres ? workloads[0]!.pg : workloads[0]!.sqlite, false, 2);
+  for (const s of setups) await slice(s.gateways, s.set.lua[workloads[0]!]![s.postgres ? 'pg' : 'sqlite'], undefined, 2);
+  await Bun.sleep(STATS_WAIT_MS);
+  for (const set of sets) lastCommits.set(set.admin, await xactCommit(set.admin));
   for (let round = 1; round <= rounds; round++) {
     for (const w of workloads) {
       for (const s of setups) {
-        const r = await slice(s.gateways, s.postgres ? w.pg : w.sqlite, s.postgres);
-        const key = `${w.name} | ${s.name}`;
+        const r = await slice(s.gateways, s.set.lua[w]![s.postgres ? 'pg' : 'sqlite'], s.postgres ? s.set.admin : undefined);
+        const key = `${w} | ${s.name}`;
         results.set(key, [...(results.get(key) ?? []), r]);
         console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}`);
       }
     }
   }
 } finally {
-  await admin.close();
-  await Promise.all([sqliteGateway, ...replicas].map((g) => g.stop()));
+  for (const set of sets) await set.admin.close();
+  await Promise.all(sets.flatMap((set) => set.gateways).map((g) => g.stop()));
   await chain.stop();
   await pg.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -222,23 +238,30 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(' / ');
 
-console.log(`command: bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
+console.log(`command: ${before ? `BENCH_BEFORE=${before} ` : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${load} at start; wrk, Postgres and every gateway on the same machine`);
 console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
 for (const w of workloads) {
-  console.log(`\n${w.name}, ${connections} connections`);
+  console.log(`\n${w}, ${connections} connections`);
   console.log(`${'setup'.padEnd(22)} ${'paid calls/s'.padEnd(22)} ${'p50 ms'.padEnd(20)} ${'p99 ms'.padEnd(22)} ${'errors'.padEnd(8)} ${'gateway cores'.padEnd(18)} commits per 1,000 paid calls`);
   for (const s of setups) {
-    const rs = results.get(`${w.name} | ${s.name}`) ?? [];
+    const rs = results.get(`${w} | ${s.name}`) ?? [];
     const commits = rs.map((r) => r.commitsPer1000).filter((c): c is number => c !== undefined);
     console.log(
       `${s.name.padEnd(22)} ${fmt(rs.map((r) => r.rps)).padEnd(22)} ${fmt(rs.map((r) => r.p50), 1).padEnd(20)} ${fmt(rs.map((r) => r.p99), 1).padEnd(22)} ${String(rs.reduce((a, r) => a + r.errors, 0)).padEnd(8)} ${fmt(rs.map((r) => r.cores), 2).padEnd(18)} ${commits.length ? fmt(commits, 1) : '-'}`,
     );
   }
-  const rate = (name: string) => (results.get(`${w.name} | ${name}`) ?? []).map((r) => r.rps);
+  const rate = (name: string) => (results.get(`${w} | ${name}`) ?? []).map((r) => r.rps);
   const ratio = (a: string, b: string) => median(rate(a).map((x, i) => x / rate(b)[i]!));
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-  console.log(
-    `ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio('Postgres, 1 gateway', 'SQLite, 1 gateway'))}; Postgres 2 / 1 ${pct(ratio('Postgres, 2 gateways', 'Postgres, 1 gateway'))}; Postgres 3 / 1 ${pct(ratio('Postgres, 3 gateways', 'Postgres, 1 gateway'))}`,
-  );
+  for (const prefix of before ? ['before: ', 'after: '] : ['']) {
+    console.log(
+      `${prefix}ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio(`${prefix}Postgres, 1 gateway`, `${prefix}SQLite, 1 gateway`))}; Postgres 2 / 1 ${pct(ratio(`${prefix}Postgres, 2 gateways`, `${prefix}Postgres, 1 gateway`))}; Postgres 3 / 1 ${pct(ratio(`${prefix}Postgres, 3 gateways`, `${prefix}Postgres, 1 gateway`))}`,
+    );
+  }
+  if (before) {
+    console.log(
+      `after / before (median of rounds): SQLite ${pct(ratio('after: SQLite, 1 gateway', 'before: SQLite, 1 gateway'))}; Postgres 1 ${pct(ratio('after: Postgres, 1 gateway', 'before: Postgres, 1 gateway'))}; 2 ${pct(ratio('after: Postgres, 2 gateways', 'before: Postgres, 2 gateways'))}; 3 ${pct(ratio('after: Postgres, 3 gateways', 'before: Postgres, 3 gateways'))}`,
+    );
+  }
 }
