@@ -153,7 +153,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       : local;
   const usageLog =
     pg && pgModules
-      ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log, config.usageQueueRows, (before) => pg.ledger.prune(before))
+      ? new pgModules[2].PgUsageLog(pg.db, config.usageRetentionDays, log, config.usageQueueRows, pg.ledger)
       : new UsageLog(db!, ledger!, config.usageRetentionDays, log, config.usageQueueRows);
   const usage: UsageHistory = {
     record: (debit, call) => usageLog.record(debit, call),

@@ -3,6 +3,7 @@
 import { formatSol as sol } from '../chain/format.ts';
 import type { Config } from '../config.ts';
 import { GatewayError } from '../errors.ts';
+import { KeyGone } from './key-cache.ts';
 import { keyHashOf, type KeyOwner } from './keys.ts';
 import type { KeptWrites } from './kept-writes.ts';
 import { afterFreeCalls } from './prices.ts';
@@ -92,7 +93,15 @@ export function createPayments(store: BillingStore, config: Config, kept: KeptWr
         const { code, reason, ...extra } = await whyRefused(apiKey);
         throw paymentRequired(reason, code, price, extra);
       }
-      const debit = await store.debit(owner.wallet, price, callId);
+      let debit: Debit | null;
+      try {
+        debit = await store.debit(owner.wallet, price, callId, owner.keyHash);
+      } catch (e) {
+        // Revoked since this replica last looked it up: refused as if it had just been.
+        if (!(e instanceof KeyGone)) throw e;
+        const { code, reason, ...extra } = await whyRefused(apiKey);
+        throw paymentRequired(reason, code, price, extra);
+      }
       if (!debit) {
         const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);

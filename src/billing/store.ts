@@ -51,9 +51,10 @@ export interface BillingStore {
    * Takes one free call, or else `price` lamports, for the call `callId`; null when the account
    * cannot pay. Resolves once durable, and with what really happened even when the connection
    * was lost around COMMIT; rejects with UnsettledWrite (pg-ledger.ts) when that cannot be learned
-   * in time. A call id is never debited twice.
+   * in time. A call id is never debited twice. `keyHash`: the key the call came with; a store that
+   * remembers keys (key-cache.ts) checks it live in the debit's own transaction, else rejects with KeyGone.
    */
-  debit(wallet: string, priceLamports: number, callId: string): Promise<Debit | null>;
+  debit(wallet: string, priceLamports: number, callId: string, keyHash?: string): Promise<Debit | null>;
   /** Gives back what the call `debit.callId` was debited, once however often asked. Resolves once durable. */
   refund(debit: Debit): Promise<Refund>;
   /** The account's committed state; at once when the store holds it in memory. */
