@@ -1,0 +1,102 @@
+// What one Postgres statement per batch must still guarantee when two replicas batch at once: the
+// ledger's debits and refunds of several wallets mixed in one transaction stay exact, a key
+// revoked under a remembered one cannot spend, and the shared rate limit's upsert per turn gives
+// a bucket's tokens once, to the first requests, however many ask in one turn on two replicas.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { SQL } from 'bun';
+import { newCallId } from '../../src/billing/call-id.ts';
+import { KeyGone } from '../../src/billing/key-cache.ts';
+import { PgLedger } from '../../src/billing/pg-ledger.ts';
+import { PgRateLimiter } from '../../src/billing/pg-rate-limit.ts';
+import { pgStore, type PgStore } from '../../src/billing/pg-store.ts';
+import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+
+setDefaultTimeout(30_000);
+
+const PRICE = 1000;
+
+describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two replicas', () => {
+  let store: PgStore;
+  let other: SQL;
+
+  beforeAll(async () => {
+    const url = await freshDatabase();
+    store = pgStore(url, 4);
+    await store.ready;
+    other = new SQL(url, { max: 4 });
+  }, POSTGRES_HOOK_TIMEOUT_MS);
+  afterAll(async () => {
+    await other?.close();
+    await store?.close();
+  });
+
+  /** A wallet with `lamports` of credit and no free calls, and its key. */
+  async function funded(lamports: number): Promise<{ wallet: string; apiKey: string }> {
+    const wallet = `wallet-${crypto.randomUUID()}`;
+    await store.recordDeposit({ signature: crypto.randomUUID(), network: 'mainnet-beta', wallet, lamports: BigInt(lamports), source: 'webhook' }, 1n);
+    const claimed = await store.claim(wallet, 0, Date.now());
+    return { wallet, apiKey: claimed!.apiKey };
+  }
+  const credit = async (wallet: string) => Number((await other`SELECT credit_lamports FROM credit_accounts WHERE wallet = ${wallet}`)[0].credit_lamports);
+
+  test('debits and refunds of five wallets at once through two ledgers: each wallet pays exactly for the calls it kept', async () => {
+    const wallets = await Promise.all(Array.from({ length: 5 }, () => funded(30 * PRICE)));
+    const second = new PgLedger(other);
+    const ledgers = [store.ledger, second];
+    // 50 debits per wallet for credit of 30 calls, spread over both replicas, every third refunded (some twice, on both).
+    const outcomes = await Promise.all(
+      wallets.flatMap(({ wallet }) =>
+        Array.from({ length: 50 }, async (_, i) => {
+          const debit = await ledgers[i % 2]!.debit(wallet, PRICE, newCallId());
+          if (!debit || typeof debit === 'symbol') return { wallet, kept: 0 };
+          if (i % 3 !== 0) return { wallet, kept: 1 };
+          const [a, b] = await Promise.all([ledgers[0]!.refund(debit), ledgers[1]!.refund(debit)]);
+          expect([a.given, b.given].filter((g) => g !== null)).toHaveLength(1);
+          return { wallet, kept: 0 };
+        }),
+      ),
+    );
+    for (const { wallet } of wallets) {
+      const kept = outcomes.filter((o) => o.wallet === wallet).reduce((n, o) => n + o.kept, 0);
+      expect(await credit(wallet)).toBe(30 * PRICE - kept * PRICE);
+      const [{ n }] = await other`SELECT count(*)::int AS n FROM ledger_debits WHERE wallet = ${wallet} AND refunded_at IS NULL`;
+      expect(n).toBe(kept);
+    }
+  });
+
+  test('a key revoked after this replica remembered it cannot spend: refused in the debit itself, nothing taken', async () => {
+    const { wallet, apiKey } = await funded(10 * PRICE);
+    const owner = (await store.identify(apiKey))!;
+    expect(owner.wallet).toBe(wallet);
+    expect(await store.debit(wallet, PRICE, newCallId(), owner.keyHash)).toMatchObject({ kind: 'credit' });
+    // The operator revokes it from elsewhere; this replica still remembers the key.
+    await other`UPDATE api_keys SET revoked_at = ${Date.now()}, revoked_by = 'operator' WHERE wallet = ${wallet}`;
+    expect(store.identify(apiKey)).toEqual(owner);
+    const attempts = await Promise.allSettled(Array.from({ length: 5 }, () => store.debit(wallet, PRICE, newCallId(), owner.keyHash)));
+    expect(attempts.every((a) => a.status === 'rejected' && a.reason instanceof KeyGone)).toBe(true);
+    expect(await credit(wallet)).toBe(9 * PRICE);
+    // Forgotten: looked up again, and found revoked.
+    expect(await store.identify(apiKey)).toBeNull();
+  });
+
+  test('the shared limit: 40 requests for one bucket in one turn on each of two replicas get the burst of 5 once', async () => {
+    const rate = 0.001;
+    const burst = 5;
+    const limiters = [new PgRateLimiter(store.client, rate, burst), new PgRateLimiter(other, rate, burst)];
+    try {
+      const key = `wallet:${crypto.randomUUID()}`;
+      const decisions = await Promise.all(limiters.flatMap((l) => Array.from({ length: 40 }, () => l.take(key))));
+      const allowed = decisions.filter((d) => d.allowed);
+      expect(allowed).toHaveLength(burst);
+      // Each allowed request saw the bucket one token lower; a refused one, an empty bucket and when to come back.
+      expect(allowed.map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+      const refused = decisions.filter((d) => !d.allowed);
+      expect(refused.every((d) => d.remaining === 0 && d.limit === burst && d.retryAfterSeconds >= 1)).toBe(true);
+      // Other buckets asked in the same turn are their own.
+      const two = await Promise.all([limiters[0]!.take(`${key}-a`), limiters[0]!.take(`${key}-b`), limiters[0]!.take(key)]);
+      expect(two.map((d) => d.allowed)).toEqual([true, true, false]);
+    } finally {
+      for (const l of limiters) l.close();
+    }
+  });
+});
