@@ -1,5 +1,6 @@
-// Token buckets shared by every replica: one upsert per turn of the event loop on PostgreSQL decides
-// and updates every bucket asked for under its row lock, using the database's clock so replicas' clocks cannot disagree.
+// Token buckets shared by every replica: one upsert at a time on PostgreSQL decides and updates
+// every bucket asked for since the last one, under their row locks, using the database's clock so
+// replicas' clocks cannot disagree.
 // Same buckets and answers as RateLimiter (rate-limit.ts), which keeps them in one process. While
 // the database cannot answer, the buckets of this process decide instead (the outage is counted and
 // logged as any other): a free call needs no storage, so it must not fail for the limiter's sake.
@@ -55,17 +56,22 @@ export class PgRateLimiter implements Limiter {
     });
   }
 
+  /** One upsert in flight at a time: what is asked meanwhile goes in the next, as a group commit does. */
+  private async decide(): Promise<void> {
+    while (this.waiting.size > 0) await this.decideNow();
+    this.deciding = false;
+  }
+
   /**
-   * Every request asked for during one turn of the event loop, decided by one upsert: each bucket
+   * Every request asked for since the last upsert was sent, decided by one upsert: each bucket
    * gives as many tokens as it holds, up to its requests, to the first of them in order. Buckets
    * are taken in key order in every replica, so two replicas' upserts never wait on each other in
    * a cycle. The bucket is not money: its commit does not wait for the disk (a crash of the
    * database forgets at most the last moments of draws), so a request waits for no fsync for it.
    */
-  private async decide(): Promise<void> {
+  private async decideNow(): Promise<void> {
     const batch = this.waiting;
     this.waiting = new Map();
-    this.deciding = false;
     const keys = [...batch.keys()].sort();
     const rate = this.ratePerSecond;
     const burst = this.burst;

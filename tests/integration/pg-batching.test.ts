@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { SQL } from 'bun';
 import { newCallId } from '../../src/billing/call-id.ts';
-import { KeyGone } from '../../src/billing/key-cache.ts';
+import { KeyCache, KeyGone } from '../../src/billing/key-cache.ts';
 import { PgLedger } from '../../src/billing/pg-ledger.ts';
 import { PgRateLimiter } from '../../src/billing/pg-rate-limit.ts';
 import { pgStore, type PgStore } from '../../src/billing/pg-store.ts';
@@ -77,6 +77,39 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     expect(await credit(wallet)).toBe(9 * PRICE);
     // Forgotten: looked up again, and found revoked.
     expect(await store.identify(apiKey)).toBeNull();
+  });
+
+  test('keys not remembered are looked up together and only live ones remembered; a key revoked elsewhere is forgotten at the next look at all', async () => {
+    const funds = await Promise.all(Array.from({ length: 20 }, () => funded(PRICE)));
+    let queries = 0;
+    const cache = new KeyCache(
+      {
+        async live(keyHashes) {
+          queries++;
+          const rows = await other<{ key_hash: string; wallet: string }[]>`SELECT key_hash, wallet FROM api_keys WHERE key_hash = ANY(${keyHashes}::text[]) AND revoked_at IS NULL`;
+          return new Map(rows.map((r) => [r.key_hash, r.wallet]));
+        },
+      },
+      300,
+    );
+    try {
+      const unknown = `cig_${'1'.repeat(44)}`;
+      const owners = await Promise.all([...funds.map((f) => cache.identify(f.apiKey)), cache.identify(unknown), cache.identify('not a key')]);
+      expect(owners.slice(0, 20).map((o) => o?.wallet)).toEqual(funds.map((f) => f.wallet));
+      expect(owners.slice(20)).toEqual([null, null]);
+      expect(queries).toBe(1);
+      // Remembered: at once, no query.
+      expect(cache.identify(funds[0]!.apiKey)).toMatchObject({ wallet: funds[0]!.wallet });
+      const again = cache.identify(unknown);
+      expect(again).toBeInstanceOf(Promise);
+      expect(await again).toBeNull();
+      await other`UPDATE api_keys SET revoked_at = ${Date.now()}, revoked_by = 'operator' WHERE wallet = ${funds[0]!.wallet}`;
+      await Bun.sleep(800);
+      expect(await cache.identify(funds[0]!.apiKey)).toBeNull();
+      expect(cache.identify(funds[1]!.apiKey)).toMatchObject({ wallet: funds[1]!.wallet });
+    } finally {
+      cache.close();
+    }
   });
 
   test('the shared limit: 40 requests for one bucket in one turn on each of two replicas get the burst of 5 once', async () => {
