@@ -18,7 +18,8 @@
 // Keys are claimed through the gateway's own store (a deposit recorded as a webhook does, then the
 // claim) in the bench process before the gateways start: 1,000 claims over the wire would cost minutes.
 // Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
-// BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys.
+// BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
+// BENCH_LIMITS=off turns the rate limits off.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -48,6 +49,8 @@ if (!fromSource && !existsSync(EXE)) throw new Error('dist/gateway is missing: b
 const command = fromSource ? ['bun', MAIN] : [EXE];
 
 const before = process.env.BENCH_BEFORE;
+/** BENCH_LIMITS=off: rate limits off (the access log still on), to tell the limiter's commits from the ledger's. */
+const limitsOff = process.env.BENCH_LIMITS === 'off';
 
 const dir = mkdtempSync(join(tmpdir(), 'cig-customers-'));
 const chain = await startSandbox();
@@ -88,7 +91,7 @@ async function startGateway(name: string, command: string[], env: Record<string,
       ...sandboxGatewayEnv({ chainUrl: chain.url, dir: cwd, gatewayAddress, webhookSecret: SECRET }),
       // A cheap call so the credit lasts every round; the debit is the same work at any price.
       PRICE_LAMPORTS: '1000',
-      ...BENCH_CONFIGS.defaults,
+      ...BENCH_CONFIGS[limitsOff ? 'access-log' : 'defaults'],
       ...env,
     },
     stdout: 'ignore',
@@ -238,7 +241,7 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(' / ');
 
-console.log(`command: ${before ? `BENCH_BEFORE=${before} ` : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
+console.log(`command: ${before ? `BENCH_BEFORE=${before} ` : ''}${limitsOff ? 'BENCH_LIMITS=off ' : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${load} at start; wrk, Postgres and every gateway on the same machine`);
 console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
 for (const w of workloads) {
