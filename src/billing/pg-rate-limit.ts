@@ -77,8 +77,11 @@ export class PgRateLimiter implements Limiter {
     const burst = this.burst;
     let rows: { key: string; tokens: number; allowed: number }[];
     try {
-      // EXCLUDED.at is the database's "now"; EXCLUDED.allowed the requests, at most what a full
-      // bucket holds; the SET expressions see the bucket as it was; allowed is left as what was given.
+      // EXCLUDED.at is the database's "now" when this statement read its clock, which may be before
+      // a racing replica's upsert that it waited for (hence GREATEST: time never runs back, or a
+      // bucket would go below empty and give a token back); EXCLUDED.allowed is the requests, at most
+      // what a full bucket holds; the SET expressions see the bucket as it was; allowed is left as
+      // what was given.
       rows = await this.sql<{ key: string; tokens: number; allowed: number }[]>`
         WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
         INSERT INTO rate_buckets AS b (key, tokens, at, allowed)
@@ -86,10 +89,10 @@ export class PgRateLimiter implements Limiter {
         FROM unnest(${keys}::text[], ${keys.map((k) => String(batch.get(k)!.length))}::text[]::int[]) AS v(key, n), relaxed
         ORDER BY v.key
         ON CONFLICT (key) DO UPDATE SET
-          tokens = LEAST(${burst}::float8, b.tokens + (EXCLUDED.at - b.at) / 1000 * ${rate}::float8)
-            - LEAST(EXCLUDED.allowed, floor(LEAST(${burst}::float8, b.tokens + (EXCLUDED.at - b.at) / 1000 * ${rate}::float8))),
-          allowed = LEAST(EXCLUDED.allowed, floor(LEAST(${burst}::float8, b.tokens + (EXCLUDED.at - b.at) / 1000 * ${rate}::float8)))::int,
-          at = EXCLUDED.at
+          tokens = LEAST(${burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${rate}::float8)
+            - LEAST(EXCLUDED.allowed, floor(LEAST(${burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${rate}::float8))),
+          allowed = LEAST(EXCLUDED.allowed, floor(LEAST(${burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${rate}::float8)))::int,
+          at = GREATEST(EXCLUDED.at, b.at)
         RETURNING key, tokens, allowed`;
     } catch (e) {
       for (const waiting of batch.values()) for (const w of waiting) w.reject(e);
