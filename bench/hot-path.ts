@@ -3,7 +3,9 @@
 // on, at a rate no load generator reaches, so the limiter does all its work and refuses nothing),
 // beside the same binary stripped (LOG_LEVEL=warn, limits off) as a second column (bench/wire.ts
 // BENCH_CONFIGS). Every figure is a ratio to a bare Bun.serve (bench/bare-server.ts) measured in
-// the same run: a GET for REST, a POST whose JSON-RPC body is read and parsed for MCP. Baseline
+// the same run: a GET for REST, a POST whose JSON-RPC body is read and parsed for MCP; the REST
+// figures also against a second ceiling taking turns with the first, the bare GET that reads the
+// peer address (server.requestIP) and one header, as the access line and the limiter must. Baseline
 // and calls alternate in one-second slices, so a busy machine moves every side alike. The gateways
 // have the sandbox chain (in this process) as their upstream, so cached calls measure the
 // gateway's own work. wrk (closed loop) measures throughput; bench/open-loop.ts (fixed rate) the
@@ -144,13 +146,16 @@ try {
   console.log('the load generator shares the machine; other work on it makes every figure noisy, hence ratios and medians of runs\n');
 
   const bareGet: Load = { url: bare };
+  // The ceiling of any handler that names its client and reads its key, as the access line and the limiter must.
+  const peerGet: Load = { url: barePeer };
   const barePostLoad: Load = { url: barePost, script: defaults.mcp!.script };
   // `goal` undefined: a figure for context, measured like the others.
-  const figures: { name: string; goal?: number; load: string; base: Load; baseName: string }[] = [
-    { name: 'cached free blockhash', goal: 0.6, load: 'blockhash', base: bareGet, baseName: 'bare GET' },
-    { name: 'paid find-ata', goal: 0.35, load: 'findAta', base: bareGet, baseName: 'bare GET' },
-    { name: 'paid optimal-fee', load: 'fee', base: bareGet, baseName: 'bare GET' },
-    { name: 'GET /api/keys/me', load: 'me', base: bareGet, baseName: 'bare GET' },
+  // `ceiling`: a second baseline taking turns with the first, the bare GET that also reads the peer address and a header.
+  const figures: { name: string; goal?: number; load: string; base: Load; baseName: string; ceiling?: Load }[] = [
+    { name: 'cached free blockhash', goal: 0.6, load: 'blockhash', base: bareGet, baseName: 'bare GET', ceiling: peerGet },
+    { name: 'paid find-ata', goal: 0.35, load: 'findAta', base: bareGet, baseName: 'bare GET', ceiling: peerGet },
+    { name: 'paid optimal-fee', load: 'fee', base: bareGet, baseName: 'bare GET', ceiling: peerGet },
+    { name: 'GET /api/keys/me', load: 'me', base: bareGet, baseName: 'bare GET', ceiling: peerGet },
     { name: 'paid MCP tools/call optimal_fee', goal: 0.35, load: 'mcp', base: barePostLoad, baseName: 'bare POST' },
     { name: 'paid MCP tools/call optimal_fee, stateless 2026-07-28', goal: 0.35, load: 'mcpStateless', base: barePostLoad, baseName: 'bare POST' },
   ];
@@ -160,7 +165,7 @@ try {
   const chosen = figures.filter((f) => !only || only.some((part) => f.name.includes(part)));
   // Warm-up of what will be measured (JIT, upstream caches, the sandbox's first answers), and only
   // that, so a profile of one figure shows that figure's path.
-  for (const f of chosen) for (const load of [f.base, defaults[f.load]!, stripped[f.load]!]) await run(load);
+  for (const f of chosen) for (const load of [f.base, ...(f.ceiling ? [f.ceiling] : []), defaults[f.load]!, stripped[f.load]!]) await run(load);
 
   const table: string[] = [];
   const costs: string[] = [];
@@ -169,12 +174,15 @@ try {
     const sides = { defaults: defaults[f.load]!, stripped: stripped[f.load]! };
     const per = { defaults: { ratios: [] as number[], rates: [] as number[], cpus: [] as number[] }, stripped: { ratios: [] as number[], rates: [] as number[], cpus: [] as number[] } };
     const bases: number[] = [];
+    /** The defaults against the peer-reading ceiling, per run. */
+    const toCeiling: number[] = [];
     for (let r = 0; r < runs; r++) {
       // Baseline and both configurations alternate in one-second slices, so a machine whose speed
       // drifts within a run (this VM's did, by up to a third) moves every side alike.
-      const slices: Record<'base' | 'defaults' | 'stripped', WrkResult[]> = { base: [], defaults: [], stripped: [] };
+      const slices: Record<'base' | 'ceiling' | 'defaults' | 'stripped', WrkResult[]> = { base: [], ceiling: [], defaults: [], stripped: [] };
       for (let i = 0; i < seconds; i++) {
         slices.base.push(await run(f.base, 1));
+        if (f.ceiling) slices.ceiling.push(await run(f.ceiling, 1));
         slices.defaults.push(await run(sides.defaults, 1));
         slices.stripped.push(await run(sides.stripped, 1));
       }
@@ -189,13 +197,19 @@ try {
         per[config].cpus.push(t.cpuUs);
         line.push(`${config} ${t.rps.toFixed(0)} req/s = ${pct(t.rps / b.rps)}, ${t.cpuUs.toFixed(1)} µs CPU`);
       }
-      console.log(`  ${f.name} run ${r + 1}: ${line.join('; ')}; ${f.baseName} ${b.rps.toFixed(0)} req/s, ${b.cpuUs.toFixed(1)} µs CPU`);
+      let ceilingNote = '';
+      if (f.ceiling) {
+        const c = combined(slices.ceiling);
+        toCeiling.push(combined(slices.defaults).rps / c.rps);
+        ceilingNote = `; with requestIP and a header read ${c.rps.toFixed(0)} req/s (defaults = ${pct(toCeiling.at(-1)!)} of it)`;
+      }
+      console.log(`  ${f.name} run ${r + 1}: ${line.join('; ')}; ${f.baseName} ${b.rps.toFixed(0)} req/s, ${b.cpuUs.toFixed(1)} µs CPU${ceilingNote}`);
     }
     if (f.name === 'cached free blockhash') blockhashPeak = median(per.defaults.rates);
     const m = median(per.defaults.ratios);
     const verdict = f.goal === undefined ? 'context' : `${pct(f.goal)} ${m >= f.goal ? 'met' : 'NOT met'}`;
     table.push(
-      `| ${f.name} | ${median(per.defaults.rates).toFixed(0)} | ${per.defaults.ratios.map(pct).join(', ')} | ${pct(m)} | ${pct(median(per.stripped.ratios))} | ${f.baseName} ${median(bases).toFixed(0)} | ${verdict} |`,
+      `| ${f.name} | ${median(per.defaults.rates).toFixed(0)} | ${per.defaults.ratios.map(pct).join(', ')} | ${pct(m)} | ${toCeiling.length ? pct(median(toCeiling)) : '-'} | ${pct(median(per.stripped.ratios))} | ${f.baseName} ${median(bases).toFixed(0)} | ${verdict} |`,
     );
     const d = median(per.defaults.cpus);
     const st = median(per.stripped.cpus);
@@ -233,8 +247,8 @@ try {
     );
   }
 
-  console.log('\n| call | req/s with the defaults (median) | ratio per run, defaults | median ratio, defaults | median ratio, stripped | baseline req/s (median) | goal (defaults) |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('\n| call | req/s with the defaults (median) | ratio per run, defaults | median ratio, defaults | median ratio to the bare GET with requestIP and a header read, defaults | median ratio, stripped | baseline req/s (median) | goal (defaults) |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const row of table) console.log(row);
   console.log('\nCPU per request (µs, medians of runs): what the access line and the limiter cost (goal: at most 3 µs)');
   console.log('| call | defaults | stripped | difference |');

@@ -8,7 +8,7 @@ import type { KeptWrites } from './resilience/kept-writes.ts';
 import { afterFreeCalls } from './prices.ts';
 import type { MaybePromise } from '../maybe.ts';
 import type { Balance, Debit, Refund } from './credit.ts';
-import type { CreditLedger, KeyStore } from './store.ts';
+import { KeyGone, type CreditLedger, type KeyStore } from './store.ts';
 
 export type { KeyOwner };
 
@@ -109,7 +109,15 @@ export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> &
         const { code, reason, ...extra } = await whyRefused(apiKey);
         throw paymentRequired(reason, code, price, extra);
       }
-      const debit = await store.debit(owner.wallet, price, callId);
+      let debit: Debit | null;
+      try {
+        debit = await store.debit(owner.wallet, price, callId, owner.keyHash);
+      } catch (e) {
+        // Revoked since this replica last looked it up: refused as if it had just been.
+        if (!(e instanceof KeyGone)) throw e;
+        const { code, reason, ...extra } = await whyRefused(apiKey);
+        throw paymentRequired(reason, code, price, extra);
+      }
       if (!debit) {
         const account = await store.account(owner.wallet);
         const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);

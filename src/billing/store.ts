@@ -60,9 +60,11 @@ export interface CreditLedger {
    * Takes one free call, or else `price` lamports, for the call `callId`; null when the account
    * cannot pay. Resolves once durable, and with what really happened even when the connection
    * was lost around COMMIT; rejects with UnsettledWrite (resilience/unsettled.ts) when that cannot
-   * be learned in time. A call id is never debited twice.
+   * be learned in time. A call id is never debited twice. `keyHash`: the key the call came with; a
+   * store that remembers keys (backend/postgres/key-cache.ts) checks it live in the debit's own
+   * transaction, else rejects with KeyGone.
    */
-  debit(wallet: string, priceLamports: number, callId: string): Promise<Debit | null>;
+  debit(wallet: string, priceLamports: number, callId: string, keyHash?: string): Promise<Debit | null>;
   /** Gives back what the call `call.callId` was debited (read from its record), once however often asked. Resolves once durable. */
   refund(call: DebitRef): Promise<Refund>;
   /** The account's committed state; at once when the store holds it in memory. */
@@ -104,4 +106,11 @@ export interface BillingStore extends KeyStore, CreditLedger, DepositStore, X402
   readonly backend: 'sqlite' | 'postgres';
   /** Throws when the database cannot answer (/healthz). */
   ping(): Promise<void>;
+}
+
+/** A store's debit found the call's key revoked in its own transaction: nothing was taken. */
+export class KeyGone extends Error {
+  constructor() {
+    super('the key was revoked');
+  }
 }

@@ -147,7 +147,8 @@ export const x402Payments = pgTable(
 
 /**
  * Postgres only: token buckets shared by every replica (one process keeps them in memory).
- * `allowed` is the last decision, so one upsert both decides and reports it.
+ * `allowed` is what the last upsert gave (how many of the requests it carried were allowed), so one
+ * upsert both decides and reports it.
  */
 export const rateBuckets = pgTable('rate_buckets', {
   key: text('key').primaryKey(),

@@ -20,11 +20,11 @@ setDefaultTimeout(60_000);
 
 const PRICE = 2_200_000;
 const CREDIT = 20 * PRICE;
-/** The debit's statement (today's and before), its refund's, and a usage row's insert. */
-const DEBIT = /calls_made = a\.calls_made \+ 1/;
-const REFUND = /calls_made = (a\.)?calls_made - 1/;
+/** The debit's statement (today's: the batch's records, and before), its refund's, and a usage row's insert (today's: in the ledger's batch, and before). */
+const DEBIT = /INSERT INTO ledger_debits \(call_id, wallet, kind, price\)\s+SELECT|calls_made = a\.calls_made \+ 1/;
+const REFUND = /SET refunded_at = v\.at|calls_made = (a\.)?calls_made - 1/;
 const COMMIT = /^\s*COMMIT/i;
-const USAGE_INSERT = /^insert into "usage_events"/i;
+const USAGE_INSERT = /^\s*insert into "?usage_events"?/i;
 
 const sandbox = sandboxGateways({ mint: true });
 

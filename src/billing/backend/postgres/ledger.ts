@@ -1,34 +1,51 @@
-// The credit ledger on PostgreSQL, exact across replicas. Each debit is one conditional UPDATE that
-// locks the account row (SELECT ... FOR UPDATE), takes a free call or else the price only when the
-// credit covers it, and RETURNs what it took: replicas racing on one wallet queue on the row lock,
-// so none can overspend, and the CHECK constraints refuse a negative balance regardless.
-// Group commit per replica: operations asked for while a transaction is in flight are sent together
-// (pipelined on one connection) in the next transaction and answered only after its COMMIT.
+// The credit ledger on PostgreSQL, exact across replicas, group committed per replica: the
+// operations asked for while a transaction is in flight go together in the next one, answered only
+// after its COMMIT. Like the SQLite ledger (sqlite/ledger.ts), a transaction first locks every account it
+// touches (in wallet order, in every replica, so two replicas' transactions never wait on each
+// other in a cycle), reads them and the records of its calls, applies its debits and refunds in
+// order with the same pure steps (debitStep, refundStep), then writes each account once and all
+// records with one statement per kind: a batch costs the same few statements whatever its size,
+// and the CHECK constraints refuse a negative balance regardless.
 //
-// Once per call, as on SQLite (sqlite/ledger.ts): each debit is recorded under its call id in the same
-// statement, and a refund gives back only a recorded debit not yet refunded. When the connection
-// is lost around COMMIT the batch may or may not have committed: the ledger then looks its call
-// ids up on a new connection, after taking the accounts' row locks (which the lost transaction
-// holds until the server has committed or rolled it back), and answers each operation as it
-// really ended; one that did not commit is sent again. A COMMIT not answered within
+// Once per call, as on SQLite (sqlite/ledger.ts): each debit is recorded under its call id in the transaction that
+// takes it, and a refund gives back only a recorded debit not yet refunded. A paid call's key is
+// checked live in the same transaction (keyHash), so a key revoked by another replica or by the
+// operator cannot spend, whatever a replica remembers of it (key-cache.ts). Usage rows ride along
+// (carry): a paid call costs no commit of its own for its history.
+//
+// When the connection is lost around COMMIT the batch may or may not have committed: the ledger then
+// looks its call ids up on a new connection, after taking the accounts' row locks (which the lost
+// transaction holds until the server has committed or rolled it back), and answers each operation
+// as it really ended; one that did not commit is sent again. A COMMIT not answered within
 // COMMIT_WITHIN_MS is settled the same way. If the database cannot be asked within
 // SETTLE_WITHIN_MS, the operation fails with UnsettledWrite and its caller keeps the question.
 import type { SQL } from 'bun';
 import { outcomeUnknown } from '../../../db/faults.ts';
 import { callIdsBefore } from '../../resilience/call-id.ts';
-import type { AccountView, Balance, Debit, DebitRef, Refund } from '../../credit.ts';
+import { debitStep, refundStep, type AccountView, type Balance, type Debit, type DebitRef, type Refund } from '../../credit.ts';
 import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from '../../resilience/unsettled.ts';
+import type { usageRow } from '../../usage-history.ts';
 import { LATE, within } from '../../../within.ts';
 
+/** What a debit resolves to when its key was found revoked in its own transaction: nothing was taken. */
+export const KEY_GONE = Symbol('key gone');
+
+type UsageRow = ReturnType<typeof usageRow>;
+
 interface Pending {
+  kind: 'debit' | 'refund' | 'rows';
+  /** '' for usage rows. */
   wallet: string;
-  /** The call's id, or for a debit made again after a lost COMMIT, that attempt's (nextAttempt). */
+  /** The call's id, or for a debit made again after a lost COMMIT, that attempt's (nextAttempt); '' for usage rows. */
   callId: string;
-  /** A debit: when found not made, its id is voided before it is made again under another. */
-  debit?: boolean;
+  price?: number;
+  /** A debit's key: it must still be live when the debit is taken. */
+  keyHash?: string;
+  /** The debit a refund gives back. */
+  given?: DebitRef;
   /** A refund's stamp in refunded_at: after a lost COMMIT, tells this refund from an earlier one. */
   refundAt?: number;
-  apply(tx: SQL, callId: string): Promise<unknown>;
+  rows?: UsageRow[];
   /** What the operation answers, learned from its call's record after a lost COMMIT. */
   recovered(record: DebitRow | undefined, balance: Balance): { value: unknown } | 'again';
   resolve(value: unknown): void;
@@ -44,6 +61,7 @@ interface BalanceRow {
 
 interface DebitRow {
   call_id: string;
+  wallet?: string;
   kind: Debit['kind'];
   price: string | number;
   refunded_at: string | number | null;
@@ -51,6 +69,7 @@ interface DebitRow {
 
 // Bun's client returns bigint columns as decimal strings: exact through BigInt.
 const balanceOf = (r: BalanceRow): Balance => ({ freeCalls: Number(r.free_calls), creditLamports: BigInt(r.credit_lamports) });
+const viewOf = (a: AccountView): Balance => ({ freeCalls: a.freeCalls, creditLamports: a.creditLamports });
 
 /** refunded_at of a voided id: no refund is ever made at time 0. */
 const VOID = 0;
@@ -61,41 +80,34 @@ const nextAttempt = (callId: string) => `${callId}+`;
 
 const byWallet = (a: { wallet: string }, b: { wallet: string }) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : 0);
 
+/** Usage rows nobody waits for commit alone after this long if no debit comes to carry them. */
+const DEFERRED_MS = 200;
+
+/** What one transaction writes, gathered while its operations are applied in memory. */
+interface Writes {
+  accounts: Map<string, AccountView>;
+  records: { callId: string; wallet: string; kind: Debit['kind']; price: number }[];
+  refunds: { callId: string; at: number }[];
+  rows: UsageRow[];
+}
+
 export class PgLedger {
   private queue: Pending[] = [];
   private flushing = false;
+  private lazy: ReturnType<typeof setTimeout> | undefined;
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
 
   constructor(private readonly sql: SQL) {}
 
-  debit(wallet: string, price: number, firstCallId: string): Promise<Debit | null> {
+  /** `keyHash`: the key the call came with, checked live in the debit's transaction (else KEY_GONE). */
+  debit(wallet: string, price: number, firstCallId: string, keyHash?: string): Promise<Debit | null | typeof KEY_GONE> {
     return this.enqueue({
+      kind: 'debit',
       wallet,
       callId: firstCallId,
-      debit: true,
-      apply: async (tx, callId) => {
-        // The record's primary key refuses a second debit of one call: the batch fails, nothing moves.
-        const [row] = await tx<(BalanceRow & { free: boolean })[]>`
-          WITH cur AS (
-            SELECT wallet, free_calls > 0 AS free FROM credit_accounts
-            WHERE wallet = ${wallet} AND NOT EXISTS (SELECT 1 FROM ledger_debits WHERE call_id = ${callId})
-            FOR UPDATE),
-          upd AS (
-            UPDATE credit_accounts a SET
-              free_calls = a.free_calls - CASE WHEN cur.free THEN 1 ELSE 0 END,
-              credit_lamports = a.credit_lamports - CASE WHEN cur.free THEN 0 ELSE ${price}::bigint END,
-              calls_made = a.calls_made + 1,
-              updated_at = ${Date.now()}
-            FROM cur
-            WHERE a.wallet = cur.wallet AND (cur.free OR a.credit_lamports >= ${price}::bigint)
-            RETURNING cur.free AS free, a.free_calls, a.credit_lamports),
-          rec AS (
-            INSERT INTO ledger_debits (call_id, wallet, kind, price)
-            SELECT ${callId}, ${wallet}, CASE WHEN free THEN 'free' ELSE 'credit' END, ${price} FROM upd)
-          SELECT free, free_calls, credit_lamports FROM upd`;
-        return row ? ({ callId, wallet, kind: row.free ? 'free' : 'credit', price, balance: balanceOf(row) } satisfies Debit) : null;
-      },
+      price,
+      keyHash,
       recovered: (record, balance) => {
         if (!record || voided(record)) return 'again';
         return { value: record.refunded_at === null ? ({ callId: record.call_id, wallet, kind: record.kind, price: Number(record.price), balance } satisfies Debit) : null };
@@ -107,37 +119,27 @@ export class PgLedger {
   refund(debit: DebitRef): Promise<Refund> {
     const refundAt = Date.now();
     return this.enqueue({
+      kind: 'refund',
       wallet: debit.wallet,
       callId: debit.callId,
+      given: debit,
       refundAt,
-      apply: async (tx) => {
-        // The account's lock first: a debit of this call whose COMMIT is still on its way holds it,
-        // so the refund sees that debit's record once it has committed, not before.
-        await tx`SELECT 1 FROM credit_accounts WHERE wallet = ${debit.wallet} FOR UPDATE`;
-        const [row] = await tx<(BalanceRow & { kind: Debit['kind'] | null; price: string | null })[]>`
-          WITH given AS (
-            UPDATE ledger_debits SET refunded_at = ${refundAt}
-            WHERE call_id = ${debit.callId} AND refunded_at IS NULL
-            RETURNING wallet, kind, price),
-          upd AS (
-            UPDATE credit_accounts a SET
-              free_calls = a.free_calls + CASE WHEN given.kind = 'free' THEN 1 ELSE 0 END,
-              credit_lamports = a.credit_lamports + CASE WHEN given.kind = 'free' THEN 0 ELSE given.price END,
-              calls_made = a.calls_made - 1, updated_at = ${refundAt}
-            FROM given WHERE a.wallet = given.wallet
-            RETURNING a.free_calls, a.credit_lamports, given.kind, given.price)
-          SELECT free_calls, credit_lamports, kind, price FROM upd
-          UNION ALL
-          SELECT free_calls, credit_lamports, NULL::text, NULL::bigint FROM credit_accounts WHERE wallet = ${debit.wallet} AND NOT EXISTS (SELECT 1 FROM upd)`;
-        if (!row) throw new Error('refund: credit account vanished');
-        const given = row.kind ? ({ balance: balanceOf(row), ...debit, kind: row.kind, price: Number(row.price) } satisfies Debit) : null;
-        return { balance: balanceOf(row), given } satisfies Refund;
-      },
       recovered: (record, balance) => {
         if (!record || record.refunded_at === null) return 'again';
         const mine = Number(record.refunded_at) === refundAt;
         return { value: { balance, given: mine ? { balance, ...debit, kind: record.kind, price: Number(record.price) } : null } satisfies Refund };
       },
+    });
+  }
+
+  /**
+   * Usage rows (unique by call id, so writing one twice writes it once), written with the next
+   * group commit or, when no debit comes, alone within DEFERRED_MS. Resolves once committed.
+   */
+  carry(rows: UsageRow[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ kind: 'rows', wallet: '', callId: '', rows, recovered: () => 'again', resolve: resolve as (v: unknown) => void, reject, deadline: Date.now() + SETTLE_WITHIN_MS });
+      if (!this.flushing) this.later();
     });
   }
 
@@ -154,24 +156,40 @@ export class PgLedger {
   private enqueue<T>(op: Omit<Pending, 'resolve' | 'reject' | 'deadline'>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ ...op, resolve: resolve as (v: unknown) => void, reject, deadline: Date.now() + SETTLE_WITHIN_MS });
-      if (!this.flushing) setImmediate(() => void this.flush());
-      this.flushing = true;
+      this.start();
     });
   }
 
+  private start() {
+    if (this.flushing) return;
+    this.flushing = true;
+    clearTimeout(this.lazy);
+    this.lazy = undefined;
+    setImmediate(() => void this.flush());
+  }
+
+  /** Usage rows alone wait a while for a debit to carry them. */
+  private later() {
+    this.lazy ??= setTimeout(() => {
+      this.lazy = undefined;
+      this.start();
+    }, DEFERRED_MS);
+  }
+
   private async flush(): Promise<void> {
-    while (this.queue.length) {
-      // Rows are locked in wallet order in every transaction of every replica, so two replicas'
-      // batches never wait on each other in a cycle (no deadlock). The sort is stable: one wallet's
-      // operations keep their order.
+    // Usage rows alone go only when nothing else came for them (later() started this flush).
+    let alone = !this.queue.some((op) => op.kind !== 'rows');
+    while (this.queue.length && (alone || this.queue.some((op) => op.kind !== 'rows'))) {
+      alone = false;
+      // The sort is stable: one wallet's operations keep their order.
       const batch = this.queue.sort(byWallet);
       this.queue = [];
       let results: unknown[] | typeof LATE;
       try {
-        // Operations do not fail on their own (a debit that cannot pay returns nothing), so any
-        // error is the database's: the whole batch either committed or did not.
+        // A refund of a vanished account fails alone; any error thrown is the database's: the whole
+        // batch either committed or did not.
         results = await within(
-          this.sql.begin((tx) => Promise.all(batch.map((op) => op.apply(tx, op.callId)))),
+          this.sql.begin((tx) => this.apply(tx, batch)),
           COMMIT_WITHIN_MS,
         );
       } catch (e) {
@@ -185,13 +203,108 @@ export class PgLedger {
         continue;
       }
       this.commits++;
-      batch.forEach((op, i) => op.resolve(results[i]));
+      batch.forEach((op, i) => {
+        const r = results[i];
+        if (r instanceof Error) op.reject(r);
+        else op.resolve(r);
+      });
     }
     this.flushing = false;
+    if (this.queue.length) this.later();
+  }
+
+  /** One transaction: lock and read, apply in order in memory, write each account once and each kind of record in one statement. */
+  private async apply(tx: SQL, batch: Pending[]): Promise<unknown[]> {
+    const money = batch.filter((op) => op.kind !== 'rows');
+    const wallets = [...new Set(money.map((op) => op.wallet))];
+    const keys = [...new Set(money.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
+    const [accountRows, recordRows, liveRows] = money.length
+      ? await Promise.all([
+          // First: the row locks, held until COMMIT. The records are read under them, so a debit of
+          // the same call still committing elsewhere is seen once it has.
+          tx<(BalanceRow & { wallet: string; calls_made: number })[]>`
+            SELECT wallet, free_calls, credit_lamports, calls_made FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet FOR UPDATE`,
+          tx<DebitRow[]>`SELECT call_id, wallet, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${money.map((op) => op.callId)}::text[])`,
+          keys.length ? tx<{ key_hash: string }[]>`SELECT key_hash FROM api_keys WHERE key_hash = ANY(${keys}::text[]) AND revoked_at IS NULL` : Promise.resolve([]),
+        ])
+      : [[], [], []];
+    const accounts = new Map<string, AccountView>(accountRows.map((r) => [r.wallet, { wallet: r.wallet, callsMade: Number(r.calls_made), ...balanceOf(r) }]));
+    const records = new Map<string, DebitRow>(recordRows.map((r) => [r.call_id, r]));
+    const live = new Set(liveRows.map((r) => r.key_hash));
+    const writes: Writes = { accounts: new Map(), records: [], refunds: [], rows: [] };
+    const results = batch.map((op) => this.step(op, accounts, records, live, writes));
+    const at = Date.now();
+    const statements: Promise<unknown>[] = [];
+    if (writes.accounts.size) {
+      const a = [...writes.accounts.values()];
+      statements.push(tx`
+        UPDATE credit_accounts c SET free_calls = v.f, credit_lamports = v.c, calls_made = v.m, updated_at = ${at}
+        FROM unnest(${a.map((x) => x.wallet)}::text[], ${a.map((x) => String(x.freeCalls))}::text[]::int[], ${a.map((x) => String(x.creditLamports))}::text[]::bigint[], ${a.map((x) => String(x.callsMade))}::text[]::int[])
+          AS v(w, f, c, m)
+        WHERE c.wallet = v.w`.then(() => {}));
+    }
+    // No ON CONFLICT: a record made meanwhile (a voided id, pg-ledger settle) fails the batch, nothing moves.
+    if (writes.records.length) {
+      const r = writes.records;
+      statements.push(tx`
+        INSERT INTO ledger_debits (call_id, wallet, kind, price)
+        SELECT * FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => x.wallet)}::text[], ${r.map((x) => x.kind)}::text[], ${r.map((x) => String(x.price))}::text[]::bigint[])`.then(() => {}));
+    }
+    if (writes.refunds.length) {
+      const r = writes.refunds;
+      statements.push(tx`
+        UPDATE ledger_debits d SET refunded_at = v.at
+        FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => String(x.at))}::text[]::bigint[]) AS v(id, at)
+        WHERE d.call_id = v.id AND d.refunded_at IS NULL`.then(() => {}));
+    }
+    for (const op of batch) if (op.rows) writes.rows.push(...op.rows);
+    if (writes.rows.length) {
+      const r = writes.rows;
+      statements.push(tx`
+        INSERT INTO usage_events (call_id, wallet, at, capability, face, paid_with, lamports, refunded, status)
+        SELECT * FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => x.wallet)}::text[], ${r.map((x) => String(x.at))}::text[]::bigint[],
+          ${r.map((x) => x.capability)}::text[], ${r.map((x) => x.face)}::text[], ${r.map((x) => x.paidWith)}::text[],
+          ${r.map((x) => String(x.lamports))}::text[]::bigint[], ${r.map((x) => String(x.refunded))}::text[]::boolean[], ${r.map((x) => String(x.status))}::text[]::int[])
+        ON CONFLICT (call_id) DO NOTHING`.then(() => {}));
+    }
+    await Promise.all(statements);
+    return results;
+  }
+
+  /** One operation on the accounts as read and stepped so far; what it answers (an Error fails it alone). */
+  private step(op: Pending, accounts: Map<string, AccountView>, records: Map<string, DebitRow>, live: Set<string>, writes: Writes): unknown {
+    if (op.kind === 'rows') return undefined;
+    const account = accounts.get(op.wallet) ?? null;
+    if (op.kind === 'debit') {
+      if (op.keyHash && !live.has(op.keyHash)) return KEY_GONE;
+      // A call id recorded already (or voided after a lost COMMIT) is not debited again.
+      if (records.has(op.callId)) return null;
+      const taken = debitStep(account, op.price!);
+      if (!taken) return null;
+      accounts.set(op.wallet, taken.next);
+      writes.accounts.set(op.wallet, taken.next);
+      records.set(op.callId, { call_id: op.callId, wallet: op.wallet, kind: taken.kind, price: op.price!, refunded_at: null });
+      writes.records.push({ callId: op.callId, wallet: op.wallet, kind: taken.kind, price: op.price! });
+      return { callId: op.callId, wallet: op.wallet, kind: taken.kind, price: op.price!, balance: viewOf(taken.next) } satisfies Debit;
+    }
+    if (!account) return new Error('refund: credit account vanished');
+    const record = records.get(op.callId);
+    if (!record || record.refunded_at !== null || record.wallet !== op.wallet) return { balance: viewOf(account), given: null } satisfies Refund;
+    const given: Debit = { balance: viewOf(account), ...op.given!, kind: record.kind, price: Number(record.price) };
+    const next = refundStep(account, given);
+    accounts.set(op.wallet, next);
+    writes.accounts.set(op.wallet, next);
+    record.refunded_at = op.refundAt!;
+    writes.refunds.push({ callId: op.callId, at: op.refundAt! });
+    return { balance: viewOf(next), given } satisfies Refund;
   }
 
   /** A batch whose COMMIT was lost: each operation answered as its call's record says it ended, or sent again. */
-  private async settle(batch: Pending[]): Promise<void> {
+  private async settle(all: Pending[]): Promise<void> {
+    // Usage rows need no look-up: written again (once, by their call ids) by their log's own retry.
+    for (const op of all) if (op.kind === 'rows') op.reject(new UnsettledWrite(''));
+    const batch = all.filter((op) => op.kind !== 'rows');
+    if (batch.length === 0) return;
     const deadline = Math.min(...batch.map((op) => op.deadline));
     let found: Awaited<ReturnType<PgLedger['lookUp']>>;
     try {
@@ -208,7 +321,7 @@ export class PgLedger {
         continue;
       }
       // Its id was voided by the look-up: made again under the attempt's own id.
-      if (op.debit) op.callId = nextAttempt(op.callId);
+      if (op.kind === 'debit') op.callId = nextAttempt(op.callId);
       this.queue.push(op);
     }
   }
@@ -225,7 +338,7 @@ export class PgLedger {
       // its id is voided (recorded with nothing taken, refunded at VOID), so that transaction fails
       // on the primary key if it ever runs, and the debit is made again under another id.
       const made = new Set(records.map((r) => r.call_id));
-      const absent = batch.filter((op) => op.debit && !made.has(op.callId));
+      const absent = batch.filter((op) => op.kind === 'debit' && !made.has(op.callId));
       if (absent.length > 0) {
         await tx`
           INSERT INTO ledger_debits (call_id, wallet, kind, price, refunded_at)

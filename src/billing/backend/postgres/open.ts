@@ -18,7 +18,7 @@ export function openPostgresBackend(url: string, config: Config, log: Logger): O
   const limiter = config.rateLimitRps > 0 ? new PgRateLimiter(db.$client, config.rateLimitRps, config.rateLimitBurst) : undefined;
   return {
     store,
-    usage: new PgUsageLog(db, config.usageRetentionDays, log, config.usageQueueRows, (before) => ledger.prune(before)),
+    usage: new PgUsageLog(db, config.usageRetentionDays, log, config.usageQueueRows, ledger),
     limiter,
     ready: migratePostgres(url),
     // The store's ping asks on a session of its own, so a restart between two probes is seen.

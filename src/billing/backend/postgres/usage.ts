@@ -1,12 +1,14 @@
 // Usage history on PostgreSQL: the same rows and pages as UsageLog (sqlite/usage.ts), written by each
 // replica for its own calls. A row is written after the call's answer is settled, without holding
-// the answer back; a row the database does not take is kept and written again, in order, until it
-// does (once: unique by its call's id, so a write whose answer was lost is simply repeated).
+// the answer back, in the ledger's next group commit; a row the database does not take is kept and
+// written again, in order, until it does (once: unique by its call's id, so a write whose answer
+// was lost is simply repeated).
 import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import type { PgDb } from '../../../db/pg-client.ts';
 import { usageEvents, x402Payments } from '../../../db/pg-schema.ts';
 import type { Logger } from '../../../log.ts';
 import type { Debit } from '../../credit.ts';
+import type { PgLedger } from './ledger.ts';
 import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from '../../usage-history.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from '../../usage-pages.ts';
 import { Backlog, waitFor } from '../../resilience/backlog.ts';
@@ -36,8 +38,8 @@ export class PgUsageLog implements UsageHistory {
     private readonly retentionDays: number,
     private readonly log: Logger,
     maxQueued = 100_000,
-    /** Forgets the ledger's records of calls made before a time (postgres/ledger.ts prune). */
-    private readonly pruneDebits: (before: number) => Promise<void> = async () => {},
+    /** The ledger: forgets its records of calls made before a time (prune), carries rows in its group commit (carry). */
+    private readonly ledger: Pick<PgLedger, 'prune' | 'carry'>,
   ) {
     this.backlog = new Backlog(maxQueued, log);
   }
@@ -83,14 +85,15 @@ export class PgUsageLog implements UsageHistory {
     }
   }
 
-  // One INSERT at a time, carrying every row recorded meanwhile: ids follow the order the calls were
-  // recorded in (the history's order), and a burst costs one round trip instead of one per call.
+  // One INSERT at a time, carrying every row recorded meanwhile, in the ledger's next group commit
+  // (pg-ledger.ts carry): ids follow the order the calls were recorded in (the history's order), and
+  // a paid call's row costs no commit of its own.
   private async write() {
     while (this.pending.length > 0 && !this.stopped) {
       const rows = this.pending.splice(0, ROWS_PER_INSERT);
       for (const row of rows) this.queued.delete(row);
       try {
-        await this.db.insert(usageEvents).values(rows).onConflictDoNothing({ target: usageEvents.callId });
+        await this.ledger.carry(rows);
         this.backlog.written(rows.length);
       } catch (e) {
         // Back to the front, in order, before any newer row.
@@ -118,7 +121,7 @@ export class PgUsageLog implements UsageHistory {
    * the first query, is never taken.
    */
   async prune(now = Date.now()): Promise<void> {
-    await this.pruneDebits(now - DEBIT_RECORD_MS);
+    await this.ledger.prune(now - DEBIT_RECORD_MS);
     const cutoff = this.cutoff(now);
     const [keep] = await this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, cutoff)).orderBy(usageEvents.id).limit(1);
     await this.db.delete(usageEvents).where(and(lt(usageEvents.at, cutoff), keep ? lt(usageEvents.id, keep.id) : undefined));

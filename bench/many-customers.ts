@@ -1,0 +1,269 @@
+// Paid calls from many customers: 1,000 keys with claimed credit, each request from one of them at
+// random, 64 connections (wrk, closed loop) through one gateway on SQLite and through 1, 2 and 3
+// gateways on one PostgreSQL (durable settings: fsync on, like SQLite's synchronous=FULL); then the
+// same with 8 hot keys. For each: paid calls per second, p50/p99, and the database's commits
+// (pg_stat_database.xact_commit, read- and write-transactions alike) per 1,000 paid calls.
+// The gateways are the compiled binary (dist/gateway) with the shipped defaults: the access log on
+// at info (drained), rate limits on at a rate no load generator reaches, so the limiter (shared, on
+// Postgres) does all its work and refuses nothing (bench/wire.ts BENCH_CONFIGS.defaults). The
+// route is served from the upstream cache, so the debit is the call's work.
+// Every gateway is started once and serves in turn: each round runs every setup one after the
+// other (several gateways: one wrk per gateway, the connections split between them, as a
+// balancer would), and the ratios are taken within a round. Postgres counts a backend's commits
+// only when the backend has been idle a while, so each Postgres slice's count is read after
+// BENCH_STATS_WAIT_MS (11 s) of quiet.
+// BENCH_BEFORE=<another gateway binary> runs a second set of gateways from it (its own SQLite file
+// and database, keys claimed the same way) beside this tree's, slice for slice: a before and after
+// measured in the same rounds.
+// Keys are claimed through the gateway's own store (a deposit recorded as a webhook does, then the
+// claim) in the bench process before the gateways start: 1,000 claims over the wire would cost minutes.
+// Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
+// BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
+// BENCH_LIMITS=off turns the rate limits off.
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SQL } from 'bun';
+import { base58 } from '@scure/base';
+import { generateKeyPairSigner } from '@solana/kit';
+import { startSandbox } from '../tests/support/sandbox/index.ts';
+import { freshDatabase, startPostgres } from '../tests/support/postgres.ts';
+import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { openBackend } from '../src/billing/backend/open.ts';
+import { defaultConfig } from '../src/config.ts';
+import { silentLogger } from '../src/log.ts';
+import type { BillingStore } from '../src/billing/store.ts';
+import { BENCH_CONFIGS, cpuMs, drain, waitFor } from './wire.ts';
+
+const seconds = Number(process.argv[2] ?? 5);
+const connections = Number(process.argv[3] ?? 64);
+const rounds = Number(process.argv[4] ?? 3);
+const KEYS = Number(process.env.BENCH_KEYS ?? 1000);
+const HOT = 8;
+const STATS_WAIT_MS = Number(process.env.BENCH_STATS_WAIT_MS ?? 11_000);
+const SECRET = 'bench-secret';
+const ROUTE = '/api/chain/optimal-fee';
+const EXE = resolve(import.meta.dir, '../dist/gateway');
+const fromSource = process.env.BENCH_SOURCE === '1';
+if (!fromSource && !existsSync(EXE)) throw new Error('dist/gateway is missing: bun run build (bun run bench:customers does it)');
+const command = fromSource ? ['bun', MAIN] : [EXE];
+
+const before = process.env.BENCH_BEFORE;
+/** BENCH_LIMITS=off: rate limits off (the access log still on), to tell the limiter's commits from the ledger's. */
+const limitsOff = process.env.BENCH_LIMITS === 'off';
+
+const dir = mkdtempSync(join(tmpdir(), 'cig-customers-'));
+const chain = await startSandbox();
+const pg = await startPostgres({ durable: true });
+const gatewayAddress = (await generateKeyPairSigner()).address;
+
+/** `count` wallets with a deposit each and a key claimed, through the store the gateway uses. */
+async function claimKeys(store: BillingStore, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  const random = (n: number) => base58.encode(crypto.getRandomValues(new Uint8Array(n)));
+  for (let i = 0; i < count; i++) {
+    const wallet = random(32);
+    const now = Date.now();
+    await store.recordDeposit({ signature: random(64), network: 'mainnet-beta', wallet, lamports: 1_000_000_000_000n, source: 'webhook' }, 1n, now);
+    const claimed = await store.claim(wallet, 0, now);
+    if (!claimed) throw new Error('claim found no deposit');
+    keys.push(claimed.apiKey);
+  }
+  return keys;
+}
+
+interface Gateway {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startGateway(name: string, command: string[], env: Record<string, string>): Promise<Gateway> {
+  const port = freePort();
+  const cwd = join(dir, name);
+  mkdirSync(cwd);
+  const proc = Bun.spawn(command, {
+    cwd,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...sandboxGatewayEnv({ chainUrl: chain.url, dir: cwd, gatewayAddress, webhookSecret: SECRET }),
+      // A cheap call so the credit lasts every round; the debit is the same work at any price.
+      PRICE_LAMPORTS: '1000',
+      ...BENCH_CONFIGS[limitsOff ? 'access-log' : 'defaults'],
+      ...env,
+    },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
+  drain(proc.stderr);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(url + '/healthz');
+  return {
+    url,
+    pid: proc.pid,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc.exited;
+    },
+  };
+}
+
+/** One gateway on SQLite and three on one Postgres database, run by `command`, each database with KEYS keys claimed. */
+async function gatewaySet(label: string, command: string[]) {
+  const sqlitePath = join(dir, `${label}.sqlite`);
+  const sqliteSeeding = await openBackend({ ...defaultConfig(), databasePath: sqlitePath }, silentLogger);
+  const sqliteKeys = await claimKeys(sqliteSeeding.store, KEYS);
+  await sqliteSeeding.close();
+  const databaseUrl = await freshDatabase(pg.url);
+  const seeding = await openBackend({ ...defaultConfig(), databaseUrl }, silentLogger);
+  const pgKeys = await claimKeys(seeding.store, KEYS);
+  await seeding.close();
+  const sqlite = await startGateway(`${label}-sqlite`, command, { DATABASE_PATH: sqlitePath });
+  const replicas: Gateway[] = [];
+  for (const i of [1, 2, 3]) replicas.push(await startGateway(`${label}-pg-${i}`, command, { DATABASE_URL: databaseUrl }));
+  const admin = new SQL(databaseUrl, { max: 1 });
+  const lua = {
+    [`${KEYS} keys`]: { sqlite: script(`${label}-many-sqlite`, sqliteKeys), pg: script(`${label}-many-pg`, pgKeys) },
+    [`${HOT} hot keys`]: { sqlite: script(`${label}-hot-sqlite`, sqliteKeys.slice(0, HOT)), pg: script(`${label}-hot-pg`, pgKeys.slice(0, HOT)) },
+  };
+  return { label, sqlite, replicas, admin, lua, gateways: [sqlite, ...replicas] };
+}
+
+/** A wrk script calling the paid route with one of `keys` at random per request; prints its count and latency quantiles. */
+function script(name: string, keys: string[]): string {
+  const path = join(dir, `${name}.lua`);
+  writeFileSync(
+    path,
+    `local keys = {${keys.map((k) => `"${k}"`).join(',')}}
+local n = #keys
+local headers = {}
+init = function(args) math.randomseed(os.time() * 1000 + os.clock() * 1e6) end
+request = function()
+  headers["x-api-key"] = keys[math.random(n)]
+  return wrk.format("GET", "${ROUTE}", headers)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(99)))
+end
+`,
+  );
+  return path;
+}
+
+interface Slice {
+  calls: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Gateway CPU cores busy, summed over the gateways used. */
+  cores: number;
+  commitsPer1000?: number;
+}
+
+async function wrkOne(url: string, conns: number, lua: string, duration: number) {
+  const proc = Bun.spawn(['wrk', '-t1', `-c${conns}`, `-d${duration}s`, '-s', lua, url + ROUTE], { stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out);
+  if (!m) throw new Error(`wrk printed no result:\n${out}`);
+  const [requests, durationUs, non2xx, sockErrors, p50, p99] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return { requests, durationUs, errors: non2xx + sockErrors, p50: p50 / 1000, p99: p99 / 1000 };
+}
+
+const xactCommit = async (admin: SQL) => Number((await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
+
+/** Each database's commit count as last read, after a quiet wait: where its next slice's count starts. */
+const lastCommits = new Map<SQL, number>();
+
+/** The connections split between the gateways, as evenly as they go. `admin`: the Postgres database whose commits to count. */
+async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = seconds): Promise<Slice> {
+  const cpuBefore = gateways.map((g) => cpuMs(g.pid));
+  const parts = await Promise.all(gateways.map((g, i) => wrkOne(g.url, Math.floor(connections / gateways.length) + (i < connections % gateways.length ? 1 : 0), lua, duration)));
+  const cores = gateways.reduce((sum, g, i) => sum + (cpuMs(g.pid) - cpuBefore[i]!) / (duration * 1000), 0);
+  let commits: number | undefined;
+  if (admin) {
+    await Bun.sleep(STATS_WAIT_MS);
+    const now = await xactCommit(admin);
+    // Less the read of this bench.
+    commits = now - lastCommits.get(admin)! - 1;
+    lastCommits.set(admin, now);
+  }
+  const calls = parts.reduce((s, p) => s + p.requests, 0);
+  const errors = parts.reduce((s, p) => s + p.errors, 0);
+  const rps = parts.reduce((s, p) => s + p.requests / (p.durationUs / 1e6), 0);
+  // Request-weighted p50; the worst gateway's p99 (each wrk knows only its own latencies).
+  const p50 = parts.reduce((s, p) => s + p.p50 * p.requests, 0) / Math.max(1, calls);
+  const p99 = Math.max(...parts.map((p) => p.p99));
+  const paid = calls - errors;
+  return { calls, rps, p50, p99, errors, cores, commitsPer1000: commits === undefined ? undefined : (commits / Math.max(1, paid)) * 1000 };
+}
+
+const sets = [...(before ? [await gatewaySet('before', [before])] : []), await gatewaySet(before ? 'after' : 'this', command)];
+const setups = sets.flatMap((set) => [
+  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, 1 gateway`, set, gateways: [set.sqlite], postgres: false },
+  ...[1, 2, 3].map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), postgres: true })),
+]);
+const workloads = [`${KEYS} keys`, `${HOT} hot keys`];
+
+const results = new Map<string, Slice[]>();
+const load = loadavg()[0]!.toFixed(1);
+try {
+  // Warm-up: JIT, the upstream cache, every connection pool.
+  for (const s of setups) await slice(s.gateways, s.set.lua[workloads[0]!]![s.postgres ? 'pg' : 'sqlite'], undefined, 2);
+  await Bun.sleep(STATS_WAIT_MS);
+  for (const set of sets) lastCommits.set(set.admin, await xactCommit(set.admin));
+  for (let round = 1; round <= rounds; round++) {
+    for (const w of workloads) {
+      for (const s of setups) {
+        const r = await slice(s.gateways, s.set.lua[w]![s.postgres ? 'pg' : 'sqlite'], s.postgres ? s.set.admin : undefined);
+        const key = `${w} | ${s.name}`;
+        results.set(key, [...(results.get(key) ?? []), r]);
+        console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}`);
+      }
+    }
+  }
+} finally {
+  for (const set of sets) await set.admin.close();
+  await Promise.all(sets.flatMap((set) => set.gateways).map((g) => g.stop()));
+  await chain.stop();
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(' / ');
+
+console.log(`command: ${before ? `BENCH_BEFORE=${before} ` : ''}${limitsOff ? 'BENCH_LIMITS=off ' : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${load} at start; wrk, Postgres and every gateway on the same machine`);
+console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
+for (const w of workloads) {
+  console.log(`\n${w}, ${connections} connections`);
+  console.log(`${'setup'.padEnd(22)} ${'paid calls/s'.padEnd(22)} ${'p50 ms'.padEnd(20)} ${'p99 ms'.padEnd(22)} ${'errors'.padEnd(8)} ${'gateway cores'.padEnd(18)} commits per 1,000 paid calls`);
+  for (const s of setups) {
+    const rs = results.get(`${w} | ${s.name}`) ?? [];
+    const commits = rs.map((r) => r.commitsPer1000).filter((c): c is number => c !== undefined);
+    console.log(
+      `${s.name.padEnd(22)} ${fmt(rs.map((r) => r.rps)).padEnd(22)} ${fmt(rs.map((r) => r.p50), 1).padEnd(20)} ${fmt(rs.map((r) => r.p99), 1).padEnd(22)} ${String(rs.reduce((a, r) => a + r.errors, 0)).padEnd(8)} ${fmt(rs.map((r) => r.cores), 2).padEnd(18)} ${commits.length ? fmt(commits, 1) : '-'}`,
+    );
+  }
+  const rate = (name: string) => (results.get(`${w} | ${name}`) ?? []).map((r) => r.rps);
+  const ratio = (a: string, b: string) => median(rate(a).map((x, i) => x / rate(b)[i]!));
+  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  for (const prefix of before ? ['before: ', 'after: '] : ['']) {
+    console.log(
+      `${prefix}ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio(`${prefix}Postgres, 1 gateway`, `${prefix}SQLite, 1 gateway`))}; Postgres 2 / 1 ${pct(ratio(`${prefix}Postgres, 2 gateways`, `${prefix}Postgres, 1 gateway`))}; Postgres 3 / 1 ${pct(ratio(`${prefix}Postgres, 3 gateways`, `${prefix}Postgres, 1 gateway`))}`,
+    );
+  }
+  if (before) {
+    console.log(
+      `after / before (median of rounds): SQLite ${pct(ratio('after: SQLite, 1 gateway', 'before: SQLite, 1 gateway'))}; Postgres 1 ${pct(ratio('after: Postgres, 1 gateway', 'before: Postgres, 1 gateway'))}; 2 ${pct(ratio('after: Postgres, 2 gateways', 'before: Postgres, 2 gateways'))}; 3 ${pct(ratio('after: Postgres, 3 gateways', 'before: Postgres, 3 gateways'))}`,
+    );
+  }
+}

@@ -1,0 +1,95 @@
+// Live keys a PostgreSQL replica has seen, so that a call with a known key costs no query. Sound for
+// money because no debit relies on it: a paid call's key is checked live again in its debit's own
+// transaction (ledger.ts), and a key found revoked there is forgotten and refused (KeyGone).
+// What else reads a key's owner (GET /api/keys/me, the rate-limit bucket) may go on seeing a key
+// revoked on another replica, or by the operator, until the next look at every remembered key,
+// at most KEY_RECHECK_MS later. Keys not remembered are looked up together, one query for all
+// those asked while the previous one ran. Only live keys are remembered (unknown ones would let
+// anyone fill the memory), by their hash, in memory only.
+import { LRUCache } from 'lru-cache';
+import { keyHashOf, type KeyOwner } from '../../keys.ts';
+
+/** How often every remembered key is looked at again (one query per RECHECK_CHUNK keys). */
+export const KEY_RECHECK_MS = 10_000;
+const RECHECK_CHUNK = 5000;
+
+export interface KeyQueries {
+  /** The owners of those of `keyHashes` that are live (unrevoked). */
+  live(keyHashes: string[]): Promise<Map<string, string>>;
+}
+
+export class KeyCache {
+  private readonly known = new LRUCache<string, KeyOwner>({ max: 100_000 });
+  /** Keys to look up in the next query, with who waits for each. */
+  private asked = new Map<string, { resolve(owner: KeyOwner | null): void; reject(e: unknown): void }[]>();
+  private looking = false;
+  private readonly recheck: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly queries: KeyQueries,
+    recheckMs = KEY_RECHECK_MS,
+  ) {
+    this.recheck = setInterval(() => void this.recheckAll().catch(() => {}), recheckMs);
+    this.recheck.unref();
+  }
+
+  /** Who holds this key: at once when remembered, else asked of the database. */
+  identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null> {
+    const keyHash = keyHashOf(apiKey);
+    if (!keyHash) return null;
+    return this.known.get(keyHash) ?? this.lookUp(keyHash);
+  }
+
+  forget(keyHash: string): void {
+    this.known.delete(keyHash);
+  }
+
+  /** Forgets every key of the wallet (a claim here revoked them); claims are rare, so a walk is cheap enough. */
+  forgetWallet(wallet: string): void {
+    for (const [keyHash, owner] of this.known.entries()) if (owner.wallet === wallet) this.known.delete(keyHash);
+  }
+
+  close(): void {
+    clearInterval(this.recheck);
+  }
+
+  private lookUp(keyHash: string): Promise<KeyOwner | null> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.asked.get(keyHash);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.asked.set(keyHash, [{ resolve, reject }]);
+      if (this.looking) return;
+      this.looking = true;
+      setImmediate(() => void this.lookUpAll());
+    });
+  }
+
+  private async lookUpAll(): Promise<void> {
+    while (this.asked.size > 0) {
+      const batch = this.asked;
+      this.asked = new Map();
+      try {
+        const owners = await this.queries.live([...batch.keys()]);
+        for (const [keyHash, waiting] of batch) {
+          const wallet = owners.get(keyHash);
+          const owner = wallet ? { wallet, keyHash } : null;
+          if (owner) this.known.set(keyHash, owner);
+          for (const w of waiting) w.resolve(owner);
+        }
+      } catch (e) {
+        for (const waiting of batch.values()) for (const w of waiting) w.reject(e);
+      }
+    }
+    this.looking = false;
+  }
+
+  /** Forgets the remembered keys that were revoked meanwhile. */
+  private async recheckAll(): Promise<void> {
+    const hashes = [...this.known.keys()];
+    for (let i = 0; i < hashes.length; i += RECHECK_CHUNK) {
+      const chunk = hashes.slice(i, i + RECHECK_CHUNK);
+      const live = await this.queries.live(chunk);
+      for (const keyHash of chunk) if (!live.has(keyHash)) this.known.delete(keyHash);
+    }
+  }
+}

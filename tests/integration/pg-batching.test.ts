@@ -1,0 +1,147 @@
+// What one Postgres statement per batch must still guarantee when two replicas batch at once: the
+// ledger's debits and refunds of several wallets mixed in one transaction stay exact, a key
+// revoked under a remembered one cannot spend, and the shared rate limit's upsert per turn gives
+// a bucket's tokens once, to the first requests, however many ask in one turn on two replicas.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { SQL } from 'bun';
+import { newCallId } from '../../src/billing/resilience/call-id.ts';
+import { KeyCache } from '../../src/billing/backend/postgres/key-cache.ts';
+import { PgLedger } from '../../src/billing/backend/postgres/ledger.ts';
+import { PgRateLimiter } from '../../src/billing/backend/postgres/rate-limit.ts';
+import { pgStore } from '../../src/billing/backend/postgres/store.ts';
+import { KeyGone, type BillingStore } from '../../src/billing/store.ts';
+import { migratePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.ts';
+import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+
+setDefaultTimeout(30_000);
+
+const PRICE = 1000;
+
+describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two replicas', () => {
+  let db: PgDb;
+  let ledger: PgLedger;
+  let store: BillingStore;
+  let release: () => Promise<void>;
+  let other: SQL;
+
+  beforeAll(async () => {
+    const url = await freshDatabase();
+    await migratePostgres(url);
+    db = openPostgres(url, 4);
+    ledger = new PgLedger(db.$client);
+    ({ store, release } = pgStore(db, ledger));
+    other = new SQL(url, { max: 4 });
+  }, POSTGRES_HOOK_TIMEOUT_MS);
+  afterAll(async () => {
+    await other?.close();
+    await release?.();
+    await db?.$client.close();
+  });
+
+  /** A wallet with `lamports` of credit and no free calls, and its key. */
+  async function funded(lamports: number): Promise<{ wallet: string; apiKey: string }> {
+    const wallet = `wallet-${crypto.randomUUID()}`;
+    await store.recordDeposit({ signature: crypto.randomUUID(), network: 'mainnet-beta', wallet, lamports: BigInt(lamports), source: 'webhook' }, 1n);
+    const claimed = await store.claim(wallet, 0, Date.now());
+    return { wallet, apiKey: claimed!.apiKey };
+  }
+  const credit = async (wallet: string) => Number((await other`SELECT credit_lamports FROM credit_accounts WHERE wallet = ${wallet}`)[0].credit_lamports);
+
+  test('debits and refunds of five wallets at once through two ledgers: each wallet pays exactly for the calls it kept', async () => {
+    const wallets = await Promise.all(Array.from({ length: 5 }, () => funded(30 * PRICE)));
+    const second = new PgLedger(other);
+    const ledgers = [ledger, second];
+    // 50 debits per wallet for credit of 30 calls, spread over both replicas, every third refunded (some twice, on both).
+    const outcomes = await Promise.all(
+      wallets.flatMap(({ wallet }) =>
+        Array.from({ length: 50 }, async (_, i) => {
+          const debit = await ledgers[i % 2]!.debit(wallet, PRICE, newCallId());
+          if (!debit || typeof debit === 'symbol') return { wallet, kept: 0 };
+          if (i % 3 !== 0) return { wallet, kept: 1 };
+          const [a, b] = await Promise.all([ledgers[0]!.refund(debit), ledgers[1]!.refund(debit)]);
+          expect([a.given, b.given].filter((g) => g !== null)).toHaveLength(1);
+          return { wallet, kept: 0 };
+        }),
+      ),
+    );
+    for (const { wallet } of wallets) {
+      const kept = outcomes.filter((o) => o.wallet === wallet).reduce((n, o) => n + o.kept, 0);
+      expect(await credit(wallet)).toBe(30 * PRICE - kept * PRICE);
+      const [{ n }] = await other`SELECT count(*)::int AS n FROM ledger_debits WHERE wallet = ${wallet} AND refunded_at IS NULL`;
+      expect(n).toBe(kept);
+    }
+  });
+
+  test('a key revoked after this replica remembered it cannot spend: refused in the debit itself, nothing taken', async () => {
+    const { wallet, apiKey } = await funded(10 * PRICE);
+    const owner = (await store.identify(apiKey))!;
+    expect(owner.wallet).toBe(wallet);
+    expect(await store.debit(wallet, PRICE, newCallId(), owner.keyHash)).toMatchObject({ kind: 'credit' });
+    // The operator revokes it from elsewhere; this replica still remembers the key.
+    await other`UPDATE api_keys SET revoked_at = ${Date.now()}, revoked_by = 'operator' WHERE wallet = ${wallet}`;
+    expect(store.identify(apiKey)).toEqual(owner);
+    const attempts = await Promise.allSettled(Array.from({ length: 5 }, () => store.debit(wallet, PRICE, newCallId(), owner.keyHash)));
+    expect(attempts.every((a) => a.status === 'rejected' && a.reason instanceof KeyGone)).toBe(true);
+    expect(await credit(wallet)).toBe(9 * PRICE);
+    // Forgotten: looked up again, and found revoked.
+    expect(await store.identify(apiKey)).toBeNull();
+  });
+
+  test('keys not remembered are looked up together and only live ones remembered; a key revoked elsewhere is forgotten at the next look at all', async () => {
+    const funds = await Promise.all(Array.from({ length: 20 }, () => funded(PRICE)));
+    let queries = 0;
+    const cache = new KeyCache(
+      {
+        async live(keyHashes) {
+          queries++;
+          const rows = await other<{ key_hash: string; wallet: string }[]>`SELECT key_hash, wallet FROM api_keys WHERE key_hash = ANY(${keyHashes}::text[]) AND revoked_at IS NULL`;
+          return new Map(rows.map((r) => [r.key_hash, r.wallet]));
+        },
+      },
+      300,
+    );
+    try {
+      const unknown = `cig_${'1'.repeat(44)}`;
+      const owners = await Promise.all([...funds.map((f) => cache.identify(f.apiKey)), cache.identify(unknown), cache.identify('not a key')]);
+      expect(owners.slice(0, 20).map((o) => o?.wallet)).toEqual(funds.map((f) => f.wallet));
+      expect(owners.slice(20)).toEqual([null, null]);
+      expect(queries).toBe(1);
+      // Remembered: at once, no query.
+      expect(cache.identify(funds[0]!.apiKey)).toMatchObject({ wallet: funds[0]!.wallet });
+      const again = cache.identify(unknown);
+      expect(again).toBeInstanceOf(Promise);
+      expect(await again).toBeNull();
+      await other`UPDATE api_keys SET revoked_at = ${Date.now()}, revoked_by = 'operator' WHERE wallet = ${funds[0]!.wallet}`;
+      await Bun.sleep(800);
+      expect(await cache.identify(funds[0]!.apiKey)).toBeNull();
+      expect(cache.identify(funds[1]!.apiKey)).toMatchObject({ wallet: funds[1]!.wallet });
+    } finally {
+      cache.close();
+    }
+  });
+
+  test('the shared limit: 40 requests for one bucket in one turn on each of two replicas get the burst of 5 once, and leave it empty', async () => {
+    const rate = 0.001;
+    const burst = 5;
+    const limiters = [new PgRateLimiter(db.$client, rate, burst), new PgRateLimiter(other, rate, burst)];
+    try {
+      // Ten buckets in turn: the two replicas' upserts race differently each time (one reads its clock
+      // before the other's insert commits, or after).
+      for (let round = 0; round < 10; round++) {
+        const key = `wallet:${crypto.randomUUID()}`;
+        const decisions = await Promise.all(limiters.flatMap((l) => Array.from({ length: 40 }, () => l.take(key))));
+        const allowed = decisions.filter((d) => d.allowed);
+        expect(allowed).toHaveLength(burst);
+        // Each allowed request saw the bucket one token lower; a refused one, an empty bucket and when to come back.
+        expect(allowed.map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+        const refused = decisions.filter((d) => !d.allowed);
+        expect(refused.every((d) => d.remaining === 0 && d.limit === burst && d.retryAfterSeconds >= 1)).toBe(true);
+        // Other buckets asked in the same turn are their own; this one stays empty on either replica.
+        const next = await Promise.all([limiters[0]!.take(`${key}-a`), limiters[0]!.take(`${key}-b`), limiters[round % 2]!.take(key)]);
+        expect(next.map((d) => d.allowed)).toEqual([true, true, false]);
+      }
+    } finally {
+      for (const l of limiters) l.close();
+    }
+  });
+});
