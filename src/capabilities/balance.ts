@@ -18,6 +18,8 @@ export const balance = defineCapability({
   tool: 'get_chain_balance',
   method: 'GET',
   title: 'Native SOL balance',
+  summary:
+    "SOL balance of a wallet, in lamports and in SOL. Use it to check a wallet's funds. Arguments: wallet (base58), network.",
   description:
     'Native SOL balance of a wallet address, in lamports (integer) and SOL. Use it to check whether a wallet is funded before building a transaction.',
   paid: false,

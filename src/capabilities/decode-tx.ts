@@ -161,6 +161,8 @@ export const decodeTx = defineCapability({
   tool: 'decode_tx',
   method: 'GET',
   title: 'Decode a transaction',
+  summary:
+    "Explains a confirmed transaction: a one-line summary of what moved, its category (Swap, MemeCoin or Transfer; categoryFit says when that is only the nearest), what each instruction did, the programs, exact SOL and token changes per owner and per account, fee, status and error. Use it to understand what a signature did. Arguments: signature, wallet (tell it from that wallet's side), network.",
   description:
     'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; ' +
     'categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; ' +

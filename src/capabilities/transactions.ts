@@ -26,6 +26,8 @@ export const transactions = defineCapability({
   tool: 'get_recent_transactions',
   method: 'GET',
   title: 'Recent transactions',
+  summary:
+    "A wallet's recent transaction signatures, newest first, with slot, time, error and memo. With decode true, each also says what it did from the wallet's side (summary, category, the wallet's exact SOL and token changes). Arguments: wallet, limit (1-100; 1-25 with decode), before (to page back), decode, tokenAccounts, network.",
   description:
     'Recent transaction signatures involving a wallet, newest first, with slot, block time (Unix seconds), error (null on success), memo and confirmation status. `limit` is 1-100 (default 10); pass `before` (a signature from a previous page) to page further back. Decode any of them with decode_tx. ' +
     `With \`decode\` true (limit 1-${DECODED_LIMIT}), each item also says what it did from the wallet's own side, as decode_tx with \`wallet\` would: summary, kind, category, status, walletChanges (the wallet's exact SOL and token changes), counterparties, fee and feePayer; a transaction the node could not return carries decodeError instead and the rest of the page stands. ` +
