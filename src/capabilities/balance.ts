@@ -19,7 +19,7 @@ export const balance = defineCapability({
   method: 'GET',
   title: 'Native SOL balance',
   summary:
-    "SOL balance of a wallet, in lamports and in SOL. Use it to check a wallet's funds. Arguments: wallet (base58), network.",
+    "SOL balance of a wallet (lamports and SOL). Use it to check a wallet's funds.",
   description:
     'Native SOL balance of a wallet address, in lamports (integer) and SOL. Use it to check whether a wallet is funded before building a transaction.',
   paid: false,

@@ -20,7 +20,7 @@ export const optimalFee = defineCapability({
   method: 'GET',
   title: 'Priority-fee tiers',
   summary:
-    "Priority-fee tiers (low, medium, high, in micro-lamports per compute unit) from recent fees, with congestion. Use a tier as SetComputeUnitPrice. Arguments: accounts (the transaction's writable accounts, for their local fee market), computeUnits (to price each tier in lamports), network.",
+    "Priority-fee tiers (low/medium/high, micro-lamports per compute unit) from recent fees, for SetComputeUnitPrice; `accounts` narrows to their local fee market, `computeUnits` prices each tier in lamports.",
   description:
     'Low / medium / high priority fees (25th / 50th / 75th percentiles of the last 150 slots) in micro-lamports per compute unit, with congestion and the sample they come from. Pass `accounts` (addresses your transaction will write) for their local fee market, and `computeUnits` to get each tier\'s total priority cost in lamports. Use the tier as SetComputeUnitPrice.',
   paid: true,

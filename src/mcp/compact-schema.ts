@@ -2,8 +2,13 @@
 // the whole tool list in the model's context on every turn, so what only a reader of the API
 // reference needs stays in OpenAPI and llms.txt (the same schema with its prose), and here:
 // - prose goes from the output schema (the tool's description and its guide resource say what it
-//   answers; the input schema keeps its argument descriptions, which a model needs to call it);
-// - a union of string constants is one `enum` (the same values, a third of the text);
+//   answers; the input schema keeps its argument descriptions, which a model needs to call it), and
+//   so do the output's bounds on values (patterns, lengths, ranges): it keeps every field, its type,
+//   enums, nullability and which fields are always there, the shape a client reads; the server
+//   writes the values, and OpenAPI and the guide keep their bounds;
+// - a union of string constants is one `enum` (the same values, a third of the text); in an output
+//   schema a vocabulary longer than MAX_LISTED_ENUM (an action's kinds, a token's risk flags) is a
+//   string, its values listed in the tool's guide (gateway://tools/<tool>) and in OpenAPI;
 // - a subschema met more than once is written once under `$defs` and referred to by `$ref`
 //   (`#/$defs/<Name>`, local, which every client resolves and the MCP Inspector accepts).
 // Pure: a plain JSON Schema in, a plain JSON Schema out.
@@ -30,21 +35,29 @@ function mapChildren(s: Json, f: (child: unknown, hint: string) => unknown, hint
 }
 
 const ANNOTATIONS = ['description', 'examples', '$comment'];
+/** Longest list of values an output schema spells out; a longer one is a string there, listed in the tool's guide. */
+const MAX_LISTED_ENUM = 12;
+/** Bounds on an answer's values: kept in an input schema (they tell a caller what is accepted), not in an output one. */
+const VALUE_BOUNDS = ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems'];
 /** Examples go from every schema: the guide resource and the REST hints show them. */
 const EXAMPLES = 'examples';
 
-/** Every string-constant union as an enum; prose dropped where `keepProse` says no. Titles stay (they name definitions). */
-function simplify(schema: unknown, keepProse: boolean, hint = 'Root'): unknown {
+/** Every string-constant union as an enum; prose and value bounds dropped unless `keepProse` (an input schema). Titles stay (they name definitions). */
+function simplify(schema: unknown, keepProse: boolean, hint = 'Root', depth = 0): unknown {
   if (!isObject(schema)) return schema;
   let s: Json = { ...schema };
   delete s[EXAMPLES];
-  if (!keepProse) for (const k of ANNOTATIONS) delete s[k];
+  // an argument's description says it once: not again on the branches of its union
+  if (!keepProse || depth > 1) for (const k of ANNOTATIONS) delete s[k];
+  if (!keepProse) for (const k of VALUE_BOUNDS) delete s[k];
+  // a long vocabulary (an action's 33 kinds, a token's 24 risk flags) is the guide's to list: here a string
+  if (!keepProse && Array.isArray(s.enum) && s.enum.length > MAX_LISTED_ENUM) delete s.enum;
   const branches = s.anyOf;
   if (Array.isArray(branches) && branches.length > 1 && branches.every((b) => isObject(b) && typeof b.const === 'string' && Object.keys(b).every((k) => k === 'const' || k === 'type'))) {
     const { anyOf: _branches, ...rest } = s;
-    s = { ...rest, type: 'string', enum: branches.map((b) => (b as Json).const) };
+    s = !keepProse && branches.length > MAX_LISTED_ENUM ? { ...rest, type: 'string' } : { ...rest, type: 'string', enum: branches.map((b) => (b as Json).const) };
   }
-  return mapChildren(s, (child, h) => simplify(child, keepProse, h), hint);
+  return mapChildren(s, (child, h) => simplify(child, keepProse, h, depth + 1), hint);
 }
 
 /** A definition's name: its title, `<Def>OrNull` for a nullable definition, else after the property it was first met as. */
@@ -52,7 +65,10 @@ function nameOf(schema: Json, hint: string): string {
   if (typeof schema.title === 'string') return pascal(schema.title);
   const [first, second] = Array.isArray(schema.anyOf) ? (schema.anyOf as Json[]) : [];
   const ref = typeof first?.$ref === 'string' ? first.$ref.slice('#/$defs/'.length) : undefined;
-  if (schema.anyOf && (schema.anyOf as unknown[]).length === 2 && ref && second?.type === 'null') return `${ref}OrNull`;
+  if ((schema.anyOf as unknown[] | undefined)?.length === 2 && second?.type === 'null') {
+    if (ref) return `${ref}OrNull`;
+    if (typeof first?.type === 'string' && Object.keys(first).length === 1) return `${pascal(first.type)}OrNull`;
+  }
   return pascal(hint);
 }
 

@@ -22,7 +22,7 @@ import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { plainJson as bigintFreeJson, toJson } from '../json.ts';
 import { andThen, type MaybePromise } from '../maybe.ts';
-import { guides, PRICING_URI, toolUri } from './guides.ts';
+import { guides, PRICING_URI } from './guides.ts';
 import { compactSchema } from './compact-schema.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
@@ -45,11 +45,9 @@ export const META_X402_ERROR = 'x402/error';
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
 
-/** The price in a tool's listing, in a sentence: the guides say the rest (how to pay, what a refusal carries). */
+/** The price in a tool's listing, in a sentence: the pricing guide says the rest (how to pay, what a refusal carries). */
 export function priceBrief(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
-  return cap.paid
-    ? `Paid: ${priceLamports} lamports per call${afterFreeCalls(freeCalls)}, with an API key (x-api-key header)${x402 ? `, ${x402}` : ''}; how to pay: resource ${PRICING_URI}, more: ${toolUri(cap)}.`
-    : 'Free: no API key needed.';
+  return cap.paid ? `Paid: ${priceLamports} lamports a call${afterFreeCalls(freeCalls)}${x402 ? `, ${x402}` : ''}; API key in x-api-key (see ${PRICING_URI}).` : 'Free.';
 }
 
 /** What describes a tool's price: the settings of both ways to pay. */
@@ -68,7 +66,8 @@ export function toolList(pricing: ToolPricing, capabilities: readonly Capability
       description: `${cap.summary} ${priceBrief(cap, lamportsFor(pricing, cap.name), pricing.freeCalls, x402Brief(pricing, cap.name))}`,
       inputSchema: compactSchema(inputSchema(cap), true) as Tool['inputSchema'],
       outputSchema: compactSchema(successSchema(cap)) as NonNullable<Tool['outputSchema']>,
-      annotations: { readOnlyHint: true, openWorldHint: true },
+      // openWorldHint is true by default: every tool reads the chain
+      annotations: { readOnlyHint: true },
     };
   });
 }
@@ -261,7 +260,8 @@ export interface ToolServerFactory {
 
 const INSTRUCTIONS =
   'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
-  'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
+  'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either; resource gateway://pricing). Every result is JSON text, the same body as the REST API; ' +
+  'each tool\'s fields and arguments are described in full in resource gateway://tools/<tool>.';
 
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
   const tools = toolList(deps.ctx.config, capabilities);

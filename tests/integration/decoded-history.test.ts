@@ -115,7 +115,7 @@ describe('transactions?decode=true', () => {
     expect(res.body).toMatchObject({ wallet: wallet.address, count: 7, nextBefore: null, tokenAccountsHeld: 1, tokenAccountsSearched: 1, live_status: 'SUCCESS' });
     const items = res.body.transactions;
     expect(items.map((i: any) => ({ ...i, ...Object.fromEntries(SPEC_FIELDS.map((k) => [k, undefined])) }))).toEqual(
-      expected().map((e) => ({ ...e, signature: undefined, category: 'Transfer', categoryMatched: e.kind === 'transfer' })),
+      expected().map((e) => ({ ...e, signature: undefined, category: 'Transfer', categoryFit: e.kind === 'transfer' ? 'exact' : 'nearest' })),
     );
     expect(items.slice(0, 6).map((i: any) => i.signature)).toEqual(expected().slice(0, 6).map((e) => e.signature));
     // the signature fields are the node's, as without decode

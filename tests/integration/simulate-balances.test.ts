@@ -119,7 +119,7 @@ describe('simulate reports what the transaction will move', () => {
     const simulated = byOwner(sim.body.ownerChanges);
     // (the rent alice parks in her own new token account is reported apart, as decode-tx does)
     expect(simulated[s.alice.address]).toEqual({ SOL: '-250000000/9', [s.mint]: '1500000/6' });
-    expect(sim.body.ownerChanges[0]).toMatchObject({ owner: s.alice.address, feePayer: true, tokenAccountRentLamports: '2039280' });
+    expect(sim.body.ownerChanges[0]).toMatchObject({ owner: s.alice.address, feePayer: true, tokenAccountRentLamports: 2039280 });
     expect(simulated[s.bob.address]).toEqual({ [s.mint]: '-1500000/6' });
     // ...and it is what the chain then did.
     expect(simulated).toEqual(byOwner(decoded.body.ownerChanges));
@@ -130,7 +130,7 @@ describe('simulate reports what the transaction will move', () => {
 
     // per account: carol's lamports (a lookup-table key in v0) and both token accounts
     const carol = sim.body.accountChanges.find((a: any) => a.address === s.carol);
-    expect(carol).toMatchObject({ lamportsBefore: '0', lamportsAfter: '250000000', lamportsChange: '250000000', token: null });
+    expect(carol).toMatchObject({ lamportsBefore: 0, lamportsAfter: 250000000, lamportsChange: 250000000, token: null });
     const tokenSides = sim.body.accountChanges.filter((a: any) => a.token).map((a: any) => [a.token.owner, a.token.change]);
     expect(tokenSides.sort()).toEqual([[s.alice.address, '1500000'], [s.bob.address, '-1500000']].sort());
   });

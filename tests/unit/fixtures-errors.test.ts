@@ -28,16 +28,17 @@ describe('getSignaturesForAddress entries keep the node fields and add a readabl
     const list: SignatureInfo[] = fixture('getSignaturesForAddress/ten-sigs-insufficient-funds-for-rent-errors-sava.json');
     const entries = list.map(signatureEntry);
     expect(entries.filter((e) => e.err === null).every((e) => e.error === null)).toBe(true);
+    expect(entries.filter((e) => e.err !== null).every((e) => e.error?.raw === e.err)).toBe(true);
     const failed = entries.filter((e) => e.err !== null);
     expect(failed).toHaveLength(7);
-    expect(failed[0]!.error).toBe('insufficient funds for rent (InsufficientFundsForRent, account index 1)');
-    expect(failed.at(-1)!.error).toContain('account index 0');
+    expect(failed[0]!.error?.message).toBe('insufficient funds for rent (InsufficientFundsForRent, account index 1)');
+    expect(failed.at(-1)!.error?.message).toContain('account index 0');
     expect(entries[1]).toMatchObject({ signature: list[1]!.signature, slot: 275181771, blockTime: 1719891284, memo: null, confirmationStatus: 'finalized' });
   });
 
   test('a custom error without logs is named by code only (no program to attribute it to)', () => {
     const entries = (fixture('getSignaturesForAddress/five-sigs-one-failed-solrpc-canister.json') as SignatureInfo[]).map(signatureEntry);
-    expect(entries.map((e) => e.error)).toEqual([null, null, null, null, 'custom program error 0x1771 (6001)']);
+    expect(entries.map((e) => e.error?.message ?? null)).toEqual([null, null, null, null, 'custom program error 0x1771 (6001)']);
   });
 
   test('a null blockTime stays null', () => {
