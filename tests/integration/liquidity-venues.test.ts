@@ -93,7 +93,7 @@ function expectDecoded(x: Executed, owner: Address, kind: ActionKind, venue: str
   expect(body.actions.find((a) => a.name === instruction)).toMatchObject({ program: venue, kind });
 
   const mine = body.ownerChanges.find((o) => o.owner === owner)!;
-  expect(mine).toMatchObject({ signer: true, feePayer: true, feeLamports: String(LAMPORTS_PER_SIGNATURE * BigInt(x.signatures)) });
+  expect(mine).toMatchObject({ signer: true, feePayer: true, feeLamports: Number(LAMPORTS_PER_SIGNATURE * BigInt(x.signatures)) });
   // only wallets sign for themselves: accounts created under a fresh keypair (vaults, position mints) are not co-signers
   expect(body.ownerChanges.filter((o) => o.signer).map((o) => o.owner)).toEqual([owner]);
   const raw = (asset: string) => mine.changes.find((c) => c.asset === asset)?.raw ?? '0';

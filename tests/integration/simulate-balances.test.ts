@@ -25,6 +25,7 @@ import {
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
+import { answerShapeProblems } from '../support/answer-rules.ts';
 
 const PRICE = 2_200_000;
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
@@ -114,6 +115,8 @@ describe('simulate reports what the transaction will move', () => {
     expect(sent.err).toBeNull();
     const decoded = await gw.get(`/api/chain/decode-tx?signature=${sent.signature}`, H);
     expect(decoded.status).toBe(200);
+    // one answer shape: the simulation and the decode of what it simulated keep the same rules
+    expect([...answerShapeProblems(sim.body), ...answerShapeProblems(decoded.body)]).toEqual([]);
 
     // What an agent checks before signing, exactly:
     const simulated = byOwner(sim.body.ownerChanges);
