@@ -47,7 +47,7 @@ const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|r
 
 /** The price in a tool's listing, in a sentence: the pricing guide says the rest (how to pay, what a refusal carries). */
 export function priceBrief(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
-  return cap.paid ? `Paid: ${priceLamports} lamports a call${afterFreeCalls(freeCalls)}${x402 ? `, ${x402}` : ''}; API key in x-api-key (see ${PRICING_URI}).` : 'Free.';
+  return cap.paid ? `Paid: ${priceLamports} lamports a call${afterFreeCalls(freeCalls)} (API key)${x402 ? `, ${x402}` : ''}; see ${PRICING_URI}.` : 'Free.';
 }
 
 /** What describes a tool's price: the settings of both ways to pay. */
