@@ -118,4 +118,12 @@ describe("memos as the node writes them: '[<byte length>] <text>', several joine
   ])('%p -> %p', (memo, text) => {
     expect(memoText(memo)).toBe(text);
   });
+
+  // read in one pass: a reader that re-encoded the rest for each memo would not finish within the test's timeout
+  test('a hostile node: a megabyte of prefixes, and a prefix of a million digits', () => {
+    const many = '[1] x; '.repeat(150_000) + '[1] y';
+    const digits = `[${'9'.repeat(1_000_000)}] z`;
+    expect(memoText(many)).toBe(`${'x; '.repeat(150_000)}y`);
+    expect(memoText(digits)).toBe(digits);
+  });
 });
