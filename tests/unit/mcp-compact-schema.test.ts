@@ -80,3 +80,15 @@ test('compaction: a repeated subschema is written once, a string union is an enu
   const input = { type: 'object', properties: { accounts: { description: 'Accounts', anyOf: [{ type: 'string', description: 'comma-separated' }, { type: 'array', items: { type: 'string' }, maxItems: 3 }] } } };
   expect(compactSchema(input, true)).toEqual({ type: 'object', properties: { accounts: { description: 'Accounts', anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 3 }] } } });
 });
+
+test('two different shapes of one name get two definitions, never one for both', () => {
+  const a = { type: 'object', title: 'Item', required: ['x'], properties: { x: { type: 'string' }, y: { type: 'integer' } } };
+  const b = { type: 'object', title: 'Item', required: ['x'], properties: { x: { type: 'integer' }, z: { type: 'boolean' } } };
+  const out = compactSchema({ type: 'object', properties: { a1: a, a2: a, b1: b, b2: b } }) as Record<string, any>;
+  expect(Object.keys(out.$defs).sort()).toEqual(['Item', 'Item2']);
+  const resolve = (s: { $ref: string }) => out.$defs[s.$ref.slice('#/$defs/'.length)];
+  expect(resolve(out.properties.a1)).toEqual(resolve(out.properties.a2));
+  expect(resolve(out.properties.b1)).toEqual(resolve(out.properties.b2));
+  expect(resolve(out.properties.a1)).not.toEqual(resolve(out.properties.b1));
+  expect(resolve(out.properties.b1).properties.x).toEqual({ type: 'integer' });
+});
