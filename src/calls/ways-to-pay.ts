@@ -27,5 +27,5 @@ export function x402Note(p: X402Pricing, capability?: string): string {
 
 /** One capability's x402 price in a few words, for a tool listing; empty when x402 is off. */
 export function x402Brief(p: X402Pricing, capability: string): string {
-  return p.x402Price === undefined ? '' : `or ${x402UnitsFor(p, capability)} atomic units by x402`;
+  return p.x402Price === undefined ? '' : `${x402UnitsFor(p, capability)} atomic units by x402`;
 }

@@ -183,7 +183,7 @@ export const decodeTx = defineCapability({
   method: 'GET',
   title: 'Decode a transaction',
   summary:
-    "What a confirmed transaction did: a one-line summary, category (Swap, MemeCoin or Transfer; categoryFit \"nearest\" when none fits), each instruction's action, programs, exact SOL and token changes per owner and account, fee, status, error.",
+    "What a confirmed transaction did: a one-line summary, category (Swap, MemeCoin or Transfer; categoryFit \"nearest\" when none fits), each instruction's action, programs, exact SOL and token changes per owner and account, fee, error.",
   description:
     'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; ' +
     'categoryFit is "nearest" when it is none of them and the category is only the nearest, "exact" otherwise), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; ' +

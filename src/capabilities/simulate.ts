@@ -54,7 +54,7 @@ export const simulate = defineCapability({
   method: 'POST',
   title: 'Simulate a transaction',
   summary:
-    "Simulates a base64 transaction without sending it (unsigned or stale is fine): success, error, logs, compute units, and the exact SOL and token changes it would make. Use it before signing.",
+    "Simulates a base64 transaction without sending it (unsigned or stale is fine): success, error, logs, compute units, the exact SOL and token changes it would make. Use it before signing.",
   description:
     'Simulates a base64 wire transaction (legacy or v0, at most 1232 bytes) without signature checks and with its blockhash replaced by a current one, so an unsigned or stale transaction can be tested. Returns success, the error (with a readable description), program logs, compute units consumed, return data, and what it would move: ownerChanges lists, for every signer and every owner whose token balances would move, the exact SOL and token changes (raw integer strings with decimals, SOL net of the fee, wrapped SOL folded in), and accountChanges lists each writable account whose lamports or token amount would change (address lookup tables are read to find the writable accounts of a v0 transaction). Use it to see what a transaction will pay and receive before signing. Nothing is sent to the chain.',
   paid: true,

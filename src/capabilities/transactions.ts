@@ -30,7 +30,7 @@ export const transactions = defineCapability({
   method: 'GET',
   title: 'Recent transactions',
   summary:
-    "A wallet's recent signatures, newest first (slot, time, error, memo); `before` pages back. With `decode`, each also says what it did for the wallet: summary, category, its exact SOL and token changes.",
+    "A wallet's recent signatures, newest first (slot, time, error, memo); `before` pages back. With `decode`, each also says what it did for the wallet and the wallet's exact SOL and token changes.",
   description:
     'Recent transaction signatures involving a wallet, newest first, with slot, block time (Unix seconds), error (null on success), memo and confirmation status. `limit` is 1-100 (default 10); pass `before` (a signature from a previous page) to page further back. Decode any of them with decode_tx. ' +
     `With \`decode\` true (limit 1-${DECODED_LIMIT}), each item also says what it did from the wallet's own side, as decode_tx with \`wallet\` would: summary, kind, category, status, walletChanges (the wallet's exact SOL and token changes), counterparties, fee and feePayer; a transaction the node could not return carries decodeError instead and the rest of the page stands. ` +

@@ -17,7 +17,7 @@ import {
   type Address,
 } from '@solana/kit';
 import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
-import { compactSchema } from '../../src/mcp/compact-schema.ts';
+import { compactSchema } from '../../src/capabilities/compact-schema.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { VERSION } from '../../src/version.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';

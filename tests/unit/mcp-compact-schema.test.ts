@@ -1,4 +1,4 @@
-// The tool listing's compact schemas (src/mcp/compact-schema.ts) are exact: every recorded decode answer
+// The tool listing's compact schemas (src/capabilities/compact-schema.ts) are exact: every recorded decode answer
 // passes decode_tx's listed output schema, as it passes the full one OpenAPI documents, and an answer of the
 // wrong shape fails both. Every `$ref` resolves within its schema.
 import { describe, expect, test } from 'bun:test';
@@ -8,7 +8,7 @@ import { decodeTx } from '../../src/capabilities/decode-tx';
 import { describeTransaction } from '../../src/chain/tx/describe';
 import { defaultConfig } from '../../src/config';
 import { parseJson, toJson } from '../../src/json';
-import { compactSchema } from '../../src/mcp/compact-schema';
+import { compactSchema } from '../../src/capabilities/compact-schema';
 import { toolList } from '../../src/mcp/tools';
 import { loadRecorded, recordedTransactionFiles } from '../support/recorded-transactions';
 
