@@ -477,7 +477,7 @@ test('the OpenAPI document, llms.txt and the MCP tool list describe decode, toke
   for (const field of ['summary', 'kind', 'status', 'walletChanges', 'counterparties', 'fee', 'feePayer', 'foundVia', 'decodeError']) expect(item[field]).toBeDefined();
   const llms = await (await fetch(`${gw.url}/llms.txt`)).text();
   expect(llms).toContain("`decode`: Decode each transaction from the wallet's side");
-  expect(llms).toContain("`wallet`: Tell the summary and llm_context from this wallet's side");
+  expect(llms).toContain("`wallet`: Tell it from this wallet's side, adding its walletChanges and counterparties");
   const mcp = await connectMcp(gw.url, 'streamable-http', { headers: H });
   try {
     const { tools } = (await mcp.client.listTools()) as { tools: { name: string; inputSchema: any }[] };
