@@ -10,7 +10,10 @@
 //   schema a vocabulary longer than MAX_LISTED_ENUM (an action's kinds, a token's risk flags) is a
 //   string, its values listed in the tool's guide (gateway://tools/<tool>) and in OpenAPI;
 // - a subschema met more than once is written once under `$defs` and referred to by `$ref`
-//   (`#/$defs/<Name>`, local, which every client resolves and the MCP Inspector accepts).
+//   (`#/$defs/<Name>`, local, which every client resolves and the MCP Inspector accepts);
+// - in an output schema, an optional field whose shape is longer than MAX_OPTIONAL_SHAPE (a part only
+//   some answers carry, decode_tx's compressedNfts) is its bare type there, still typed: listed in
+//   full it would cost every turn more than it tells; the guide and OpenAPI keep its shape.
 // Pure: a plain JSON Schema in, a plain JSON Schema out.
 
 type Json = Record<string, unknown>;
@@ -41,6 +44,27 @@ const MAX_LISTED_ENUM = 12;
 const VALUE_BOUNDS = ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems'];
 /** Examples go from every schema: the guide resource and the REST hints show them. */
 const EXAMPLES = 'examples';
+/** Longest compact shape an optional output field is listed with; a longer one is its bare type (see above). */
+const MAX_OPTIONAL_SHAPE = 1_000;
+
+/** Only the types of `schema`: an object's fields and a union's branches' shapes go, an array keeps its items' type. */
+function bareType(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  if (Array.isArray(schema.anyOf)) return { anyOf: schema.anyOf.map(bareType) };
+  if (schema.type === 'array' && isObject(schema.items)) return { type: 'array', items: bareType(schema.items) };
+  if (schema.type === 'object') return { type: 'object' };
+  return schema;
+}
+
+/** Each optional field of an output schema whose compact shape is longer than MAX_OPTIONAL_SHAPE as its bare type. */
+function bareLargeOptional(schema: unknown, hint = 'Root'): unknown {
+  if (!isObject(schema)) return schema;
+  const s = mapChildren(schema, (child, h) => bareLargeOptional(child, h), hint);
+  if (!isObject(s.properties)) return s;
+  const required = new Set(Array.isArray(s.required) ? s.required : []);
+  const fields = Object.entries(s.properties as Json).map(([name, sub]) => [name, required.has(name) || JSON.stringify(sub).length <= MAX_OPTIONAL_SHAPE ? sub : bareType(sub)]);
+  return { ...s, properties: Object.fromEntries(fields) };
+}
 
 /** Every string-constant union as an enum; prose and value bounds dropped unless `keepProse` (an input schema). Titles stay (they name definitions). */
 function simplify(schema: unknown, keepProse: boolean, hint = 'Root', depth = 0): unknown {
@@ -110,11 +134,12 @@ function withoutTitles(schema: unknown): unknown {
 
 /**
  * `schema` made compact for a tool listing: prose kept only when `keepProse` (input schemas), string
- * unions as enums, and each repeated subschema moved to `$defs`, largest savings first, until none
+ * unions as enums, a large optional output field as its bare type, and each repeated subschema moved to `$defs`, largest savings first, until none
  * saves anything.
  */
 export function compactSchema(schema: unknown, keepProse = false): Json {
-  let root = simplify(JSON.parse(JSON.stringify(schema)), keepProse) as Json;
+  const simple = simplify(JSON.parse(JSON.stringify(schema)), keepProse);
+  let root = (keepProse ? simple : bareLargeOptional(simple)) as Json;
   const defs: Record<string, unknown> = {};
   for (;;) {
     const seen = new Map<string, Seen>();

@@ -92,3 +92,24 @@ test('two different shapes of one name get two definitions, never one for both',
   expect(resolve(out.properties.a1)).not.toEqual(resolve(out.properties.b1));
   expect(resolve(out.properties.b1).properties.x).toEqual({ type: 'integer' });
 });
+
+test('an optional output field over 1,000 characters is listed as its bare type, still typed; a required one, an input and the guide keep the shape', async () => {
+  const wide = (n: number) => ({ type: 'object', required: ['a'], properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`field${i}`, { type: 'string' }])) });
+  const big = { type: 'array', items: wide(60) };
+  const small = { type: 'array', items: wide(3) };
+  const schema = { type: 'object', required: ['kept'], properties: { kept: big, rare: big, tiny: small, maybe: { anyOf: [wide(60), { type: 'null' }] } } };
+  const out = compactSchema(schema) as Record<string, any>;
+  expect(out.properties.rare).toEqual({ type: 'array', items: { type: 'object' } });
+  expect(out.properties.maybe).toEqual({ anyOf: [{ type: 'object' }, { type: 'null' }] });
+  expect(out.properties.tiny).toEqual(small);
+  expect(JSON.stringify(out)).toContain('field59');
+  expect((compactSchema({ type: 'object', properties: { rare: big } }, true) as Record<string, any>).properties.rare.items.properties.field59).toEqual({ type: 'string' });
+  // decode_tx's compressedNfts: a bare array of objects in the listing, its every field in the full schema and the guide
+  const tool = toolList(defaultConfig()).find((t) => t.name === 'decode_tx')!;
+  expect((tool.outputSchema as Record<string, any>).properties.compressedNfts).toEqual({ type: 'array', items: { type: 'object' } });
+  expect(JSON.stringify(plainSchema(successSchema(decodeTx)))).toContain('leafOwnerAfter');
+  const nft = await answer('getTransaction/bubblegum-mint-to-collection-block-sava.json');
+  expect(nft.compressedNfts.length).toBe(1);
+  expect([listed(nft), full(nft)]).toEqual([true, true]);
+  expect([listed({ ...nft, compressedNfts: 'minted' }), full({ ...nft, compressedNfts: 'minted' })]).toEqual([false, false]);
+});
