@@ -93,7 +93,7 @@ test('two different shapes of one name get two definitions, never one for both',
   expect(resolve(out.properties.b1).properties.x).toEqual({ type: 'integer' });
 });
 
-test('an optional output field over 1,000 characters is listed as its bare type, still typed; a required one, an input and the guide keep the shape', async () => {
+test('an optional output field over 1,000 characters is listed as its bare type, still typed; a required one, an input and the full schema (OpenAPI, the guide) keep the shape', async () => {
   const wide = (n: number) => ({ type: 'object', required: ['a'], properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`field${i}`, { type: 'string' }])) });
   const big = { type: 'array', items: wide(60) };
   const small = { type: 'array', items: wide(3) };
@@ -104,7 +104,7 @@ test('an optional output field over 1,000 characters is listed as its bare type,
   expect(out.properties.tiny).toEqual(small);
   expect(JSON.stringify(out)).toContain('field59');
   expect((compactSchema({ type: 'object', properties: { rare: big } }, true) as Record<string, any>).properties.rare.items.properties.field59).toEqual({ type: 'string' });
-  // decode_tx's compressedNfts: a bare array of objects in the listing, its every field in the full schema and the guide
+  // decode_tx's compressedNfts: a bare array of objects in the listing, its every field in the full schema (the guide prints it)
   const tool = toolList(defaultConfig()).find((t) => t.name === 'decode_tx')!;
   expect((tool.outputSchema as Record<string, any>).properties.compressedNfts).toEqual({ type: 'array', items: { type: 'object' } });
   expect(JSON.stringify(plainSchema(successSchema(decodeTx)))).toContain('leafOwnerAfter');
