@@ -45,6 +45,11 @@ function rawTopLevelBigInts(value: unknown): unknown {
   return copy ?? value;
 }
 
+/** A bigint as a JSON integer: a number while it is exact as one, else the bigint (written exactly by toJson). */
+export function exactInteger(n: bigint): number | bigint {
+  return n >= -9007199254740991n && n <= 9007199254740991n ? Number(n) : n;
+}
+
 /** An integer from RPC JSON (number or bigint) as a bigint. */
 export function big(value: unknown): bigint {
   if (typeof value === 'bigint') return value;

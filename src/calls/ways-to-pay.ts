@@ -24,3 +24,8 @@ export function x402Note(p: X402Pricing, capability?: string): string {
     'signed by the client and settled only when the call succeeds; over REST in the PAYMENT-SIGNATURE (or X-PAYMENT) header, over MCP in params._meta["x402/payment"].'
   );
 }
+
+/** One capability's x402 price in a few words, for a tool listing; empty when x402 is off. */
+export function x402Brief(p: X402Pricing, capability: string): string {
+  return p.x402Price === undefined ? '' : `${x402UnitsFor(p, capability)} atomic units by x402`;
+}

@@ -8,6 +8,7 @@ import { isValidIconUrl, isValidServiceName, sanitizeTags } from '@x402/extensio
 import { discoveryExtensions, type Discovery } from '../billing/x402/discovery.ts';
 import { inputSchema, plainSchema, restPath, type Capability } from '../capabilities/capability.ts';
 import { EXAMPLES } from '../capabilities/recorded-examples.ts';
+import { compactSchema } from '../capabilities/compact-schema.ts';
 import type { Caller } from './caller.ts';
 
 /** The icon catalogues show for this gateway, served by the gateway itself. */
@@ -37,9 +38,9 @@ function shortened(value: unknown): unknown {
 
 function discoveryOf(cap: Capability, mcp: Caller['mcp']): Discovery {
   const output = { example: shortened(EXAMPLES[cap.name]?.response ?? {}) as Record<string, unknown> };
-  const schema = plainSchema(inputSchema(cap));
-  if (mcp) return { kind: 'mcp', toolName: cap.tool, description: cap.description, transport: mcp.transport, inputSchema: schema, example: typedExample(cap), output };
-  return { kind: 'http', method: cap.method, input: typedExample(cap), inputSchema: schema, output };
+  // over MCP, the tool as its listing shows it: the same summary and input schema as tools/list
+  if (mcp) return { kind: 'mcp', toolName: cap.tool, description: cap.summary, transport: mcp.transport, inputSchema: compactSchema(inputSchema(cap), true), example: typedExample(cap), output };
+  return { kind: 'http', method: cap.method, input: typedExample(cap), inputSchema: plainSchema(inputSchema(cap)), output };
 }
 
 // One extension per capability and way in: it depends on nothing else.

@@ -18,6 +18,8 @@ export const balance = defineCapability({
   tool: 'get_chain_balance',
   method: 'GET',
   title: 'Native SOL balance',
+  summary:
+    "SOL balance of a wallet (lamports and SOL). Use it to check a wallet's funds.",
   description:
     'Native SOL balance of a wallet address, in lamports (integer) and SOL. Use it to check whether a wallet is funded before building a transaction.',
   paid: false,

@@ -9,6 +9,8 @@ export const blockhash = defineCapability({
   tool: 'get_chain_blockhash',
   method: 'GET',
   title: 'Latest finalized blockhash',
+  summary:
+    "The latest finalized blockhash and its last valid block height, for building a transaction.",
   description:
     'Latest finalized blockhash and the last block height at which a transaction using it is still valid. Use it as the recent blockhash when building a transaction.',
   paid: false,

@@ -21,7 +21,12 @@ export interface Capability<P extends ParamMap = ParamMap, O extends TObject = T
   readonly tool: string;
   readonly method: 'GET' | 'POST';
   readonly title: string;
-  /** Written for a model choosing a tool as much as for a person reading the API docs. */
+  /**
+   * A few sentences for a model choosing a tool (the MCP tool listing and the manifest, which an
+   * agent host keeps in context on every turn): what it is for, when to use it, its key arguments.
+   */
+  readonly summary: string;
+  /** The whole story, for a person or an agent reading the API docs (OpenAPI, llms.txt, the tool's MCP guide). */
   readonly description: string;
   readonly paid: boolean;
   readonly params: P;

@@ -21,7 +21,7 @@ import { notFound } from '../errors.ts';
 import { Type as t } from '@sinclair/typebox';
 import { NETWORKS, type Network } from '../config.ts';
 import { defineCapability } from './capability.ts';
-import { base58Address, base58Signature, nodeError, nullable, rawAmount, u64, uiAmount } from './output.ts';
+import { base58Address, base58Signature, lamportsChange, nodeError, nullable, rawAmount, u64, uiAmount } from './output.ts';
 import { ACTION_KINDS } from '../chain/tx/instructions.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { network, optionalAddress, signature } from './params.ts';
@@ -36,24 +36,35 @@ const FETCH = { encoding: 'json', maxSupportedTransactionVersion: 0 } as const;
 const described = new WeakMap<object, Map<string, DecodeTxBody>>();
 
 /** One asset's change for one owner (decode-tx and simulate). */
-export const BALANCE_CHANGE = t.Object({
-  asset: t.String({ description: '"SOL" for the native coin (wrapped SOL folded in), else the token mint' }),
-  symbol: nullable(t.String({ description: 'Symbol of a well-known asset, else null' })),
-  decimals: t.Integer({ minimum: 0, maximum: 255 }),
-  raw: rawAmount('Signed raw amount (lamports or base units); negative left the owner', true),
-  amount: uiAmount('raw / 10^decimals, exact', true),
-  counterparty: nullable(base58Address('Wallet on the other side, when one can be singled out')),
-});
+export const BALANCE_CHANGE = t.Object(
+  {
+    asset: t.String({ description: '"SOL" for the native coin (wrapped SOL folded in), else the token mint' }),
+    symbol: nullable(t.String({ description: 'Symbol of a well-known asset, else null' })),
+    decimals: t.Integer({ minimum: 0, maximum: 255 }),
+    raw: rawAmount('Signed raw amount (lamports or base units; a decimal string, as every raw amount beside its decimals); negative left the owner', true),
+    amount: uiAmount('raw / 10^decimals, exact', true),
+    counterparty: nullable(base58Address('Wallet on the other side, when one can be singled out')),
+  },
+  { title: 'AssetChange' },
+);
 
 /** One owner's changes (decode-tx, simulate and decoded history). */
-export const OWNER_CHANGE = t.Object({
-  owner: base58Address('Wallet (or program-derived owner of token accounts)'),
-  signer: t.Boolean({ description: 'Whether it signed the transaction' }),
-  feePayer: t.Boolean({ description: 'Whether it paid the fee' }),
-  feeLamports: rawAmount('Fee this owner paid, lamports (only the fee payer pays)'),
-  changes: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes net of the fee; SOL first' }),
-  tokenAccountRentLamports: rawAmount("Rent put into (+) or recovered from (-) this owner's own token accounts, not in the SOL change", true),
-});
+export const OWNER_CHANGE = t.Object(
+  {
+    owner: base58Address('Wallet (or program-derived owner of token accounts)'),
+    signer: t.Boolean({ description: 'Whether it signed the transaction' }),
+    feePayer: t.Boolean({ description: 'Whether it paid the fee' }),
+    feeLamports: u64('Fee this owner paid, lamports (only the fee payer pays)'),
+    changes: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes net of the fee and of token-account rent; SOL first' }),
+    tokenAccountRentLamports: lamportsChange("Rent put into (+) or recovered from (-) this owner's own token accounts, whoever paid it; not in its SOL change"),
+    tokenAccountRentPaidBy: nullable(
+      base58Address(
+        "Set when another wallet paid that rent (it opened this owner's token accounts, and this owner signed nothing): that wallet; the rent is then neither SOL this owner received nor spent. Null when this owner paid it, when none moved, or when the payer cannot be singled out",
+      ),
+    ),
+  },
+  { title: 'OwnerChange' },
+);
 
 /** Per-owner changes: every signer, then every other owner whose balances moved (decode-tx and simulate). */
 export const OWNER_CHANGES = t.Array(OWNER_CHANGE, {
@@ -107,34 +118,53 @@ export const COUNTERPARTIES = t.Array(base58Address('Wallet'), {
 });
 
 /** One address's change, as the balance arrays record it (decode-tx and simulate). */
-export const ACCOUNT_CHANGE = t.Object({
-  address: base58Address('Account'),
-  lamportsBefore: rawAmount('Lamports before'),
-  lamportsAfter: rawAmount('Lamports after'),
-  lamportsChange: rawAmount("After minus before; the fee payer's includes the fee", true),
-  token: nullable(
-    t.Object({
-      mint: base58Address('Mint'),
-      owner: nullable(base58Address('Owner of the token account; null only when a very old node did not report it')),
-      decimals: t.Integer({ minimum: 0, maximum: 255 }),
-      before: rawAmount('Raw amount before'),
-      after: rawAmount('Raw amount after'),
-      change: rawAmount('After minus before', true),
-    }),
-  ),
-});
+export const ACCOUNT_CHANGE = t.Object(
+  {
+    address: base58Address('Account'),
+    lamportsBefore: u64('Lamports before'),
+    lamportsAfter: u64('Lamports after'),
+    lamportsChange: lamportsChange("After minus before; the fee payer's includes the fee"),
+    token: nullable(
+      t.Object({
+        mint: base58Address('Mint'),
+        owner: nullable(base58Address('Owner of the token account; null only when a very old node did not report it')),
+        decimals: t.Integer({ minimum: 0, maximum: 255 }),
+        before: rawAmount('Raw amount before'),
+        after: rawAmount('Raw amount after'),
+        change: rawAmount('After minus before', true),
+      }),
+    ),
+  },
+  { title: 'AccountChange' },
+);
 
 export const SUMMARY = t.String({
   description:
     'One line: what it did and what moved for the signer(s), via which venues, or which instruction failed and why; with `wallet`, told from that wallet\'s side (what it sent and received, an incoming transfer as received, a fee or token-account rent another wallet paid named as such)',
 });
 export const CATEGORY = t.Union([t.Literal('Swap'), t.Literal('MemeCoin'), t.Literal('Transfer')], { description: 'Swap, MemeCoin or Transfer, by the programs invoked' });
-export const CATEGORY_MATCHED = t.Boolean({ description: 'false when the transaction is none of the three and category is only the fallback' });
+export const CATEGORY_FIT = t.Union([t.Literal('exact'), t.Literal('nearest')], {
+  description: "exact: the transaction is what category says; nearest: it is none of Swap, MemeCoin and Transfer, category is only the nearest of them, and kind and summary say what it is",
+});
 export const STATUS = t.Union([t.Literal('SUCCESS'), t.Literal('FAILED')], { description: 'Whether the transaction succeeded' });
 
 export const ACTION_KIND = t.Union(
   ACTION_KINDS.map((k) => t.Literal(k)),
-  { description: 'What an instruction (or the transaction: the first kind, in this order, its instructions reach) does' },
+  { description: 'What an instruction (or the transaction: the first kind, in this order, its instructions reach) does', title: 'ActionKind' },
+);
+
+/** Why a transaction failed (decode-tx and simulate): located at its instruction, with the node's own error. */
+export const TX_ERROR = t.Object(
+  {
+    message: t.String({ description: 'Readable error, located at its instruction' }),
+    instructionIndex: nullable(t.Integer({ minimum: 0 })),
+    programId: nullable(base58Address('Program of the failed top-level instruction')),
+    failedProgramId: nullable(base58Address('Program that raised the error, when the logs tell')),
+    customCode: nullable(t.Integer({ minimum: 0 })),
+    name: nullable(t.String()),
+    raw: nodeError('The error as the node returned it'),
+  },
+  { title: 'TransactionError' },
 );
 
 const OUTPUT = t.Object({
@@ -142,7 +172,7 @@ const OUTPUT = t.Object({
   network: t.Union(NETWORKS.map((n) => t.Literal(n))),
   summary: SUMMARY,
   category: CATEGORY,
-  categoryMatched: CATEGORY_MATCHED,
+  categoryFit: CATEGORY_FIT,
   kind: ACTION_KIND,
   details: t.Object({
     slot: u64('Slot of the transaction'),
@@ -153,18 +183,19 @@ const OUTPUT = t.Object({
   raw_logs: t.Array(t.String(), { description: 'Program log lines' }),
   llm_context: t.String({ description: 'Category, summary and status in one sentence, for prompts' }),
   programs: t.Array(
-    t.Object({ name: t.String(), programId: base58Address('Program id'), kind: t.Union([t.Literal('aggregator'), t.Literal('exchange'), t.Literal('launchpad')]) }),
-    { description: 'Recognized venues, in first-invoked order' },
+    t.Object({
+      programId: base58Address('Program id'),
+      name: nullable(t.String({ description: 'Program name when known' })),
+      venue: nullable(t.Union([t.Literal('aggregator'), t.Literal('exchange'), t.Literal('launchpad')], { description: 'The kind of trading venue it is, when the classifier recognizes it as one' })),
+    }),
+    { description: 'Every program invoked (top-level, inner, logs), in first-invoked order; the recognized venues carry their kind' },
   ),
   feePayer: base58Address('The fee payer'),
-  balanceChanges: t.Array(BALANCE_CHANGE, { description: 'Non-zero changes for the fee payer, net of the fee; SOL first' }),
-  tokenAccountRentLamports: rawAmount('Rent lamports the fee payer put into (+) or got back from (-) its own token accounts', true),
-  invokedPrograms: t.Array(t.Object({ programId: base58Address('Program id'), name: nullable(t.String()) }), { description: 'Every program invoked' }),
   signers: t.Array(base58Address('Signer'), { description: 'Accounts that signed, fee payer first' }),
   ownerChanges: OWNER_CHANGES,
   accountChanges: t.Array(ACCOUNT_CHANGE, {
     description:
-      'Per-address view: every account whose lamports or token amount changed, in account-key order, exactly as preBalances/postBalances and the token balances record it (the fee payer\'s lamportsChange includes the fee; a token account carries its mint, owner and raw amounts). ownerChanges is this list regrouped by owner: a token account counts under its owner (its lamports in SOL, wrapped SOL as SOL, rent apart in tokenAccountRentLamports), any other account under its own address, and the fee is apart in feeLamports',
+      "Per-address view: every account whose lamports or token amount changed, in account-key order, exactly as preBalances/postBalances and the token balances record it (the fee payer's lamportsChange includes the fee; a token account carries its mint, owner and raw amounts). ownerChanges is this list regrouped by owner: a token account counts under its owner (its lamports in SOL, wrapped SOL as SOL, rent apart in tokenAccountRentLamports, and out of its SOL too when tokenAccountRentPaidBy names another wallet that paid it), any other account under its own address, and the fee is apart in feeLamports",
   }),
   actions: t.Array(
     t.Object({
@@ -183,17 +214,7 @@ const OUTPUT = t.Object({
     }),
     { description: 'What each instruction did, in order' },
   ),
-  error: nullable(
-    t.Object({
-      message: t.String({ description: 'Readable error, located at its instruction' }),
-      instructionIndex: nullable(t.Integer({ minimum: 0 })),
-      programId: nullable(base58Address('Program of the failed top-level instruction')),
-      failedProgramId: nullable(base58Address('Program that raised the error, when the logs tell')),
-      customCode: nullable(t.Integer({ minimum: 0 })),
-      name: nullable(t.String()),
-      raw: nodeError('meta.err as the node returned it'),
-    }),
-  ),
+  error: nullable(TX_ERROR),
   walletChanges: t.Optional({ ...OWNER_CHANGE, description: "Only with `wallet`: the wallet's entry of the per-owner view (all zero when nothing of it moved)" }),
   counterparties: t.Optional(COUNTERPARTIES),
   compressedNfts: t.Optional(COMPRESSED_NFTS),
@@ -204,19 +225,21 @@ export const decodeTx = defineCapability({
   tool: 'decode_tx',
   method: 'GET',
   title: 'Decode a transaction',
+  summary:
+    "What a confirmed transaction did: a one-line summary, category (Swap, MemeCoin or Transfer; categoryFit \"nearest\" when none fits), each instruction's action, programs, exact SOL and token changes per owner and account, fee, error.",
   description:
     'Decodes a confirmed transaction: category (Swap, MemeCoin or Transfer, judged by the program ids it actually invoked; ' +
-    'categoryMatched is false when it is none of them and the category is only the fallback), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; ' +
+    'categoryFit is "nearest" when it is none of them and the category is only the nearest, "exact" otherwise), kind (what it did, from each instruction\'s discriminator in the decoder\'s tables (swap venues, lending, Squads, SPL Governance, Metaplex Token Metadata, Auction House, legacy Auction, Candy Machine and Bubblegum among others), and for a program the tables do not know from what its inner Token and System instructions did, its name from its published IDL or its own "Instruction: <Name>" log line; ' +
     'an order placed and settled at once on an order book is a swap; one of ' +
     ACTION_KINDS.join(', ') +
-    ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), the venues recognized, signers, exact SOL and token changes (raw integer strings with decimals) for the fee payer (balanceChanges) and for every signer and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. ' +
-    'Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports). ' +
+    ', the first of these its instructions reach), a one-line summary of what moved ("Swapped 1.5 SOL for 212.3 USDC via Jupiter v6", "Added liquidity on Raydium CPMM (deposit): deposited ...", or for a failed one the instruction and program that failed), actions (each instruction\'s program, name, kind and where they come from), every program invoked with the kind of venue each recognized venue is (programs), signers, exact SOL and token changes (raw amounts as integer strings with decimals; lamports as JSON integers) for every signer (the fee payer first) and every owner whose balances moved (ownerChanges), the same per address (accountChanges), slot, fee, time, status, the error of a failed transaction, and its program logs. ' +
+    'Two accounting views: ownerChanges is per owner, with the fee apart (feeLamports) and the lamports of the token accounts an owner holds counted in its SOL (wrapped SOL as SOL; their rent apart in tokenAccountRentLamports; when another wallet paid the rent of an owner that signed nothing, tokenAccountRentPaidBy names it and that rent is not in the owner\'s SOL either). ' +
     'accountChanges is per address, post minus pre exactly as preBalances/postBalances record it (the fee payer\'s includes the fee), with each token account\'s raw change, mint and owner; regrouped by owner it gives ownerChanges. With `wallet`, the summary and llm_context are told from that wallet\'s side (what it sent and received; ' +
     'an incoming transfer reads as received, a transaction another wallet paid the fee for as the wallet\'s own, naming who paid) and the answer adds walletChanges (its exact changes) and counterparties. Token balances an old node sent without an owner get it from the transaction, else from the account as it is now; one still unknown is said so. Use it to understand what a signature did.',
   paid: true,
   params: {
     signature: signature('Transaction signature (base58)', EXAMPLE_SIGNATURE),
-    wallet: optionalAddress("Tell the summary and llm_context from this wallet's side, and add its walletChanges and counterparties (default: the fee payer's side)", EXAMPLE_WALLET),
+    wallet: optionalAddress("Tell it from this wallet's side, adding its walletChanges and counterparties (default: the fee payer's)", EXAMPLE_WALLET),
     network: network(),
   },
   output: OUTPUT,

@@ -7,7 +7,7 @@ import type { DecodeTxBody } from '../chain/tx/describe.ts';
 import { RpcError, UpstreamError, upstreamCode, type Rpc } from '../chain/upstream.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import type { Network } from '../config.ts';
-import { ACTION_KIND, CATEGORY, CATEGORY_MATCHED, COUNTERPARTIES, OWNER_CHANGE, STATUS, SUMMARY, decodeSignature } from './decode-tx.ts';
+import { ACTION_KIND, CATEGORY, CATEGORY_FIT, COUNTERPARTIES, OWNER_CHANGE, STATUS, SUMMARY, decodeSignature } from './decode-tx.ts';
 import { base58Address, u64 } from './output.ts';
 import type { MaybePromise } from '../maybe.ts';
 import { mapBounded } from '../bounded.ts';
@@ -59,7 +59,7 @@ export const DECODED_ITEM = {
   summary: t.Optional(SUMMARY),
   kind: t.Optional(ACTION_KIND),
   category: t.Optional(CATEGORY),
-  categoryMatched: t.Optional(CATEGORY_MATCHED),
+  categoryFit: t.Optional(CATEGORY_FIT),
   status: t.Optional(STATUS),
   walletChanges: t.Optional({ ...OWNER_CHANGE, description: "With decode: the wallet's exact SOL and token changes (its entry of decode-tx's per-owner view)" }),
   counterparties: t.Optional(COUNTERPARTIES),
@@ -167,7 +167,7 @@ export async function decodedHistory(rpc: Rpc, input: HistoryInput) {
         summary: body.summary,
         kind: body.kind,
         category: body.category,
-        categoryMatched: body.categoryMatched,
+        categoryFit: body.categoryFit,
         status: body.details.status,
         walletChanges: body.walletChanges,
         counterparties: body.counterparties,

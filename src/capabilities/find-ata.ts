@@ -17,6 +17,8 @@ export const findAta = defineCapability({
   tool: 'find_ata',
   method: 'GET',
   title: 'Associated token account',
+  summary:
+    "A wallet's associated token account for a mint (the mint's own token program) and whether it exists. Use it before sending a token.",
   description:
     "Derives a wallet's associated token account (ATA) for a mint, using the mint's own token program (SPL Token or Token-2022), and says whether that account exists on chain and what it holds. Use it before sending tokens to know the destination account and whether it must be created.",
   paid: true,

@@ -19,12 +19,14 @@ export const optimalFee = defineCapability({
   tool: 'optimal_fee',
   method: 'GET',
   title: 'Priority-fee tiers',
+  summary:
+    "Priority-fee tiers (low/medium/high, micro-lamports per compute unit) from recent fees, for SetComputeUnitPrice.",
   description:
     'Low / medium / high priority fees (25th / 50th / 75th percentiles of the last 150 slots) in micro-lamports per compute unit, with congestion and the sample they come from. Pass `accounts` (addresses your transaction will write) for their local fee market, and `computeUnits` to get each tier\'s total priority cost in lamports. Use the tier as SetComputeUnitPrice.',
   paid: true,
   params: {
-    accounts: addressList('Writable accounts of the transaction, to narrow the sample to their local fee market', 128),
-    computeUnits: integer('Compute units the transaction will use, to price each tier in lamports', { min: 1, max: MAX_COMPUTE_UNITS }),
+    accounts: addressList("The transaction's writable accounts: their local fee market", 128),
+    computeUnits: integer('Compute units it will use: each tier priced in lamports', { min: 1, max: MAX_COMPUTE_UNITS }),
     network: network(),
   },
   output: t.Object({

@@ -13,6 +13,9 @@ export interface RawJsonNumber {
 /** A u64 from the chain (lamports, slots): a JSON integer, possibly beyond 2^53 (then a bigint in JS). */
 export const u64 = (description: string) => t.Unsafe<number | bigint>({ type: 'integer', minimum: 0, description });
 
+/** A signed count of lamports (a change): a JSON integer, exact beyond 2^53 (then a bigint in JS). */
+export const lamportsChange = (description: string) => t.Unsafe<number | bigint>({ type: 'integer', description });
+
 /** An exact decimal written as a JSON number (e.g. SOL from lamports), never rounded through floating point. */
 export const exactDecimal = (description: string) => t.Unsafe<number | RawJsonNumber>({ type: 'number', description });
 

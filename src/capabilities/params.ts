@@ -109,7 +109,7 @@ export function network(): Param<Network> {
     schema: t.Optional(
       t.Union(
         NETWORKS.map((n) => t.Literal(n)),
-        { description: 'Solana cluster to read (default mainnet-beta)', default: 'mainnet-beta' },
+        { description: 'Solana cluster', default: 'mainnet-beta' },
       ),
     ),
     required: false,

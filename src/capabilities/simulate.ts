@@ -1,6 +1,6 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
 import { Type as t } from '@sinclair/typebox';
-import { changeView } from '../chain/tx/describe.ts';
+import { errorView } from '../chain/tx/describe.ts';
 import {
   type AccountState,
   LookupTableError,
@@ -16,7 +16,7 @@ import { badRequest } from '../errors.ts';
 import { big } from '../json.ts';
 import { defineCapability } from './capability.ts';
 import { base58Address, nodeError, nullable, u64 } from './output.ts';
-import { ACCOUNT_CHANGE, OWNER_CHANGES } from './decode-tx.ts';
+import { ACCOUNT_CHANGE, OWNER_CHANGES, TX_ERROR } from './decode-tx.ts';
 import { base64Transaction, network } from './params.ts';
 
 // An unsigned legacy transfer of 0.001 SOL between two mainnet addresses (the signature is zeros).
@@ -33,13 +33,13 @@ export interface SimulationValue {
   replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number } | null;
 }
 
-/** simulateTransaction's value as the gateway answers it (pure). */
-export function simulationBody(v: SimulationValue) {
+/** simulateTransaction's value as the gateway answers it (pure); `programIdOf` locates a failed instruction's program. */
+export function simulationBody(v: SimulationValue, programIdOf?: (instructionIndex: number) => string | undefined) {
   const logs = v.logs ?? [];
   return {
     success: v.err === null,
     err: v.err,
-    error: describeTransactionError(v.err, { logs })?.message ?? null,
+    error: errorView(describeTransactionError(v.err, { logs, programIdOf }), v.err),
     logs,
     unitsConsumed: v.unitsConsumed ?? null,
     returnData: v.returnData ? { programId: v.returnData.programId, data: v.returnData.data[0], encoding: 'base64' as const } : null,
@@ -53,6 +53,8 @@ export const simulate = defineCapability({
   tool: 'simulate_chain_transaction',
   method: 'POST',
   title: 'Simulate a transaction',
+  summary:
+    "Simulates a base64 transaction without sending it (unsigned or stale is fine): success, error, logs, compute units, the exact SOL and token changes it would make. Use it before signing.",
   description:
     'Simulates a base64 wire transaction (legacy or v0, at most 1232 bytes) without signature checks and with its blockhash replaced by a current one, so an unsigned or stale transaction can be tested. Returns success, the error (with a readable description), program logs, compute units consumed, return data, and what it would move: ownerChanges lists, for every signer and every owner whose token balances would move, the exact SOL and token changes (raw integer strings with decimals, SOL net of the fee, wrapped SOL folded in), and accountChanges lists each writable account whose lamports or token amount would change (address lookup tables are read to find the writable accounts of a v0 transaction). Use it to see what a transaction will pay and receive before signing. Nothing is sent to the chain.',
   paid: true,
@@ -60,7 +62,7 @@ export const simulate = defineCapability({
   output: t.Object({
     success: t.Boolean(),
     err: nodeError('The node\'s error object; null on success'),
-    error: nullable(t.String({ description: 'The error in words; null on success' })),
+    error: nullable(TX_ERROR),
     logs: t.Array(t.String(), { description: 'Program log lines' }),
     unitsConsumed: nullable(u64('Compute units consumed')),
     returnData: nullable(t.Object({ programId: base58Address('Program that set the data'), data: t.String({ description: 'The data, base64' }), encoding: t.Literal('base64') })),
@@ -103,18 +105,9 @@ export const simulate = defineCapability({
         ? { addresses, signers: wire.signers, fee: res.value.fee == null ? null : big(res.value.fee), before, after: post.map(accountState) }
         : null;
     return {
-      ...simulationBody(res.value),
+      ...simulationBody(res.value, (i) => wire.instructionPrograms[i]),
       slot: res.context.slot,
-      ownerChanges: changes
-        ? simulatedOwnerChanges(changes).map((o) => ({
-            owner: o.owner,
-            signer: wire.signers.includes(o.owner),
-            feePayer: o.owner === wire.signers[0],
-            feeLamports: o.feeLamports.toString(),
-            changes: o.changes.map(changeView),
-            tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
-          }))
-        : null,
+      ownerChanges: changes ? simulatedOwnerChanges(changes) : null,
       accountChanges: changes ? accountChanges(changes) : null,
     };
   },

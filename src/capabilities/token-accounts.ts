@@ -23,6 +23,8 @@ export const tokenAccounts = defineCapability({
   tool: 'get_token_accounts',
   method: 'GET',
   title: 'Token holdings',
+  summary:
+    "Every SPL Token and Token-2022 holding of a wallet: mint, account, raw amount with decimals, exact UI amount.",
   description:
     "Every token account a wallet owns under both the SPL Token and Token-2022 programs: mint, raw amount (string), decimals and exact UI amount. Use it to see what tokens a wallet holds before trading or transferring.",
   paid: true,

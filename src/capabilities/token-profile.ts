@@ -115,6 +115,8 @@ export const tokenProfile = defineCapability({
   tool: 'token_profile',
   method: 'GET',
   title: 'Token security profile',
+  summary:
+    "A token mint's security profile: supply, authorities, Token-2022 extensions, top 10 holders, a risk level with flags and a one-sentence analysis. Use it before buying or accepting an unfamiliar token.",
   description:
     "Security profile of a token mint (SPL Token or Token-2022): decimals, supply, mint and freeze authorities, every Token-2022 extension, the top 10 holders with their owners and share of supply, and `security` with riskLevel (LOW/MEDIUM/HIGH), machine-readable flags with reasons, isHoneypotRisk and a one-sentence analysis. Use it before buying or accepting an unfamiliar token.",
   paid: true,

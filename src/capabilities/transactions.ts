@@ -1,4 +1,7 @@
 import { describeTransactionError } from '../chain/tx/errors.ts';
+import { memoText } from '../chain/memo.ts';
+import { errorView } from '../chain/tx/describe.ts';
+import { TX_ERROR } from './decode-tx.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
 import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, TOKEN_ACCOUNTS_ERROR, decodedHistory, type SignatureInfo } from './decoded-history.ts';
@@ -15,8 +18,8 @@ export function signatureEntry(s: SignatureInfo) {
     slot: s.slot,
     blockTime: s.blockTime,
     err: s.err,
-    error: describeTransactionError(s.err)?.message ?? null,
-    memo: s.memo,
+    error: errorView(describeTransactionError(s.err), s.err),
+    memo: memoText(s.memo),
     confirmationStatus: s.confirmationStatus,
   };
 }
@@ -26,6 +29,8 @@ export const transactions = defineCapability({
   tool: 'get_recent_transactions',
   method: 'GET',
   title: 'Recent transactions',
+  summary:
+    "A wallet's recent signatures, newest first (slot, time, error, memo); `before` pages back. With `decode`, each also says what it did for the wallet and the wallet's exact SOL and token changes.",
   description:
     'Recent transaction signatures involving a wallet, newest first, with slot, block time (Unix seconds), error (null on success), memo and confirmation status. `limit` is 1-100 (default 10); pass `before` (a signature from a previous page) to page further back. Decode any of them with decode_tx. ' +
     `With \`decode\` true (limit 1-${DECODED_LIMIT}), each item also says what it did from the wallet's own side, as decode_tx with \`wallet\` would: summary, kind, category, status, walletChanges (the wallet's exact SOL and token changes), counterparties, fee and feePayer; a transaction the node could not return carries decodeError instead and the rest of the page stands. ` +
@@ -35,8 +40,8 @@ export const transactions = defineCapability({
     wallet: address('Wallet address (base58)', EXAMPLE_WALLET),
     limit: integer(`How many signatures (1-100; 1-${DECODED_LIMIT} with decode)`, { min: 1, max: 100, default: 10 }),
     before: optionalSignature('Page from this signature backwards (exclusive)', EXAMPLE_SIGNATURE),
-    decode: flag("Decode each transaction from the wallet's side (summary, kind, its changes, counterparties, fee)", false),
-    tokenAccounts: flag(`With decode: also list the transactions that named only one of the wallet's token accounts (up to ${HISTORY_TOKEN_ACCOUNTS} of them)`, true),
+    decode: flag("Decode each transaction from the wallet's side", false),
+    tokenAccounts: flag(`With decode: add the transactions that named only one of the wallet's token accounts (up to ${HISTORY_TOKEN_ACCOUNTS})`, true),
     network: network(),
   },
   refine({ decode, limit }) {
@@ -51,8 +56,8 @@ export const transactions = defineCapability({
         slot: u64('Slot of the transaction'),
         blockTime: nullable(t.Integer({ description: 'Unix seconds; null when the node has none' })),
         err: nodeError('The node\'s error object; null on success'),
-        error: nullable(t.String({ description: 'The error in words; null on success' })),
-        memo: nullable(t.String()),
+        error: nullable(TX_ERROR),
+        memo: nullable(t.String({ description: "The memos' texts (the node's [length] prefixes taken off), joined by '; '; null without one" })),
         confirmationStatus: nullable(t.String({ description: 'processed, confirmed or finalized' })),
         ...DECODED_ITEM,
       }),

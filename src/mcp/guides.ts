@@ -1,13 +1,14 @@
 // What an agent can read and reuse besides the tools: resources (the price and how to pay, and
 // each tool's documentation) and prompts built on the tools. All generated from the registry, the
 // tool listing and the settings once, shared by every session.
-import { lamportsApart, x402Note, type PriceSettings } from '../calls/ways-to-pay.ts';
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/server';
-import { inputSchema, restPath, type Capability } from '../capabilities/capability.ts';
+import { afterFreeCalls, lamportsApart, lamportsFor, x402Note, type PriceSettings } from '../calls/ways-to-pay.ts';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type GetPromptResult, type Prompt, type Resource } from '@modelcontextprotocol/server';
+import { inputSchema, restPath, successSchema, type Capability } from '../capabilities/capability.ts';
 import type { CallDeps } from '../calls/pipeline.ts';
+import { formatSol as sol } from '../chain/format.ts';
 
-const PRICING_URI = 'gateway://pricing';
-const toolUri = (cap: Capability) => `gateway://tools/${cap.tool}`;
+export const PRICING_URI = 'gateway://pricing';
+export const toolUri = (cap: Capability) => `gateway://tools/${cap.tool}`;
 
 interface Document extends Resource {
   text: string;
@@ -20,25 +21,39 @@ export interface Guides {
   get(name: string, args: Record<string, string> | undefined): GetPromptResult;
 }
 
-/** A tool's documentation: its listing's description (what it does and costs) and its arguments. */
-function toolDoc(cap: Capability, tool: Tool): string {
+/** What a tool's guide says about the price, so a model can weigh the call. */
+export function priceNote(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
+  return cap.paid
+    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call${afterFreeCalls(freeCalls)}; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. ${x402 ? `${x402} ` : ''}Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
+    : 'Free: no API key needed.';
+}
+
+const json = (schema: unknown) => ['```json', JSON.stringify(schema, null, 2), '```'];
+
+/**
+ * A tool's guide: the long description the tool listing leaves out, its price and how it is paid,
+ * its arguments, and both schemas with every field described (the listing's are compact).
+ */
+function toolDoc(cap: Capability, price: string): string {
   const params = Object.entries(cap.params)
     .map(([k, p]) => `- \`${k}\`${p.required ? ' (required)' : ''}${p.example ? `, e.g. \`${p.example}\`` : ''}`)
     .join('\n');
   return [
     `# ${cap.title} (\`${cap.tool}\`)`,
     '',
-    tool.description,
+    cap.description,
+    '',
+    price,
     '',
     '## Arguments',
     params || '(none)',
     '',
     '## Input schema',
-    '```json',
-    JSON.stringify(inputSchema(cap), null, 2),
-    '```',
+    ...json(inputSchema(cap)),
     '',
-    `The result is the JSON body of \`${cap.method} ${restPath(cap)}\` on the REST API, as text and as structuredContent.`,
+    '## Result',
+    `The result is the JSON body of \`${cap.method} ${restPath(cap)}\` on the REST API, as text and as structuredContent: every field described below.`,
+    ...json(successSchema(cap)),
   ].join('\n');
 }
 
@@ -49,9 +64,7 @@ function apartLine(config: PriceSettings, capabilities: readonly Capability[]): 
   return apart.length ? ['', `Priced apart: ${apart.map((c) => `${c.tool} costs ${lamports[c.name]} lamports`).join('; ')}.`] : [];
 }
 
-/** `tools`: the tool listing of `capabilities`, whose descriptions say what each costs. */
-export function guides(deps: CallDeps, capabilities: readonly Capability[], tools: readonly Tool[]): Guides {
-  const described = new Map(tools.map((tool) => [tool.name, tool]));
+export function guides(deps: CallDeps, capabilities: readonly Capability[]): Guides {
   const config = deps.ctx.config;
   const pricing = [
     '# Price and payment',
@@ -77,9 +90,9 @@ export function guides(deps: CallDeps, capabilities: readonly Capability[], tool
       uri: toolUri(cap),
       name: cap.tool,
       title: `${cap.title}: documentation`,
-      description: `How to call ${cap.tool}, its arguments and price.`,
+      description: `What ${cap.tool} does and answers, field by field, its arguments and price.`,
       mimeType: 'text/markdown',
-      text: toolDoc(cap, described.get(cap.tool)!),
+      text: toolDoc(cap, priceNote(cap, lamportsFor(config, cap.name), config.freeCalls, x402Note(config, cap.name))),
     })),
   ];
   const byUri = new Map(docs.map((d) => [d.uri, d]));

@@ -10,20 +10,20 @@
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { inputSchema, plainSchema, successSchema, type Capability } from '../capabilities/capability.ts';
+import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { admitCaller, call, type CallDeps } from '../calls/pipeline.ts';
-import { afterFreeCalls, lamportsFor, x402Note, type PriceSettings, type X402Pricing } from '../calls/ways-to-pay.ts';
+import { afterFreeCalls, lamportsFor, x402Brief, type PriceSettings, type X402Pricing } from '../calls/ways-to-pay.ts';
 import type { Config } from '../config.ts';
 import type { Outcome } from '../calls/outcome.ts';
 import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { plainJson as bigintFreeJson, toJson } from '../json.ts';
 import { andThen, type MaybePromise } from '../maybe.ts';
-import { formatSol as sol } from '../chain/format.ts';
-import { guides } from './guides.ts';
+import { guides, PRICING_URI } from './guides.ts';
+import { compactSchema } from '../capabilities/compact-schema.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
 /** The implementation this server names on initialize, and on every 2026-07-28 result. */
@@ -51,26 +51,29 @@ export const META_X402_ERROR = 'x402/error';
 /** Response headers worth showing an agent: its remaining credit and rate-limit state. */
 const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|ratelimit-.*)$/i;
 
-/** What a tool description says about the price, so a model can weigh the call. */
-export function priceNote(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
-  return cap.paid
-    ? `Paid: ${priceLamports} lamports (${sol(priceLamports)} SOL) per call${afterFreeCalls(freeCalls)}; needs an API key sent as the x-api-key (or Authorization: Bearer) header on the MCP connection or request. ${x402 ? `${x402} ` : ''}Rejected arguments cost nothing; without a usable key the result is an error carrying payment instructions.`
-    : 'Free: no API key needed.';
+/** The price in a tool's listing, in a sentence: the pricing guide says the rest (how to pay, what a refusal carries). */
+export function priceBrief(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
+  return cap.paid ? `Paid: ${priceLamports} lamports a call${afterFreeCalls(freeCalls)} (API key)${x402 ? ` or ${x402} (params._meta["${META_X402_PAYMENT}"])` : ''}; see ${PRICING_URI}.` : 'Free.';
 }
 
 /** What describes a tool's price: the settings of both ways to pay. */
 export type ToolPricing = PriceSettings & X402Pricing & Pick<Config, 'freeCalls'>;
 
-/** The MCP tool listing, generated from the registry, each tool with its own price. JSON Schema, no TypeBox symbols. */
+/**
+ * The MCP tool listing, generated from the registry, each tool with its own price. An agent host
+ * keeps it in the model's context on every turn: each tool says in a few sentences what it is for
+ * (cap.summary), and its schemas are compact (compact-schema.ts); the long texts are in its guide.
+ */
 export function toolList(pricing: ToolPricing, capabilities: readonly Capability[] = CAPABILITIES): Tool[] {
   return capabilities.map((cap) => {
     return {
       name: cap.tool,
       title: cap.title,
-      description: `${cap.description} ${priceNote(cap, lamportsFor(pricing, cap.name), pricing.freeCalls, x402Note(pricing, cap.name))}`,
-      inputSchema: plainSchema<Tool['inputSchema']>(inputSchema(cap)),
-      outputSchema: plainSchema<NonNullable<Tool['outputSchema']>>(successSchema(cap)),
-      annotations: { title: cap.title, readOnlyHint: true, openWorldHint: true },
+      description: `${cap.summary} ${priceBrief(cap, lamportsFor(pricing, cap.name), pricing.freeCalls, x402Brief(pricing, cap.name))}`,
+      inputSchema: compactSchema(inputSchema(cap), true) as Tool['inputSchema'],
+      outputSchema: compactSchema(successSchema(cap)) as NonNullable<Tool['outputSchema']>,
+      // openWorldHint is true by default: every tool reads the chain
+      annotations: { readOnlyHint: true },
     };
   });
 }
@@ -267,13 +270,14 @@ export interface ToolServerFactory {
 
 const INSTRUCTIONS =
   'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
-  'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
+  'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either; resource gateway://pricing). Every result is JSON text, the same body as the REST API; ' +
+  'each tool\'s fields and arguments are described in full in resource gateway://tools/<tool>.';
 
 export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
   const tools = toolList(deps.ctx.config, capabilities);
   const listing = { tools };
   const runner = toolRunner(deps, capabilities);
-  const guide = guides(deps, capabilities, tools);
+  const guide = guides(deps, capabilities);
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
 

@@ -103,8 +103,9 @@ describe('transactions', () => {
     const [failed, , withMemo] = first.body.transactions;
     expect(failed.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     // A signature list carries no logs, so the failing program cannot be named, only the code.
-    expect(failed.error).toBe('custom program error 0x1 (1)');
-    expect(withMemo).toMatchObject({ memo: '[14] rent for March', err: null, error: null, confirmationStatus: 'finalized' });
+    expect(failed.error).toEqual({ message: 'instruction 0 failed: custom program error 0x1 (1)', instructionIndex: 0, programId: null, failedProgramId: null, customCode: 1, name: null, raw: failed.err });
+    // the node writes "[14] rent for March": the text, without its length prefix
+    expect(withMemo).toMatchObject({ memo: 'rent for March', err: null, error: null, confirmationStatus: 'finalized' });
     expect(Number.isInteger(withMemo.blockTime)).toBe(true);
     expect(first.body.nextBefore).toBe(sigs[2]);
 
@@ -366,7 +367,9 @@ describe('simulate', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(false);
     expect(res.body.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
-    expect(res.body.error).toContain('ResultWithNegativeLamports');
+    // the same error object as decode-tx's, its instruction's program named from the transaction itself
+    expect(res.body.error).toMatchObject({ instructionIndex: 0, programId: '11111111111111111111111111111111', customCode: 1, name: 'ResultWithNegativeLamports', raw: res.body.err });
+    expect(res.body.error.message).toContain('ResultWithNegativeLamports');
     expect(res.body.network).toBe('devnet');
   });
 

@@ -108,7 +108,7 @@ describe('an Anchor program the tables do not know, with its IDL published on ch
         { instructionIndex: 0, inner: false, programId: TWAP, program: 'openbook_twap', name, kind: 'unknown', source: 'idl' },
       ]);
       expect(body.summary).toStartWith(`Failed: instruction 0 (TWAP7f…8VG3) ${name} reverted`);
-      expect(body.invokedPrograms.find((p: any) => p.programId === TWAP).name).toBe('openbook_twap');
+      expect(body.programs.find((p: any) => p.programId === TWAP)).toEqual({ programId: TWAP, name: 'openbook_twap', venue: null });
     }
     // one read for all five: the IDL account and the Program Metadata entry come in one getMultipleAccounts
     expect([env.chain.calls('getMultipleAccounts'), env.chain.calls('getAccountInfo')]).toEqual([1, 0]);

@@ -7,6 +7,7 @@ import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
+import { answerShapeProblems } from '../support/answer-rules.ts';
 import { connectMcp } from '../support/mcp.ts';
 import { startRecordedChain, type RecordedChain } from '../support/recorded-chain.ts';
 
@@ -49,13 +50,14 @@ const change = (asset: string, raw: bigint, decimals: number, counterparty: stri
   amount: (Number(raw) / 10 ** decimals).toString(),
   counterparty,
 });
-const own = (o: { signer: boolean; feePayer: boolean; fee?: number; changes: ReturnType<typeof change>[]; rent?: number }) => ({
+const own = (o: { signer: boolean; feePayer: boolean; fee?: number; changes: ReturnType<typeof change>[]; rent?: number; rentPaidBy?: string }) => ({
   owner: wallet.address,
   signer: o.signer,
   feePayer: o.feePayer,
-  feeLamports: String(o.fee ?? 0),
+  feeLamports: o.fee ?? 0,
   changes: o.changes,
-  tokenAccountRentLamports: String(o.rent ?? 0),
+  tokenAccountRentLamports: o.rent ?? 0,
+  tokenAccountRentPaidBy: o.rentPaidBy ?? null,
 });
 
 /** What each of the wallet's transactions says from its side, newest first. */
@@ -95,8 +97,9 @@ function expected() {
     },
     {
       signature: sigs.minted, foundVia: 'wallet', kind: 'mint', status: 'SUCCESS', fee: 5000, feePayer: payer,
-      summary: `Not a swap or transfer: invoked Associated Token Account, SPL Token and System Program; token mint by its authority (SPL Token mint_to_checked); for ${short(wallet.address)}: received 1000 ${short(mint)} (its new token account's 0.00203928 SOL rent paid by ${short(payer)})`,
-      walletChanges: own({ signer: false, feePayer: false, changes: [change('SOL', 2_039_280n, 9, payer), change(mint, 1_000_000_000n, 6, null)], rent: 2_039_280 }),
+      // what it is first; its category is only the nearest (categoryFit); the new token account's rent is rent, paid by the minter, not SOL received
+      summary: `Token mint by its authority (SPL Token mint_to_checked): invoked Associated Token Account, SPL Token and System Program; for ${short(wallet.address)}: received 1000 ${short(mint)} (its new token account's 0.00203928 SOL rent paid by ${short(payer)})`,
+      walletChanges: own({ signer: false, feePayer: false, changes: [change(mint, 1_000_000_000n, 6, null)], rent: 2_039_280, rentPaidBy: payer }),
       counterparties: [payer],
     },
     {
@@ -112,10 +115,11 @@ describe('transactions?decode=true', () => {
   test("each item keeps its signature fields and says, from the wallet's side, what it did and exactly what moved for the wallet", async () => {
     const res = await history('decode=true&limit=25');
     expect(res.status).toBe(200);
+    expect(answerShapeProblems(res.body)).toEqual([]);
     expect(res.body).toMatchObject({ wallet: wallet.address, count: 7, nextBefore: null, tokenAccountsHeld: 1, tokenAccountsSearched: 1, live_status: 'SUCCESS' });
     const items = res.body.transactions;
     expect(items.map((i: any) => ({ ...i, ...Object.fromEntries(SPEC_FIELDS.map((k) => [k, undefined])) }))).toEqual(
-      expected().map((e) => ({ ...e, signature: undefined, category: 'Transfer', categoryMatched: e.kind === 'transfer' })),
+      expected().map((e) => ({ ...e, signature: undefined, category: 'Transfer', categoryFit: e.kind === 'transfer' ? 'exact' : 'nearest' })),
     );
     expect(items.slice(0, 6).map((i: any) => i.signature)).toEqual(expected().slice(0, 6).map((e) => e.signature));
     // the signature fields are the node's, as without decode
@@ -330,17 +334,20 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
     owner,
     signer: true,
     feePayer: true,
-    feeLamports: String(fee),
+    feeLamports: fee,
     changes: changes.map(([asset, raw, decimals, counterparty]) => ({ ...change(asset, raw, decimals, counterparty), symbol: asset === 'SOL' ? 'SOL' : asset === USDC ? 'USDC' : asset === USDT ? 'USDT' : null })),
-    tokenAccountRentLamports: String(rent),
+    tokenAccountRentLamports: rent,
+    tokenAccountRentPaidBy: null,
   });
 
   test("a user bank's page: each item told for the wallet, with its exact changes, including those found only through its token accounts", async () => {
     const { body, requests } = await page(USER_BANK);
     expect(body).toMatchObject({ count: 3, nextBefore: null, tokenAccountsHeld: 3, tokenAccountsSearched: 3 });
     const view = (i: any) => [i.signature.slice(0, 8), i.foundVia, i.summary, i.feePayer, i.walletChanges.signer, i.walletChanges.changes.map((c: any) => `${c.raw} ${c.asset} ${c.counterparty}`)];
+    // the rent the relayer put into the bank's new token account is rent it paid, not SOL the bank received
+    expect(body.transactions[0].walletChanges).toMatchObject({ tokenAccountRentLamports: 2039280, tokenAccountRentPaidBy: 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9' });
     expect(body.transactions.map(view)).toEqual([
-      ['564oju8D', 'wallet', 'Account management through program Ewkv3J…rezQ (create_token_account); no balance change for 5ZiE3v…ZTgx apart from its new token account, whose 0.00203928 SOL rent JsP7iv…AmT9 paid', 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9', false, ['2039280 SOL JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9']],
+      ['564oju8D', 'wallet', 'Account management through program Ewkv3J…rezQ (create_token_account); no balance change for 5ZiE3v…ZTgx apart from its new token account, whose 0.00203928 SOL rent JsP7iv…AmT9 paid', 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9', false, []],
       ['iBTtH8W1', 'token_account', 'Received 10.25896376 9LzCMq…xrqM from AEty8w…AR6u', 'AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u', false, [`1025896376 ${AUDIO} AEty8wg5HqCJz7a8U8FS9sYXtCudYH93JLZgMfjCAR6u`]],
       ['2qAJ4Rmf', 'token_account', 'Received 3 9LzCMq…xrqM from iVsXfN…zfJ4', 'iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4', false, [`300000000 ${AUDIO} iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4`]],
     ]);
@@ -464,7 +471,7 @@ describe('on recorded mainnet transactions, each wallet paged from a node holdin
         '3bFdUJW3',
         'wallet',
         'nft_mint',
-        'Received compressed NFT "Golden Hues" (asset 3wqku5…dKLs), newly minted; Not a swap or transfer: invoked Metaplex Bubblegum, noopb9…tMmV and cmtDvX…bNCK; NFT mint (Metaplex Bubblegum mint_to_collection_v1); no balance change for 8P5PU7…gC3x',
+        'Received compressed NFT "Golden Hues" (asset 3wqku5…dKLs), newly minted; NFT mint (Metaplex Bubblegum mint_to_collection_v1): invoked Metaplex Bubblegum, noopb9…tMmV and cmtDvX…bNCK; no balance change for 8P5PU7…gC3x',
       ],
     ]);
   });
@@ -492,7 +499,7 @@ test('the OpenAPI document, llms.txt and the MCP tool list describe decode, toke
   for (const field of ['summary', 'kind', 'status', 'walletChanges', 'counterparties', 'fee', 'feePayer', 'foundVia', 'decodeError']) expect(item[field]).toBeDefined();
   const llms = await (await fetch(`${gw.url}/llms.txt`)).text();
   expect(llms).toContain("`decode`: Decode each transaction from the wallet's side");
-  expect(llms).toContain("`wallet`: Tell the summary and llm_context from this wallet's side");
+  expect(llms).toContain("`wallet`: Tell it from this wallet's side, adding its walletChanges and counterparties");
   const mcp = await connectMcp(gw.url, 'streamable-http', { headers: H });
   try {
     const { tools } = (await mcp.client.listTools()) as { tools: { name: string; inputSchema: any }[] };

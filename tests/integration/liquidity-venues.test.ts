@@ -13,6 +13,7 @@ import type { ActionKind } from '../../src/chain/tx/instructions.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { rawResult, signedTransaction } from '../support/sandbox/testing.ts';
 import * as cpmm from '../support/amm/raydium-cpmm.ts';
+import { payerChanges } from '../support/decoded.ts';
 
 const PROGRAMS = join(import.meta.dir, '../fixtures/programs');
 const TOKEN = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -84,15 +85,15 @@ const SUMMARY: Partial<Record<ActionKind, string>> = {
 /** What a user would notice: the kind, no Swap anywhere, and the owner's changes exactly as the chain moved them. */
 function expectDecoded(x: Executed, owner: Address, kind: ActionKind, venue: string, instruction: string) {
   const { body } = x;
-  expect([body.kind, body.category, body.categoryMatched]).toEqual([kind, 'Transfer', false]);
-  expect(body.programs.map((p) => p.name)).toEqual([venue]);
+  expect([body.kind, body.category, body.categoryFit]).toEqual([kind, 'Transfer', 'nearest']);
+  expect(body.programs.filter((p) => p.venue !== null).map((p) => p.name)).toEqual([venue]);
   expect(body.summary).toStartWith(`${SUMMARY[kind]} ${venue} (${instruction})`);
   expect(body.summary).not.toMatch(/swap/i);
   expect(body.llm_context).not.toContain('categorized as Swap');
   expect(body.actions.find((a) => a.name === instruction)).toMatchObject({ program: venue, kind });
 
   const mine = body.ownerChanges.find((o) => o.owner === owner)!;
-  expect(mine).toMatchObject({ signer: true, feePayer: true, feeLamports: String(LAMPORTS_PER_SIGNATURE * BigInt(x.signatures)) });
+  expect(mine).toMatchObject({ signer: true, feePayer: true, feeLamports: Number(LAMPORTS_PER_SIGNATURE * BigInt(x.signatures)) });
   // only wallets sign for themselves: accounts created under a fresh keypair (vaults, position mints) are not co-signers
   expect(body.ownerChanges.filter((o) => o.signer).map((o) => o.owner)).toEqual([owner]);
   const raw = (asset: string) => mine.changes.find((c) => c.asset === asset)?.raw ?? '0';
@@ -102,7 +103,7 @@ function expectDecoded(x: Executed, owner: Address, kind: ActionKind, venue: str
   // and nothing else moved for the owner but SOL, the watched mints and (on creation) one position NFT
   const others = mine.changes.filter((c) => c.asset !== 'SOL' && !x.tokens.has(c.asset as Address));
   for (const c of others) expect([c.raw, c.decimals]).toEqual(['1', 0]);
-  expect(body.balanceChanges.map((c) => [c.asset, c.raw])).toEqual(mine.changes.map((c) => [c.asset, c.raw]));
+  expect(payerChanges(body).changes.map((c) => [c.asset, c.raw])).toEqual(mine.changes.map((c) => [c.asset, c.raw]));
 }
 
 describe('Raydium CPMM (real raydium_cp_swap binary)', () => {

@@ -12,6 +12,7 @@ import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { rawResult, signedTransaction } from '../support/sandbox/testing.ts';
 import * as ah from '../support/auction-house.ts';
 import * as gov from '../support/governance.ts';
+import { payerChanges } from '../support/decoded.ts';
 
 const PROGRAMS = join(import.meta.dir, '../fixtures/programs');
 const TOKEN = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -45,14 +46,14 @@ test('a DAO on SPL Governance: deposit, proposal and vote are named and given th
   expect([deposited.kind, deposited.actions[0]!.name]).toEqual(['governance_deposit', 'deposit_governing_tokens']);
   expect(deposited.summary).toStartWith('Governing tokens deposited on SPL Governance (deposit_governing_tokens): deposited 250 ');
   expect(deposited.summary).toEndWith('(plus 0.0028536 SOL rent for 1 account it opened)');
-  expect(deposited.balanceChanges.find((c) => c.asset === mint)?.raw).toBe('-250000000');
+  expect(payerChanges(deposited).changes.find((c) => c.asset === mint)?.raw).toBe('-250000000');
 
   const { ix: governanceIx, governance } = await gov.createGovernance(realm, member);
   await execute(member, [governanceIx]);
 
   const { ix: proposalIx, proposal } = await gov.createProposal(realm, governance, member, 'Fund the decoder');
   const proposed = await execute(member, [proposalIx]);
-  expect([proposed.kind, proposed.category, proposed.categoryMatched]).toEqual(['governance_proposal', 'Transfer', false]);
+  expect([proposed.kind, proposed.category, proposed.categoryFit]).toEqual(['governance_proposal', 'Transfer', 'nearest']);
   expect(proposed.actions.map((a) => [a.programId, a.program, a.name, a.kind, a.source])).toEqual([
     [gov.GOVERNANCE, 'SPL Governance', 'create_proposal', 'governance_proposal', 'table'],
   ]);
@@ -85,10 +86,10 @@ test('an Auction House bid placed and then cancelled: order_place, then order_ca
   // the bidder's SOL went into the escrow (the bid) and the trade state (its rent), as LiteSVM holds them
   const parked = (chain.svm.getBalance(escrow) ?? 0n) + (chain.svm.getBalance(tradeState) ?? 0n);
   expect(chain.svm.getBalance(escrow)! >= price).toBe(true);
-  expect(bid.balanceChanges.find((c) => c.asset === 'SOL')?.raw).toBe(`${-parked}`);
+  expect(payerChanges(bid).changes.find((c) => c.asset === 'SOL')?.raw).toBe(`${-parked}`);
 
   const cancelled = await execute(bidder, [ah.cancelBid(house, bidder, mint, sellerToken, tradeState, price)]);
-  expect([cancelled.kind, cancelled.category, cancelled.categoryMatched]).toEqual(['order_cancel', 'Transfer', false]);
+  expect([cancelled.kind, cancelled.category, cancelled.categoryFit]).toEqual(['order_cancel', 'Transfer', 'nearest']);
   expect(cancelled.actions.map((a) => [a.programId, a.program, a.name, a.kind, a.source])).toEqual([
     [ah.AUCTION_HOUSE, 'Metaplex Auction House', 'cancel', 'order_cancel', 'table'],
   ]);

@@ -17,6 +17,7 @@ import {
   type Address,
 } from '@solana/kit';
 import { inputSchema, successSchema } from '../../src/capabilities/capability.ts';
+import { compactSchema } from '../../src/capabilities/compact-schema.ts';
 import { CAPABILITIES } from '../../src/capabilities/registry.ts';
 import { VERSION } from '../../src/version.ts';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
@@ -90,9 +91,9 @@ for (const kind of CLIENTS) {
         expect(tools.map((t) => t.name)).toEqual(CAPABILITIES.map((cap) => cap.tool));
         for (const cap of CAPABILITIES) {
           const tool = tools.find((t) => t.name === cap.tool)!;
-          expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(inputSchema(cap))));
-          expect(tool.outputSchema).toEqual(JSON.parse(JSON.stringify(successSchema(cap))));
-          expect(tool.description).toStartWith(cap.description);
+          expect(tool.inputSchema as object).toEqual(compactSchema(inputSchema(cap), true));
+          expect(tool.outputSchema).toEqual(compactSchema(successSchema(cap)));
+          expect(tool.description).toStartWith(cap.summary);
           if (cap.paid) expect(tool.description).toContain(`Paid: ${PRICE} lamports`);
           else expect(tool.description).toContain('Free');
           expect(tool.annotations?.readOnlyHint).toBe(true);

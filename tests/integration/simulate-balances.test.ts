@@ -25,6 +25,7 @@ import {
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
+import { answerShapeProblems } from '../support/answer-rules.ts';
 
 const PRICE = 2_200_000;
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
@@ -114,12 +115,14 @@ describe('simulate reports what the transaction will move', () => {
     expect(sent.err).toBeNull();
     const decoded = await gw.get(`/api/chain/decode-tx?signature=${sent.signature}`, H);
     expect(decoded.status).toBe(200);
+    // one answer shape: the simulation and the decode of what it simulated keep the same rules
+    expect([...answerShapeProblems(sim.body), ...answerShapeProblems(decoded.body)]).toEqual([]);
 
     // What an agent checks before signing, exactly:
     const simulated = byOwner(sim.body.ownerChanges);
     // (the rent alice parks in her own new token account is reported apart, as decode-tx does)
     expect(simulated[s.alice.address]).toEqual({ SOL: '-250000000/9', [s.mint]: '1500000/6' });
-    expect(sim.body.ownerChanges[0]).toMatchObject({ owner: s.alice.address, feePayer: true, tokenAccountRentLamports: '2039280' });
+    expect(sim.body.ownerChanges[0]).toMatchObject({ owner: s.alice.address, feePayer: true, tokenAccountRentLamports: 2039280 });
     expect(simulated[s.bob.address]).toEqual({ [s.mint]: '-1500000/6' });
     // ...and it is what the chain then did.
     expect(simulated).toEqual(byOwner(decoded.body.ownerChanges));
@@ -130,7 +133,7 @@ describe('simulate reports what the transaction will move', () => {
 
     // per account: carol's lamports (a lookup-table key in v0) and both token accounts
     const carol = sim.body.accountChanges.find((a: any) => a.address === s.carol);
-    expect(carol).toMatchObject({ lamportsBefore: '0', lamportsAfter: '250000000', lamportsChange: '250000000', token: null });
+    expect(carol).toMatchObject({ lamportsBefore: 0, lamportsAfter: 250000000, lamportsChange: 250000000, token: null });
     const tokenSides = sim.body.accountChanges.filter((a: any) => a.token).map((a: any) => [a.token.owner, a.token.change]);
     expect(tokenSides.sort()).toEqual([[s.alice.address, '1500000'], [s.bob.address, '-1500000']].sort());
   });

@@ -28,16 +28,18 @@ describe('getSignaturesForAddress entries keep the node fields and add a readabl
     const list: SignatureInfo[] = fixture('getSignaturesForAddress/ten-sigs-insufficient-funds-for-rent-errors-sava.json');
     const entries = list.map(signatureEntry);
     expect(entries.filter((e) => e.err === null).every((e) => e.error === null)).toBe(true);
+    for (const e of entries.filter((e) => e.err !== null)) expect(e.error?.raw).toEqual(e.err);
     const failed = entries.filter((e) => e.err !== null);
     expect(failed).toHaveLength(7);
-    expect(failed[0]!.error).toBe('insufficient funds for rent (InsufficientFundsForRent, account index 1)');
-    expect(failed.at(-1)!.error).toContain('account index 0');
+    expect(failed[0]!.error?.message).toBe('transaction rejected: insufficient funds for rent (InsufficientFundsForRent, account index 1)');
+    expect(failed.at(-1)!.error?.message).toContain('account index 0');
     expect(entries[1]).toMatchObject({ signature: list[1]!.signature, slot: 275181771, blockTime: 1719891284, memo: null, confirmationStatus: 'finalized' });
   });
 
   test('a custom error without logs is named by code only (no program to attribute it to)', () => {
     const entries = (fixture('getSignaturesForAddress/five-sigs-one-failed-solrpc-canister.json') as SignatureInfo[]).map(signatureEntry);
-    expect(entries.map((e) => e.error)).toEqual([null, null, null, null, 'custom program error 0x1771 (6001)']);
+    expect(entries.map((e) => e.error?.message ?? null)).toEqual([null, null, null, null, 'instruction 3 failed: custom program error 0x1771 (6001)']);
+    expect(entries[4]!.error).toMatchObject({ instructionIndex: 3, programId: null, customCode: 6001 });
   });
 
   test('a null blockTime stays null', () => {
@@ -62,6 +64,16 @@ describe('simulateTransaction results', () => {
 
   test('a transfer from a missing account (newest RPC shape with fee): failure explained', () => {
     const body = simulationBody(fixture('simulateTransaction/system-transfer-missing-account-with-fee-and-balances-sava.json').value);
-    expect(body).toMatchObject({ success: false, err: { InstructionError: [0, 'MissingAccount'] }, error: 'missing account (MissingAccount)', fee: 5000, unitsConsumed: 150 });
+    expect(body).toMatchObject({ success: false, err: { InstructionError: [0, 'MissingAccount'] }, fee: 5000, unitsConsumed: 150 });
+    // decode-tx's error object: located at its instruction, the program that raised it from the logs, the node's error as sent
+    expect(body.error).toEqual({
+      message: 'instruction 0 failed: missing account (MissingAccount), raised by System Program',
+      instructionIndex: 0,
+      programId: null,
+      failedProgramId: '11111111111111111111111111111111',
+      customCode: null,
+      name: 'MissingAccount',
+      raw: { InstructionError: [0, 'MissingAccount'] },
+    });
   });
 });

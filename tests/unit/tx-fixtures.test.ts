@@ -7,6 +7,7 @@ import { type DecodeTxBody, describeTransaction } from '../../src/chain/tx/descr
 import type { ActionKind } from '../../src/chain/tx/instructions';
 import { normalizeTransaction } from '../../src/chain/tx/normalize';
 import { loadRecorded as load, recordedTransactionFiles as files } from '../support/recorded-transactions';
+import { payerChanges } from '../support/decoded.ts';
 
 
 interface Expected {
@@ -180,7 +181,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'invoked Ceu4aC…pGG1', 'no balance change for 7zujqo…AtiW apart from the 0.000005031 SOL fee'],
+    summary: ['Invoked Ceu4aC…pGG1, whose instructions the decoder does not recognize', 'no balance change for 7zujqo…AtiW apart from the 0.000005031 SOL fee'],
     changes: {},
   },
   // the claimable-tokens program is not in the tables: its inner createAccount + initializeAccount say what it did
@@ -209,7 +210,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'invoked Stake program', 'received 0.010483145 SOL from ASQQcx…ZgWd'],
+    summary: ['Stake deactivation or withdrawal (Stake program withdraw)', 'invoked Stake program', 'received 0.010483145 SOL from ASQQcx…ZgWd'],
     changes: { SOL: '0.010483145' },
   },
   'getTransaction-jsonParsed/vote-towersync-legacy-jsonparsed-slading.json': {
@@ -218,7 +219,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'invoked Vote program', 'no balance change'],
+    summary: ['Validator vote (Vote program towersync)', 'invoked Vote program', 'no balance change'],
     changes: {},
   },
   'getTransaction/nft-metaplex-mint-edition-streamingfast.json': {
@@ -227,7 +228,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'Metaplex Token Metadata', 'sent 0.01168584 SOL'],
+    summary: ['NFT mint (Metaplex Token Metadata mint_new_edition_from_master_edition_via_token)', 'sent 0.01168584 SOL'],
     changes: { SOL: '-0.01168584' },
   },
   'getTransaction/nft-metaplex-pnft-transfer-gem.json': {
@@ -236,7 +237,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'Metaplex Token Metadata', 'sent 1 96rMF7…gWK6 to G7B17A…2VdR'],
+    summary: ['NFT transfer (Metaplex Token Metadata transfer)', 'sent 1 96rMF7…gWK6 to G7B17A…2VdR'],
     changes: { SOL: '-0.00203928', '96rMF7cN': '-1' },
   },
   'getTransaction-jsonParsed/nft-metaplex-pnft-transfer-thaw-freeze-jsonparsed-gem.json': {
@@ -245,7 +246,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'Metaplex Token Metadata', 'sent 1 96rMF7…gWK6 to G7B17A…2VdR'],
+    summary: ['NFT transfer (Metaplex Token Metadata transfer)', 'sent 1 96rMF7…gWK6 to G7B17A…2VdR'],
     changes: { SOL: '-0.00203928', '96rMF7cN': '-1' },
   },
   'getTransaction/failed-01exchange-cancel-perp-order-streamingfast.json': {
@@ -254,7 +255,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'FAILED',
-    summary: ['Failed: instruction 0 (Zo1ggz…hUQk)', 'custom program error 0x29 (41) in ZDx8a8…xMKK', 'not a swap or transfer'],
+    summary: ['Failed: instruction 0 (Zo1ggz…hUQk)', 'custom program error 0x29 (41) in ZDx8a8…xMKK', 'instructions not recognized'],
     changes: {},
   },
   'getTransaction/failed-ata-create-incorrect-program-id-base64-sava.json': {
@@ -263,7 +264,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'FAILED',
-    summary: ['Failed: instruction 0 (Associated Token Account)', 'IncorrectProgramId', 'not a swap or transfer'],
+    summary: ['Failed: instruction 0 (Associated Token Account)', 'IncorrectProgramId', 'account management: invoked'],
     changes: {},
   },
   // ---- beyond swaps and transfers: instruction-level kinds (mainnet block 361774429 via sava, Helius notifications) ----
@@ -341,7 +342,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'loan repaid (Kamino Lending repay_obligation_liquidity_v2)', 'sent 5.027079 USDC'],
+    summary: ['Loan repaid (Kamino Lending repay_obligation_liquidity_v2)', 'sent 5.027079 USDC'],
     changes: { EPjFWdd5: '-5.027079' },
   },
   'getTransaction/bubblegum-mint-to-collection-block-sava.json': {
@@ -350,7 +351,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer', 'NFT mint (Metaplex Bubblegum mint_to_collection_v1)'],
+    summary: ['NFT mint (Metaplex Bubblegum mint_to_collection_v1)'],
     changes: {},
   },
   'getTransaction/meteora-dbc-claim-creator-trading-fee-block-sava.json': {
@@ -359,7 +360,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: ['Meteora Dynamic Bonding Curve'],
     status: 'SUCCESS',
-    summary: ['fee or reward claim (Meteora Dynamic Bonding Curve claim_creator_trading_fee)', 'received 4.071097482 SOL'],
+    summary: ['Fee or reward claim (Meteora Dynamic Bonding Curve claim_creator_trading_fee)', 'received 4.071097482 SOL'],
     changes: { SOL: '4.071097482' },
   },
   // burned by one signer, the account's rent returned to the other (the fee payer)
@@ -534,7 +535,7 @@ const EXPECTED: Record<string, Expected> = {
     matched: false,
     venues: [],
     status: 'SUCCESS',
-    summary: ['Not a swap or transfer: invoked Ed2551…1111 and VordrN…DVok; no balance change for saint7…85FJ apart from the 0.000027 SOL fee'],
+    summary: ['Invoked Ed2551…1111 and VordrN…DVok, whose instructions the decoder does not recognize; no balance change for saint7…85FJ apart from the 0.000027 SOL fee'],
     changes: {},
   },
   // ---- routes through venues no table lists (issue 42): named by the short id in the order they ran ----
@@ -604,7 +605,7 @@ async function decode(file: string): Promise<DecodeTxBody> {
 }
 
 function changesOf(body: DecodeTxBody): Record<string, string> {
-  return Object.fromEntries(body.balanceChanges.map((c) => [c.asset === 'SOL' ? 'SOL' : c.asset.slice(0, 8), c.amount]));
+  return Object.fromEntries(payerChanges(body).changes.map((c) => [c.asset === 'SOL' ? 'SOL' : c.asset.slice(0, 8), c.amount]));
 }
 
 test('every recorded getTransaction fixture has an expectation', () => {
@@ -619,10 +620,10 @@ describe.each(files)('%s', (file) => {
     const body = await decode(file);
     expect(body.kind).toBe(expected.kind);
     expect(body.category).toBe(expected.category);
-    expect(body.categoryMatched).toBe(expected.matched);
-    expect(body.programs.map((p) => p.name)).toEqual(expected.venues);
+    expect(body.categoryFit).toBe(expected.matched ? 'exact' : 'nearest');
+    expect(body.programs.filter((p) => p.venue !== null).map((p) => p.name)).toEqual(expected.venues);
     expect(body.details.status).toBe(expected.status);
-    for (const p of body.programs) expect(VENUES.find((v) => v.programId === p.programId)?.name).toBe(p.name);
+    for (const p of body.programs.filter((p) => p.venue !== null)) expect(VENUES.find((v) => v.programId === p.programId)).toMatchObject({ name: p.name, kind: p.venue });
   });
 
   test('summary states what moved (or what failed)', async () => {
@@ -631,7 +632,7 @@ describe.each(files)('%s', (file) => {
     expect(body.summary).not.toContain('\n');
     expect(changesOf(body)).toEqual(expected.changes);
     for (const [asset, who] of Object.entries(expected.counterparties ?? {})) {
-      expect(body.balanceChanges.find((c) => (c.asset === 'SOL' ? 'SOL' : c.asset.slice(0, 8)) === asset)?.counterparty).toBe(who);
+      expect(payerChanges(body).changes.find((c) => (c.asset === 'SOL' ? 'SOL' : c.asset.slice(0, 8)) === asset)?.counterparty).toBe(who);
     }
   });
 
@@ -648,7 +649,7 @@ describe.each(files)('%s', (file) => {
     expect(body.llm_context).toContain(body.category);
     expect(body.llm_context).toContain(body.summary);
     expect(body.llm_context).toContain(body.details.status === 'SUCCESS' ? 'successful' : 'failed');
-    expect(body.llm_context).toContain(expected.matched ? 'categorized as' : 'fallback');
+    expect(body.llm_context).toContain(expected.matched ? 'categorized as' : 'as the nearest of Swap, MemeCoin and Transfer');
     expect(() => JSON.stringify(body)).not.toThrow();
   });
 });
@@ -678,16 +679,16 @@ describe('fixture-specific facts', () => {
     // ...yet the transaction is not a MemeCoin or Swap
     const body = await decode(file);
     expect(body.category).toBe('Transfer');
-    expect(body.categoryMatched).toBe(false);
-    expect(body.programs).toEqual([]);
+    expect(body.categoryFit).toBe('nearest');
+    expect(body.programs.filter((p) => p.venue !== null)).toEqual([]);
   });
 
   test('the same transaction in json and jsonParsed encodings decodes the same way', async () => {
     const a = await decode('getTransaction/nft-metaplex-pnft-transfer-gem.json');
     const b = await decode('getTransaction-jsonParsed/nft-metaplex-pnft-transfer-thaw-freeze-jsonparsed-gem.json');
     expect(b.summary).toBe(a.summary);
-    expect(b.balanceChanges).toEqual(a.balanceChanges);
-    expect(b.invokedPrograms).toEqual(a.invokedPrograms);
+    expect(payerChanges(b).changes).toEqual(payerChanges(a).changes);
+    expect(b.programs).toEqual(a.programs);
     expect(b.details).toEqual(a.details);
   });
 
@@ -702,14 +703,14 @@ describe('fixture-specific facts', () => {
       name: 'ExceededSlippage',
       raw: { InstructionError: [2, { Custom: 30 }] },
     });
-    expect(body.balanceChanges).toEqual([]);
+    expect(payerChanges(body).changes).toEqual([]);
   });
 
   test('rent parked in the buyer’s new token account is reported apart from the swap amount', async () => {
     const body = await decode('getTransaction/jupiter-v6-route-sol-to-pump-token-raydium-jeffro-1.json');
-    expect(body.tokenAccountRentLamports).toBe('2039280');
-    expect(body.balanceChanges[0]).toMatchObject({ asset: 'SOL', raw: '-400000000', amount: '-0.4', decimals: 9 });
-    expect(body.balanceChanges[1]).toMatchObject({ raw: '3861519639304', decimals: 6, symbol: null });
+    expect(payerChanges(body).tokenAccountRentLamports).toBe(2039280);
+    expect(payerChanges(body).changes[0]).toMatchObject({ asset: 'SOL', raw: '-400000000', amount: '-0.4', decimals: 9 });
+    expect(payerChanges(body).changes[1]).toMatchObject({ raw: '3861519639304', decimals: 6, symbol: null });
   });
 
   test('a burn through a program no table names: CCTP deposit_for_burn, named by its log line, kind by its effects, every amount exact', async () => {
@@ -724,7 +725,7 @@ describe('fixture-specific facts', () => {
       { instructionIndex: 0, inner: false, programId: CCTP, name: 'deposit_for_burn', kind: 'burn', source: 'log', program: null },
       { instructionIndex: 0, inner: true, programId: 'CCTPmbSD7gX1bxKPAmg77w8oFzNFpaQiQUWD43TKaecd', name: 'send_message', kind: 'account_management', source: 'log', program: null },
     ]);
-    expect(body.invokedPrograms.find((p) => p.programId === CCTP)).toEqual({ programId: CCTP, name: null });
+    expect(body.programs.find((p) => p.programId === CCTP)).toEqual({ programId: CCTP, name: null, venue: null });
     expect(body.summary).not.toContain('Not a swap or transfer');
     // the new message account signed only for its own creation: it is the payer's rent, not a co-signer
     expect(body.ownerChanges).toEqual([
@@ -732,22 +733,23 @@ describe('fixture-specific facts', () => {
         owner: OWNER,
         signer: true,
         feePayer: true,
-        feeLamports: '14604',
+        feeLamports: 14604,
         changes: [
           { asset: 'SOL', symbol: 'SOL', decimals: 9, raw: '-2923200', amount: '-0.0029232', counterparty: EVENT_ACCOUNT },
           { asset: USDC, symbol: 'USDC', decimals: 6, raw: '-30000000000', amount: '-30000', counterparty: null },
         ],
-        tokenAccountRentLamports: '0',
+        tokenAccountRentLamports: 0,
+        tokenAccountRentPaidBy: null,
       },
     ]);
     expect(body.accountChanges).toEqual([
-      { address: OWNER, lamportsBefore: '47547259', lamportsAfter: '44609455', lamportsChange: '-2937804', token: null },
-      { address: EVENT_ACCOUNT, lamportsBefore: '0', lamportsAfter: '2923200', lamportsChange: '2923200', token: null },
+      { address: OWNER, lamportsBefore: 47547259, lamportsAfter: 44609455, lamportsChange: -2937804, token: null },
+      { address: EVENT_ACCOUNT, lamportsBefore: 0, lamportsAfter: 2923200, lamportsChange: 2923200, token: null },
       {
         address: '3voNtvg2HzTEXBUxB2ZE41DEaz7L2VaFMdKtNVsM82Vc',
-        lamportsBefore: '2039280',
-        lamportsAfter: '2039280',
-        lamportsChange: '0',
+        lamportsBefore: 2039280,
+        lamportsAfter: 2039280,
+        lamportsChange: 0,
         token: { mint: USDC, owner: OWNER, decimals: 6, before: '30000000004', after: '4', change: '-30000000000' },
       },
     ]);
@@ -780,6 +782,6 @@ describe('fixture-specific facts', () => {
 
   test('USDC and USDT get their symbols in balance changes', async () => {
     const body = await decode('getTransaction/jupiter-v6-sharedroute-sol-usdt-dlmm-solfi-gem.json');
-    expect(body.balanceChanges.map((c) => c.symbol)).toEqual(['SOL', 'USDT']);
+    expect(payerChanges(body).changes.map((c) => c.symbol)).toEqual(['SOL', 'USDT']);
   });
 });

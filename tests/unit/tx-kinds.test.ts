@@ -88,7 +88,7 @@ describe('discriminators', () => {
 describe('recorded transactions: what they did, not only which programs ran', () => {
   test('pool creation and liquidity removal are their kind, not Swap', () => {
     const created = decode('getTransaction-jsonParsed/raydium-amm-v4-create-pool-initialize2-helius-notification-happ.json');
-    expect([created.kind, created.category, created.categoryMatched]).toEqual(['pool_create', 'Transfer', false]);
+    expect([created.kind, created.category, created.categoryFit]).toEqual(['pool_create', 'Transfer', 'nearest']);
     // the LP tokens are what the creator received, not a purchase
     expect(created.summary).not.toContain('Swapped');
     const removed = decode('getTransaction/meteora-dlmm-remove-liquidity-claim-close-block-sava.json');
@@ -104,8 +104,8 @@ describe('recorded transactions: what they did, not only which programs ran', ()
       ['getTransaction/jupiter-dca-end-and-close-jeffro.json', 'order_cancel'],
     ] as const) {
       const body = decode(file);
-      expect([body.kind, body.category, body.categoryMatched]).toEqual([kind, 'Transfer', false]);
-      expect(body.programs.map((p) => p.name)).toEqual(['Jupiter DCA']);
+      expect([body.kind, body.category, body.categoryFit]).toEqual([kind, 'Transfer', 'nearest']);
+      expect(body.programs.filter((p) => p.venue !== null).map((p) => p.name)).toEqual(['Jupiter DCA']);
     }
   });
 
@@ -132,8 +132,8 @@ describe('recorded transactions: what they did, not only which programs ran', ()
     // payer: lamports 4985411167 -> 3870345280 with a 13000 fee; token 1361077586601 -> 4263464831043
     // co-signer: lamports 3772461547 -> 5196011203; token 3923876054143 -> 213939266884
     expect(body.ownerChanges.filter((o) => o.signer).map(exact)).toEqual([
-      ['3ScoKDdLWf8KSqjJTMBpUykftmkD77UJMvDYHzmzM7Zt', '13000', [['SOL', '-1115052887', 9], ['D7LHMh', '2902387244442', 6]]],
-      ['fpBLKsMxrDs3KBwSPvR9SxCQDvYFhdrRp7totey2cUf', '0', [['SOL', '1423549656', 9], ['D7LHMh', '-3709936787259', 6]]],
+      ['3ScoKDdLWf8KSqjJTMBpUykftmkD77UJMvDYHzmzM7Zt', 13000, [['SOL', '-1115052887', 9], ['D7LHMh', '2902387244442', 6]]],
+      ['fpBLKsMxrDs3KBwSPvR9SxCQDvYFhdrRp7totey2cUf', 0, [['SOL', '1423549656', 9], ['D7LHMh', '-3709936787259', 6]]],
     ]);
     expect(body.summary).toContain('co-signer fpBLKs…2cUf received 1.423549656 SOL and sent 3709936.787259 D7LHMh…wP3W');
   });

@@ -266,7 +266,7 @@ describe('compressed NFTs (Metaplex Bubblegum)', () => {
     // the asset id Bubblegum logged is the PDA of tree and leaf index
     expect(body.raw_logs).toContain(`Program log: Leaf asset ID: ${ASSET}`);
     expect(compressedAssetId(TREE, 248965)).toBe(ASSET);
-    expect(body.summary).toStartWith('Minted compressed NFT "Golden Hues" (asset 3wqku5…dKLs) to 8P5PU7…gC3x; Not a swap or transfer');
+    expect(body.summary).toStartWith('Minted compressed NFT "Golden Hues" (asset 3wqku5…dKLs) to 8P5PU7…gC3x; NFT mint (Metaplex Bubblegum mint_to_collection_v1): invoked Metaplex Bubblegum');
     expect((await decode(MINT, OWNER)).summary).toStartWith('Received compressed NFT "Golden Hues" (asset 3wqku5…dKLs), newly minted; ');
   });
 

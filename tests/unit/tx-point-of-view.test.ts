@@ -29,9 +29,10 @@ describe("another wallet's side", () => {
       owner: '5ZiE3vAkrdXBgyFL7KqG3RoEGBws4CjRcXVbABDLZTgx',
       signer: false,
       feePayer: false,
-      feeLamports: '0',
+      feeLamports: 0,
       changes: [{ asset: '9LzCMqDgTKYz9Drzqnpgee3SGa89up3a247ypMj2xrqM', symbol: null, decimals: 8, raw: '300000000', amount: '3', counterparty: 'iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4' }],
-      tokenAccountRentLamports: '0',
+      tokenAccountRentLamports: 0,
+      tokenAccountRentPaidBy: null,
     });
     expect(body.counterparties).toEqual(['iVsXfN4oZnARo6AYwm8FFXBnDQYnwhkPxJiuPHDzfJ4']);
     // the rest of the answer is the transaction's, whoever it is told for
@@ -45,7 +46,7 @@ describe("another wallet's side", () => {
     expect(body.summary).toBe(
       'Sent 0.00203928 SOL and burned 751841.958784 7xavhM…pCNZ (plus 0.00203928 SOL rent recovered from closed token accounts); fee payer ETBHkT…HAL6 received 0.00203828 SOL from BSCziz…Zooa',
     );
-    expect(body.walletChanges).toMatchObject({ owner: wallet, signer: true, feePayer: false, feeLamports: '0', tokenAccountRentLamports: '-2039280' });
+    expect(body.walletChanges).toMatchObject({ owner: wallet, signer: true, feePayer: false, feeLamports: 0, tokenAccountRentLamports: -2039280 });
     expect(body.walletChanges!.changes.map((c) => [c.asset, c.raw])).toEqual([
       ['SOL', '-2039280'],
       ['7xavhMG8c8xirE4q2Y5SjCdJjRB7MSwg9Jsq98ZppCNZ', '-751841958784'],
@@ -57,7 +58,7 @@ describe("another wallet's side", () => {
   test("a failed transaction told for a wallet it did not charge names no fee for it", async () => {
     const body = await told('failed-raydium-amm-v4-swap-slippage-custom30-bloxroute-base64-sava.json', '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H');
     expect(body.summary).toBe('Failed: Raydium AMM v4 swap reverted with custom program error 0x1e (30, ExceededSlippage); no balance change for 8wytzy…AX1H');
-    expect(body.walletChanges).toMatchObject({ signer: false, feePayer: false, feeLamports: '0', changes: [] });
+    expect(body.walletChanges).toMatchObject({ signer: false, feePayer: false, feeLamports: 0, changes: [] });
     expect(body.counterparties).toEqual(['66ZC9U8y1uYaAxt4WFYVW11YZeZohvi8ev6wBHsAxykh']);
   });
 });
@@ -78,9 +79,11 @@ describe("a token account opened for a wallet that did not sign, at another's co
       owner: bank,
       signer: false,
       feePayer: false,
-      feeLamports: '0',
-      changes: [{ asset: 'SOL', symbol: 'SOL', decimals: 9, raw: '2039280', amount: '0.00203928', counterparty: 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9' }],
-      tokenAccountRentLamports: '2039280',
+      feeLamports: 0,
+      // the rent the relayer put into its new token account is said as that, not as SOL it received
+      changes: [],
+      tokenAccountRentLamports: 2039280,
+      tokenAccountRentPaidBy: 'JsP7ivVoNhQZXMDmQd5m6VP6mYmycdCFHzK3i2jAmT9',
     });
     expect((await told('audius-userbank-create-token-account-audius.json')).summary).toBe(
       "Paid 0.00203928 SOL rent to open 5ZiE3v…ZTgx's token account through program Ewkv3J…rezQ (create_token_account)",
@@ -93,15 +96,16 @@ describe("a token account opened for a wallet that did not sign, at another's co
     expect(body.summary).toBe("Received 0.1 USDC from 37BenM…9D6k (its new token account's 0.00203928 SOL rent paid by 37BenM…9D6k)");
     // its token account 8dqL6j…: 0 -> 2039280 lamports and 0 -> 100000 USDC; the sender 37BenM…: -2044780 (5500 fee)
     expect(body.walletChanges!.changes.map((c) => [c.asset, c.raw, c.counterparty])).toEqual([
-      ['SOL', '2039280', '37BenMAXFJMo3GaXKb2XLsNQXmd6VbbdShZWnwDj9D6k'],
       ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', '100000', '37BenMAXFJMo3GaXKb2XLsNQXmd6VbbdShZWnwDj9D6k'],
     ]);
+    expect(body.walletChanges).toMatchObject({ tokenAccountRentLamports: 2039280, tokenAccountRentPaidBy: '37BenMAXFJMo3GaXKb2XLsNQXmd6VbbdShZWnwDj9D6k' });
     expect((await told('spl-usdc-transfer-create-ata-gem.json')).summary).toBe("Sent 0.1 USDC to 3UJQqK…dKnK and paid 0.00203928 SOL rent to open 3UJQqK…dKnK's token account");
   });
 
   test('when its SOL change names no one, the payer is the owner whose SOL opened its account', async () => {
     const body = await told('nft-metaplex-pnft-transfer-gem.json', 'G7B17AigRCGvwnxFc5U8zY5T3NBGduLzT7KYApNU2VdR');
-    expect(body.walletChanges!.changes[0]).toMatchObject({ asset: 'SOL', raw: '2039280', counterparty: null });
+    expect(body.walletChanges!.changes.map((c) => c.asset)).not.toContain('SOL');
+    expect(body.walletChanges).toMatchObject({ tokenAccountRentLamports: 2039280, tokenAccountRentPaidBy: '8wytzyCBXco7yqgrLDiecpEt452MSuNWRe7xsLgAAX1H' });
     expect(body.summary).toEndWith("for G7B17A…2VdR: received 1 96rMF7…gWK6 from 8wytzy…AX1H (its new token account's 0.00203928 SOL rent paid by 8wytzy…AX1H)");
   });
 });

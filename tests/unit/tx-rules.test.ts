@@ -7,6 +7,7 @@ import { balanceChangesFor } from '../../src/chain/tx/changes';
 import { classifyTransaction } from '../../src/chain/tx/classify';
 import { describeTransaction } from '../../src/chain/tx/describe';
 import { normalizeTransaction } from '../../src/chain/tx/normalize';
+import { payerChanges } from '../support/decoded.ts';
 
 // ---- builder ------------------------------------------------------------------------------------
 
@@ -168,8 +169,8 @@ describe('classification precedence', () => {
   test('a launchpad invoked under an aggregator is MemeCoin, venues in invocation order', () => {
     const body = describeSpec(swapOn(JUPITER, { 0: [{ program: PUMP_FUN, data: opaque }] }));
     expect(body.category).toBe('MemeCoin');
-    expect(body.categoryMatched).toBe(true);
-    expect(body.programs.map((p) => p.name)).toEqual(['Jupiter v6', 'Pump.fun']);
+    expect(body.categoryFit).toBe('exact');
+    expect(body.programs.filter((p) => p.venue !== null).map((p) => p.name)).toEqual(['Jupiter v6', 'Pump.fun']);
     expect(body.summary).toBe('Swapped 1 SOL for 1000 USDC via Jupiter v6 → Pump.fun');
     expect(body.llm_context).toContain('higher risk');
   });
@@ -206,8 +207,8 @@ describe('classification precedence', () => {
     spec.loaded = { writable: [], readonly: [RAYDIUM_V4, JUPITER] };
     const body = describeSpec(spec);
     expect(body.category).toBe('Transfer');
-    expect(body.categoryMatched).toBe(true);
-    expect(body.programs).toEqual([]);
+    expect(body.categoryFit).toBe('exact');
+    expect(body.programs.filter((p) => p.venue !== null)).toEqual([]);
   });
 
   test('brand names in logs, without the program id invoked, do not change the category', () => {
@@ -221,9 +222,9 @@ describe('classification precedence', () => {
     ];
     const body = describeSpec(spec);
     expect(body.category).toBe('Transfer');
-    expect(body.categoryMatched).toBe(true);
-    expect(body.programs).toEqual([]);
-    expect(body.invokedPrograms.map((p) => p.programId)).toEqual([SYSTEM]);
+    expect(body.categoryFit).toBe('exact');
+    expect(body.programs.filter((p) => p.venue !== null)).toEqual([]);
+    expect(body.programs.map((p) => p.programId)).toEqual([SYSTEM]);
   });
 
   test('a failed transaction keeps the category of what it tried', () => {
@@ -250,9 +251,9 @@ describe('plain transfers and the fallback', () => {
     const spec = solTransfer(1_500_000_000n);
     spec.instructions.unshift({ program: COMPUTE_BUDGET, data: Uint8Array.from([2, 0, 0, 1, 0]) }, { program: MEMO, data: new TextEncoder().encode('hi') });
     const body = describeSpec(spec);
-    expect([body.category, body.categoryMatched]).toEqual(['Transfer', true]);
+    expect([body.category, body.categoryFit]).toEqual(['Transfer', 'exact']);
     expect(body.summary).toBe(`Sent 1.5 SOL to ${ALICE.slice(0, 6)}…${ALICE.slice(-4)}`);
-    expect(body.balanceChanges).toEqual([{ asset: 'SOL', symbol: 'SOL', decimals: 9, raw: '-1500000000', amount: '-1.5', counterparty: ALICE }]);
+    expect(payerChanges(body).changes).toEqual([{ asset: 'SOL', symbol: 'SOL', decimals: 9, raw: '-1500000000', amount: '-1.5', counterparty: ALICE }]);
   });
 
   test('Token-2022 transferCheckedWithFee counts as a token transfer', () => {
@@ -264,7 +265,7 @@ describe('plain transfers and the fallback', () => {
         { account: ALICE_USDC, mint: MEME_MINT, owner: ALICE, decimals: 0, pre: 0n, post: 5n },
       ],
     });
-    expect([body.category, body.categoryMatched]).toEqual(['Transfer', true]);
+    expect([body.category, body.categoryFit]).toEqual(['Transfer', 'exact']);
     expect(body.summary).toBe(`Sent 5 ${MEME_MINT.slice(0, 6)}…${MEME_MINT.slice(-4)} to ${ALICE.slice(0, 6)}…${ALICE.slice(-4)}`);
   });
 
@@ -281,7 +282,7 @@ describe('plain transfers and the fallback', () => {
         { account: ALICE_USDC, mint: USDC, owner: ALICE, decimals: 6, post: 2_500_000n },
       ],
     });
-    expect([body.category, body.categoryMatched]).toEqual(['Transfer', true]);
+    expect([body.category, body.categoryFit]).toEqual(['Transfer', 'exact']);
     const alice = `${ALICE.slice(0, 6)}…${ALICE.slice(-4)}`;
     expect(body.summary).toBe(`Sent 2.5 USDC to ${alice} and paid 0.00203928 SOL rent to open ${alice}'s token account`);
   });
@@ -290,14 +291,14 @@ describe('plain transfers and the fallback', () => {
     const inert = solTransfer(1_000n);
     inert.instructions.unshift({ program: UNKNOWN_PROGRAM, data: opaque });
     const inertBody = describeSpec(inert);
-    expect([inertBody.category, inertBody.categoryMatched]).toEqual(['Transfer', true]);
+    expect([inertBody.category, inertBody.categoryFit]).toEqual(['Transfer', 'exact']);
     expect(inertBody.summary).toContain('also invoked');
 
     const active = solTransfer(1_000n);
     active.instructions.unshift({ program: UNKNOWN_PROGRAM, data: opaque });
     active.inner = { 0: [{ program: TOKEN, data: transferChecked(1n, 0) }] };
     const activeBody = describeSpec(active);
-    expect([activeBody.category, activeBody.categoryMatched]).toEqual(['Transfer', false]);
+    expect([activeBody.category, activeBody.categoryFit]).toEqual(['Transfer', 'nearest']);
     // what its CPI did names it: a token transfer through the unknown program
     expect(activeBody.kind).toBe('transfer');
     expect(activeBody.summary).toEndWith(`through program ${UNKNOWN_PROGRAM.slice(0, 6)}…${UNKNOWN_PROGRAM.slice(-4)}`);
@@ -313,9 +314,9 @@ describe('plain transfers and the fallback', () => {
       instructions: [{ program: SYSTEM, accounts: [PAYER, ALICE], data: systemCreateAccount(RENT) }],
       lamports: { [PAYER]: [1_000_000_000n, 1_000_000_000n - RENT - 5000n], [ALICE]: [0n, RENT] },
     });
-    expect([body.category, body.categoryMatched]).toEqual(['Transfer', false]);
-    expect(body.summary).toStartWith('Not a swap or transfer: invoked System Program;');
-    expect(body.llm_context).toContain('only as a fallback');
+    expect([body.category, body.categoryFit]).toEqual(['Transfer', 'nearest']);
+    expect(body.summary).toStartWith('Account management (System Program create_account): invoked System Program;');
+    expect(body.llm_context).toContain('as the nearest of Swap, MemeCoin and Transfer');
   });
 });
 
@@ -354,8 +355,8 @@ describe('balance changes for the fee payer', () => {
       tokens: [{ account: PAYER_MEME, mint: MEME_MINT, owner: PAYER, decimals: 6, post: 123_456_789n }],
     };
     const body = describeSpec(spec);
-    expect(body.balanceChanges.map((c) => c.amount)).toEqual(['-1', '123.456789']);
-    expect(body.tokenAccountRentLamports).toBe(RENT.toString());
+    expect(payerChanges(body).changes.map((c) => c.amount)).toEqual(['-1', '123.456789']);
+    expect(payerChanges(body).tokenAccountRentLamports).toBe(Number(RENT));
     expect(body.summary).toContain('Swapped 1 SOL for 123.456789');
     expect(body.summary).toContain('(plus 0.00203928 SOL rent for new token accounts)');
   });
@@ -377,7 +378,7 @@ describe('balance changes for the fee payer', () => {
   test('the fee is excluded from the SOL change and stated on its own', () => {
     const spec: Spec = { instructions: [{ program: UNKNOWN_PROGRAM, data: opaque }], lamports: { [PAYER]: [1_000_000n, 995_000n] }, inner: {} };
     const body = describeSpec(spec);
-    expect(body.balanceChanges).toEqual([]);
+    expect(payerChanges(body).changes).toEqual([]);
     expect(body.details.fee).toBe(5000);
     expect(body.summary).toContain('no balance change for');
     expect(body.summary).toContain('apart from the 0.000005 SOL fee');
@@ -395,12 +396,12 @@ describe('balance changes for the fee payer', () => {
       bigintIntegers: true,
     };
     const body = describeSpec(spec);
-    expect(body.balanceChanges.map((c) => [c.raw, c.amount])).toEqual([
+    expect(payerChanges(body).changes.map((c) => [c.raw, c.amount])).toEqual([
       ['-1', '-0.000000001'],
       ['-18014398509481985', '-18014398509.481985'],
     ]);
     const asNumbers = describeSpec({ ...spec, lamports: { [PAYER]: [6001n, 1000n] }, bigintIntegers: false });
-    expect(asNumbers.balanceChanges[1]).toEqual(body.balanceChanges[1]!);
+    expect(payerChanges(asNumbers).changes[1]).toEqual(payerChanges(body).changes[1]!);
   });
 
   test('counterparty: the single opposite mover, else the one moving exactly the amount, else none', () => {
@@ -453,10 +454,10 @@ describe('kinds from instructions, not from the programs alone', () => {
 
   test('a Raydium AMM v4 deposit is a liquidity deposit, not a swap, and the LP token is not "bought"', () => {
     const body = describeSpec(deposit(RAYDIUM_V4, Uint8Array.from([3, 1, 0, 0, 0, 0, 0, 0, 0])));
-    expect([body.kind, body.category, body.categoryMatched]).toEqual(['liquidity_add', 'Transfer', false]);
+    expect([body.kind, body.category, body.categoryFit]).toEqual(['liquidity_add', 'Transfer', 'nearest']);
     expect(body.summary).toStartWith('Added liquidity on Raydium AMM v4 (deposit): deposited 1 SOL and 1000 USDC, received 0.007');
     expect(body.summary).not.toContain('Swapped');
-    expect(body.programs.map((p) => p.name)).toEqual(['Raydium AMM v4']);
+    expect(body.programs.filter((p) => p.venue !== null).map((p) => p.name)).toEqual(['Raydium AMM v4']);
   });
 
   test("a bot's unknown program calling the deposit by CPI is still a liquidity deposit (the CPI stands for it)", () => {
@@ -521,7 +522,7 @@ describe('kind from effects: a program the tables do not know, named by what its
   test('a burn through an unknown program is a burn, and the summary says what was burned and received, and through which program', () => {
     const body = describeSpec(burnAndMint({ program: TOKEN, accounts: [PAYER_MEME, MEME_MINT, PAYER], data: burn(72_000_000n) }));
     expect(body.kind).toBe('burn');
-    expect([body.category, body.categoryMatched]).toEqual(['Transfer', false]);
+    expect([body.category, body.categoryFit]).toEqual(['Transfer', 'nearest']);
     expect(body.actions).toEqual([
       { instructionIndex: 0, inner: false, programId: UNKNOWN_PROGRAM, program: null, name: null, kind: 'burn', source: 'effects' },
     ]);
@@ -612,7 +613,7 @@ describe('kind from effects: a program the tables do not know, named by what its
     });
     expect(body.kind).toBe('unknown');
     expect(body.actions.map((a) => a.source)).toEqual(['none']);
-    expect(body.summary).toStartWith(`Not a swap or transfer: invoked ${short}`);
+    expect(body.summary).toStartWith(`Invoked ${short}, whose instructions the decoder does not recognize;`);
   });
 });
 
@@ -628,7 +629,7 @@ describe('governance and NFT auction programs by table', () => {
       inner: { 0: [{ program: SYSTEM, accounts: [PAYER, PROPOSAL], data: systemCreateAccount(3_000_000n) }] },
       lamports: { [PAYER]: [1_000_000_000n, 996_995_000n], [PROPOSAL]: [0n, 3_000_000n] },
     });
-    expect([body.kind, body.category, body.categoryMatched]).toEqual(['governance_proposal', 'Transfer', false]);
+    expect([body.kind, body.category, body.categoryFit]).toEqual(['governance_proposal', 'Transfer', 'nearest']);
     expect(body.actions.map((a) => [a.program, a.name, a.kind, a.source])).toEqual([['SPL Governance', 'create_proposal', 'governance_proposal', 'table']]);
     expect(body.summary).toBe('Governance proposal on SPL Governance (create_proposal): paid 0.003 SOL rent for 1 account it opened');
   });

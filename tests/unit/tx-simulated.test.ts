@@ -16,7 +16,7 @@ describe('lookup tables', () => {
   });
 
   test('a missing table or an index past its end is refused, not guessed', () => {
-    const wire = { signers: [A], writableStatic: [A], lookups: [{ table: B, writableIndexes: [3] }] };
+    const wire = { signers: [A], instructionPrograms: [], writableStatic: [A], lookups: [{ table: B, writableIndexes: [3] }] };
     expect(() => writableAccounts(wire, new Map())).toThrow(LookupTableError);
     expect(() => writableAccounts(wire, new Map([[B, [A, B]]]))).toThrow(`address lookup table ${B} has no entry 3`);
     expect(writableAccounts({ ...wire, lookups: [{ table: B, writableIndexes: [1, 0] }] }, new Map([[B, [A, B]]]))).toEqual([A, B]);

@@ -7,6 +7,7 @@ import { normalizeTransaction } from '../../src/chain/tx/normalize';
 import { ownerlessTokenAccounts, tokenOwnersFromInstructions, tokenOwnersFromRoles } from '../../src/chain/tx/token-owners';
 import { ownersToLookUp } from '../../src/capabilities/decode-tx';
 import { loadRecorded, recordedTransactionFiles } from '../support/recorded-transactions';
+import { payerChanges } from '../support/decoded.ts';
 
 const DIR = 'getTransaction-jsonParsed';
 const SOL_TO_USDC = `${DIR}/serum-swap-sol-to-usdc-ownerless-2021-p2p.json`;
@@ -68,7 +69,7 @@ describe('owners from the transaction itself', () => {
     expect(usdcAccount.token).toEqual({ mint: USDC, owner: WALLET, decimals: 6, before: '0', after: '14198095', change: '14198095' });
     // 0.1 SOL wrapped, sold; 0.02335776 SOL for the open-orders account; the ATA's rent apart
     expect(changes(body, WALLET)).toEqual({ SOL: '-123357760', [USDC]: '14198095' });
-    expect(body.ownerChanges.find((o) => o.owner === WALLET)!.tokenAccountRentLamports).toBe('2039280');
+    expect(body.ownerChanges.find((o) => o.owner === WALLET)!.tokenAccountRentLamports).toBe(2039280);
   });
 
   test('the transaction’s own word wins over the chain’s account as it is now', async () => {
@@ -108,7 +109,7 @@ describe('a two-market swap through an order-book router, read before as "an ord
     const body = await decode(TWO_MARKETS, new Map([[ETH_ACCOUNT, 'GBWgHXLf1fX4J1p5fAkQoEbnjpgjxUtr4mrVgtj9wW8a']]));
     expect(body.summary).toBe('Swapped 0.001 9n4nbM…eJ9E for 0.238744 USDC and 0.013 2FPyTw…6Pxk via Serum DEX v3');
     expect(changes(body, WALLET)).toEqual({ [BTC]: '-1000', [USDC]: '238744', [ETH]: '13000' });
-    expect(body.balanceChanges.map((c) => c.amount)).toEqual(['-0.001', '0.238744', '0.013']);
+    expect(payerChanges(body).changes.map((c) => c.amount)).toEqual(['-0.001', '0.238744', '0.013']);
   });
 });
 
@@ -121,7 +122,7 @@ describe('order-book orders placed and settled at once', () => {
     expect(ownersToLookUp(tx)).toEqual([]);
     const after = await decode(USDT_TO_USDC);
     expect(after.kind).toBe('swap');
-    expect(after.categoryMatched).toBe(true);
+    expect(after.categoryFit).toBe('exact');
     expect(after.summary).toBe('Swapped 2 USDT for 1.993604 USDC via Serum DEX v3');
     expect(changes(after, WALLET)).toEqual({ Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: '-2000000', [USDC]: '1993604' });
   });

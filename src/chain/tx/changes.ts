@@ -11,6 +11,7 @@
 
 import { SYSTEM_PROGRAM, WRAPPED_SOL_MINT } from '../program-ids';
 import { SOL_DECIMALS } from '../format';
+import { exactInteger } from '../../json';
 import type { NormalizedTransaction, TokenBalance } from './normalize';
 
 export interface AssetChange {
@@ -221,11 +222,11 @@ export function ownerChangesOf(tx: NormalizedTransaction): OwnerChanges[] {
 /** One address's change: lamports post minus pre, and for a token account its raw token amounts. */
 export interface AccountChange {
   readonly address: string;
-  /** Lamports before and after, as strings (exact). */
-  readonly lamportsBefore: string;
-  readonly lamportsAfter: string;
+  /** Lamports before and after: JSON integers, exact (a bigint beyond 2^53). */
+  readonly lamportsBefore: number | bigint;
+  readonly lamportsAfter: number | bigint;
   /** After minus before; the fee payer's includes the fee. */
-  readonly lamportsChange: string;
+  readonly lamportsChange: number | bigint;
   /** For a token account: its mint, owner and raw amounts before/after (exact, with decimals). */
   readonly token: {
     readonly mint: string;
@@ -257,9 +258,9 @@ export function accountChangesOf(tx: NormalizedTransaction): AccountChange[] {
     return [
       {
         address,
-        lamportsBefore: lb.toString(),
-        lamportsAfter: la.toString(),
-        lamportsChange: (la - lb).toString(),
+        lamportsBefore: exactInteger(lb),
+        lamportsAfter: exactInteger(la),
+        lamportsChange: exactInteger(la - lb),
         token: t ? { mint: t.mint, owner: t.owner, decimals: t.decimals, before: tb.toString(), after: ta.toString(), change: (ta - tb).toString() } : null,
       },
     ];

@@ -13,7 +13,8 @@ import { type NormalizedInstruction, type NormalizedTransaction, normalizeTransa
 import type { IdlDirectory } from './idl';
 import { type TokenOwners, resolveTokenOwners } from './token-owners';
 import { type CompressedNftAction, compressedNftActions, compressedNftSentence } from './bubblegum';
-import { type RentPaidFor, type Side, counterpartiesOf, feePayerSide, walletSide, withoutRentPaidFor } from './point-of-view';
+import { type RentPaidFor, type Side, counterpartiesOf, feePayerSide, rentPaidFor, walletSide, withoutRentPaidFor } from './point-of-view';
+import { exactInteger } from '../../json';
 
 export type TxStatus = 'SUCCESS' | 'FAILED';
 
@@ -45,17 +46,29 @@ export interface BalanceChangeView {
   readonly counterparty: string | null;
 }
 
-/** One owner's changes: every signer, and every other owner whose token balances moved. */
+/** One owner's changes: every signer, and every other owner whose token balances moved. Lamports are JSON integers. */
 export interface OwnerChangesView {
   readonly owner: string;
   readonly signer: boolean;
   readonly feePayer: boolean;
   /** Fee this owner paid, lamports (non-zero only for the fee payer). */
-  readonly feeLamports: string;
-  /** Non-zero changes net of the fee; SOL first (wrapped SOL folded in). */
+  readonly feeLamports: number | bigint;
+  /** Non-zero changes net of the fee and of rent; SOL first (wrapped SOL folded in). */
   readonly changes: readonly BalanceChangeView[];
-  /** Lamports put into (+) or recovered from (−) this owner's own token accounts as rent. */
-  readonly tokenAccountRentLamports: string;
+  /** Lamports put into (+) or recovered from (−) this owner's own token accounts as rent, whoever paid; not in its SOL change. */
+  readonly tokenAccountRentLamports: number | bigint;
+  /** Another wallet that paid that rent (this owner signed nothing): then it is not in the owner's SOL change either. */
+  readonly tokenAccountRentPaidBy: string | null;
+}
+
+/** Whether `category` is what the transaction is, or only the nearest of Swap, MemeCoin and Transfer (then `kind` and the summary say what it is). */
+export type CategoryFit = 'exact' | 'nearest';
+
+/** A program the transaction invoked, and the kind of venue it is when it is one the classifier recognizes. */
+export interface ProgramView {
+  readonly programId: string;
+  readonly name: string | null;
+  readonly venue: VenueKind | null;
 }
 
 /** What one instruction did (see classify.ts actionsOf). */
@@ -82,29 +95,23 @@ export interface DecodeTxBody {
   /** One line: what moved for the fee payer, via which venues, or why it failed. */
   readonly summary: string;
   readonly category: Category;
-  /** false when the transaction is none of Swap/MemeCoin/Transfer and `category` is only the fallback. */
-  readonly categoryMatched: boolean;
+  /** 'nearest' when the transaction is none of Swap/MemeCoin/Transfer and `category` is only the nearest of them. */
+  readonly categoryFit: CategoryFit;
   /** What it does (or tried to): the most significant kind among its instructions. */
   readonly kind: ActionKind;
   readonly details: {
     readonly slot: number;
     /** Lamports. */
-    readonly fee: number;
+    readonly fee: number | bigint;
     /** Block time, Unix seconds; null when the node has none. */
     readonly timestamp: number | null;
     readonly status: TxStatus;
   };
   readonly raw_logs: readonly string[];
   readonly llm_context: string;
-  /** Recognized venues (program-ids.ts), in first-invoked order. */
-  readonly programs: readonly { readonly name: string; readonly programId: string; readonly kind: VenueKind }[];
+  /** Every program invoked (top-level, inner, logs), in first-invoked order; recognized venues say their kind. */
+  readonly programs: readonly ProgramView[];
   readonly feePayer: string;
-  /** Non-zero changes for the fee payer, net of the fee; SOL first. */
-  readonly balanceChanges: readonly BalanceChangeView[];
-  /** Lamports the fee payer put into (+) or got back from (−) its own token accounts as rent; not in the SOL change. */
-  readonly tokenAccountRentLamports: string;
-  /** Every program invoked (top-level, inner, logs), name when known. */
-  readonly invokedPrograms: readonly { readonly programId: string; readonly name: string | null }[];
   /** Accounts that signed, fee payer first. */
   readonly signers: readonly string[];
   /** Changes per owner: every signer, then every other owner whose token balances moved. */
@@ -405,10 +412,11 @@ function kindSummary(tx: NormalizedTransaction, cls: Classification, owner: Owne
     case 'governance_deposit':
     case 'governance_withdraw':
       return `${capitalize(KIND_TEXT[cls.kind])} on ${where}: ${flowText(tx, owner, 'deposited', 'received')}`;
+    // what it is, first: the category is only the nearest of three (llm_context and categoryFit say so)
     case 'unknown':
-      return `Not a swap or transfer: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
+      return `${capitalize(invokedText(tx, cls))}, whose instructions the decoder does not recognize; ${movementSummary(tx, owner, true)}`;
     default:
-      return `Not a swap or transfer: ${invokedText(tx, cls)}; ${KIND_TEXT[cls.kind]} (${action ? `${programLabel(action.programId)} ${action.name ?? ''}`.trim() : ''}); ${movementSummary(tx, owner, true)}`;
+      return `${capitalize(KIND_TEXT[cls.kind])}${action ? ` (${`${programLabel(action.programId)} ${action.name ?? ''}`.trim()})` : ''}: ${invokedText(tx, cls)}; ${movementSummary(tx, owner, true)}`;
   }
 }
 
@@ -471,7 +479,7 @@ function failedSummary(tx: NormalizedTransaction, cls: Classification, owner: Ow
     case 'plain-transfer':
       return `Failed: transfer (instruction ${err.instructionIndex}, ${programLabel(err.programId ?? '')}) reverted with ${err.message}${raisedBy}; ${cost}`;
     case 'fallback': {
-      const what = cls.kind === 'unknown' ? 'not a swap or transfer' : `${KIND_TEXT[cls.kind]}, not a swap or transfer`;
+      const what = cls.kind === 'unknown' ? 'instructions not recognized' : KIND_TEXT[cls.kind];
       return `Failed: ${subject} reverted with ${err.message}${raisedBy}${unmet}; ${what}: ${invokedText(tx, cls)}; ${cost}`;
     }
   }
@@ -485,7 +493,7 @@ function othersText(tx: NormalizedTransaction, side: Side): string {
 
 function llmContext(network: Network, signature: string, cls: Classification, status: TxStatus, summary: string): string {
   const note = !cls.matched
-    ? ` only as a fallback (it matches no swap, meme-coin or transfer pattern; kind: ${cls.kind})`
+    ? ` as the nearest of Swap, MemeCoin and Transfer, being none of them (it is: ${cls.kind === 'unknown' ? 'not recognized' : KIND_TEXT[cls.kind]})`
     : cls.category === 'MemeCoin'
       ? ' (launchpad meme-coin activity, higher risk)'
       : '';
@@ -511,6 +519,35 @@ export function changeView(c: AssetChange): BalanceChangeView {
   };
 }
 
+/** Why a transaction failed, as decode-tx and simulate answer it: located, with the node's error as sent. */
+export function errorView(info: TransactionErrorInfo | null, err: unknown): DecodeTxError | null {
+  return info ? { ...info, message: formatTransactionError(info), raw: plain(err) } : null;
+}
+
+/**
+ * One owner's entry of the per-owner view (decode-tx, decoded history and simulate alike). Rent another
+ * wallet put into the token accounts of an owner that signed nothing is said as that, apart: it is not SOL
+ * the owner received, nor rent it paid.
+ */
+export function ownerView(tx: NormalizedTransaction, owners: readonly OwnerChanges[], o: OwnerChanges): OwnerChangesView {
+  const signer = tx.signers.includes(o.owner);
+  const paid = signer ? null : rentPaidFor(tx, owners, o);
+  const shown = paid ? withoutRentPaidFor(o, paid) : o;
+  return {
+    owner: o.owner,
+    signer,
+    feePayer: o.owner === tx.feePayer,
+    feeLamports: exactInteger(o.feeLamports),
+    changes: shown.changes.map(changeView),
+    tokenAccountRentLamports: exactInteger(o.tokenAccountRentLamports),
+    tokenAccountRentPaidBy: paid?.payer ?? null,
+  };
+}
+
+export function ownerViews(tx: NormalizedTransaction, owners: readonly OwnerChanges[]): OwnerChangesView[] {
+  return owners.map((o) => ownerView(tx, owners, o));
+}
+
 // ---- entry points -------------------------------------------------------------------------------
 
 /** Describe an already-normalized transaction. */
@@ -519,7 +556,7 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
   const idls = options.idls ?? new Map();
   const cls = classifyTransaction(tx, idls);
   const nameOf = (id: string) => programName(id) ?? idls.get(id)?.name ?? null;
-  const signerSet = new Set(tx.signers);
+  const venues = new Map(cls.venues.map((v) => [v.programId, v]));
   const owners = ownerChangesOf(tx);
   const owner = owners.find((o) => o.owner === tx.feePayer) ?? balanceChangesFor(tx, tx.feePayer);
   const side = options.wallet === undefined ? feePayerSide(tx, owners, owner) : walletSide(tx, owners, options.wallet);
@@ -537,41 +574,33 @@ export function describeNormalized(normalized: NormalizedTransaction, options: D
   const nftLead = errInfo || nfts.length === 0 ? '' : `${compressedNftSentence(nfts, speaker.owner)}; `;
   const summary =
     nftLead + (errInfo ? failedSummary(tx, cls, told, errInfo) : successSummary(tx, cls, told)) + rentPaid + othersText(tx, side) + unownedText(tx);
-  const ownerView = (o: OwnerChanges): OwnerChangesView => ({
-    owner: o.owner,
-    signer: signerSet.has(o.owner),
-    feePayer: o.owner === tx.feePayer,
-    feeLamports: o.feeLamports.toString(),
-    changes: o.changes.map(changeView),
-    tokenAccountRentLamports: o.tokenAccountRentLamports.toString(),
-  });
 
   return {
     signature: options.signature,
     network: options.network,
     summary,
     category: cls.category,
-    categoryMatched: cls.matched,
+    categoryFit: cls.matched ? 'exact' : 'nearest',
     kind: cls.kind,
     details: {
       slot: tx.slot,
-      fee: Number(tx.fee),
+      fee: exactInteger(tx.fee),
       timestamp: tx.blockTime,
       status,
     },
     raw_logs: [...tx.logs],
     llm_context: llmContext(options.network, options.signature, cls, status, summary),
-    programs: cls.venues.map((v) => ({ name: v.name, programId: v.programId, kind: v.kind })),
+    programs: tx.invokedProgramIds.map((id) => {
+      const venue = venues.get(id);
+      return { programId: id, name: venue?.name ?? nameOf(id), venue: venue?.kind ?? null };
+    }),
     feePayer: tx.feePayer,
-    balanceChanges: owner.changes.map(changeView),
-    tokenAccountRentLamports: owner.tokenAccountRentLamports.toString(),
-    invokedPrograms: tx.invokedProgramIds.map((id) => ({ programId: id, name: nameOf(id) })),
     signers: [...tx.signers],
-    ownerChanges: owners.map(ownerView),
+    ownerChanges: ownerViews(tx, owners),
     accountChanges: accountChangesOf(tx),
     actions: cls.actions.map((a) => ({ ...a, program: nameOf(a.programId) })),
-    error: errInfo ? { ...errInfo, message: formatTransactionError(errInfo), raw: plain(tx.err) } : null,
-    ...(options.wallet === undefined ? {} : { walletChanges: ownerView(speaker), counterparties: counterpartiesOf(tx, speaker) }),
+    error: errorView(errInfo, tx.err),
+    ...(options.wallet === undefined ? {} : { walletChanges: ownerView(tx, owners, speaker), counterparties: counterpartiesOf(tx, speaker) }),
     ...(nfts.length === 0 ? {} : { compressedNfts: nfts }),
   };
 }

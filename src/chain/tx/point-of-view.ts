@@ -66,7 +66,7 @@ export function walletSide(tx: NormalizedTransaction, owners: readonly OwnerChan
  * own account lost (a program's account can lose lamports unsigned), so the rest of the rent came from others.
  * Who paid: the counterparty of its SOL change, else the one owner whose SOL went to open its token account.
  */
-function rentPaidFor(tx: NormalizedTransaction, owners: readonly OwnerChanges[], changes: OwnerChanges): RentPaidFor | null {
+export function rentPaidFor(tx: NormalizedTransaction, owners: readonly OwnerChanges[], changes: OwnerChanges): RentPaidFor | null {
   const rent = changes.tokenAccountRentLamports;
   if (rent <= 0n) return null;
   const index = tx.accountKeys.indexOf(changes.owner);

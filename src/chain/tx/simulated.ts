@@ -6,11 +6,14 @@ import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionD
 import { base58 } from '@scure/base';
 import { big } from '../../json';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../program-ids';
-import { type AccountChange, type OwnerChanges, accountChangesOf, ownerChangesOf } from './changes';
+import { type AccountChange, accountChangesOf, ownerChangesOf } from './changes';
+import { type OwnerChangesView, ownerViews } from './describe';
 import type { NormalizedTransaction, TokenBalance } from './normalize';
 
 export interface WireAccounts {
   readonly signers: readonly string[];
+  /** Program of each top-level instruction, in order (a program id is always a static key). */
+  readonly instructionPrograms: readonly string[];
   /** Static keys the transaction may write, in message order. */
   readonly writableStatic: readonly string[];
   readonly lookups: readonly { readonly table: string; readonly writableIndexes: readonly number[] }[];
@@ -29,7 +32,8 @@ export function wireAccounts(base64: string): WireAccounts {
     'addressTableLookups' in message && message.addressTableLookups
       ? message.addressTableLookups.map((l) => ({ table: String(l.lookupTableAddress), writableIndexes: [...l.writableIndexes] }))
       : [];
-  return { signers: keys.slice(0, numSignerAccounts), writableStatic, lookups };
+  const instructionPrograms = 'instructions' in message ? message.instructions.map((ix) => keys[ix.programAddressIndex] ?? '') : [];
+  return { signers: keys.slice(0, numSignerAccounts), instructionPrograms, writableStatic, lookups };
 }
 
 /** Bytes before the first address in an address lookup table account (LOOKUP_TABLE_META_SIZE). */
@@ -128,10 +132,11 @@ function simulatedTransaction(sim: SimulatedBalances): NormalizedTransaction {
 
 /**
  * Per-owner changes (every signer, then every owner whose token balances moved), with the same arithmetic
- * as decode-tx. Without a fee from the node, the fee payer's SOL change includes the fee.
+ * and the same view as decode-tx. Without a fee from the node, the fee payer's SOL change includes the fee.
  */
-export function simulatedOwnerChanges(sim: SimulatedBalances): OwnerChanges[] {
-  return ownerChangesOf(simulatedTransaction(sim));
+export function simulatedOwnerChanges(sim: SimulatedBalances): OwnerChangesView[] {
+  const tx = simulatedTransaction(sim);
+  return ownerViews(tx, ownerChangesOf(tx));
 }
 
 /** Each writable account whose lamports or token amount the simulation changed (decode-tx's per-address view). */
