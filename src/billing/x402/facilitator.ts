@@ -2,7 +2,6 @@
 // (its verification rules and settlement, versions 1 and 2) signing with the fee-payer keypair and
 // reaching the chain through the gateway's own upstreams (failover, timeouts, secrets kept out of
 // errors). Or an external facilitator by URL (@x402/core's client of /verify, /settle, /supported).
-import { readFileSync } from 'node:fs';
 import { address, createKeyPairSignerFromBytes, decompileTransactionMessage, getCompiledTransactionMessageDecoder, type KeyPairSigner } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { x402Facilitator } from '@x402/core/facilitator';
@@ -14,6 +13,7 @@ import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/facilitator';
 import type { Upstream } from '../../chain/upstream.ts';
 import { ConfigError } from '../../config.ts';
 import { TOKEN_2022_PROGRAM } from '../../chain/program-ids.ts';
+import { readKeypairFile } from './keypair-file.ts';
 import { CAIP2, V1_NETWORK } from './terms.ts';
 import type { Network } from '../../config.ts';
 
@@ -38,23 +38,9 @@ const KEY_FILE = 'X402_FEE_PAYER_KEYPAIR / --x402-fee-payer-keypair';
  * file's contents: they are the key.
  */
 export async function loadFeePayer(path: string): Promise<KeyPairSigner> {
-  let text: string;
+  const bytes = readKeypairFile(path, KEY_FILE);
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`${KEY_FILE}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  let bytes: unknown;
-  try {
-    bytes = JSON.parse(text);
-  } catch {
-    bytes = undefined;
-  }
-  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
-    throw new ConfigError(`${KEY_FILE}: the file is not a Solana CLI keypair (a JSON array of 64 numbers from 0 to 255)`);
-  }
-  try {
-    return await createKeyPairSignerFromBytes(Uint8Array.from(bytes as number[]));
+    return await createKeyPairSignerFromBytes(bytes);
   } catch {
     throw new ConfigError(`${KEY_FILE}: the file's public half does not match its secret half`);
   }

@@ -10,8 +10,8 @@
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createJWSOfferReceiptIssuer, createOfferReceiptExtension, declareOfferReceiptExtension, OFFER_RECEIPT, type JWSSigner } from '@x402/extensions/offer-receipt';
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../config.ts';
+import { readKeypairFile } from './keypair-file.ts';
 import type { Resource } from './terms.ts';
 
 const KEY_FILE = 'X402_RECEIPT_KEYPAIR / --x402-receipt-keypair';
@@ -34,22 +34,7 @@ const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
 /** An Ed25519 keypair file (Solana CLI JSON: 64 numbers, secret then public): its key objects. */
 function readKeypair(path: string): { secret: KeyObject; publicKey: Uint8Array } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`${KEY_FILE}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  let bytes: unknown;
-  try {
-    bytes = JSON.parse(text);
-  } catch {
-    bytes = undefined;
-  }
-  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
-    throw new ConfigError(`${KEY_FILE}: the file is not a Solana CLI keypair (a JSON array of 64 numbers from 0 to 255)`);
-  }
-  const all = Uint8Array.from(bytes as number[]);
+  const all = readKeypairFile(path, KEY_FILE);
   const seed = all.subarray(0, 32);
   const publicKey = all.slice(32);
   const secret = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: b64url(seed), x: b64url(publicKey) }, format: 'jwk' });
