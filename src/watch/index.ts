@@ -1,0 +1,43 @@
+// Builds the watch feature from the gateway's parts: its store on the same database as billing,
+// the sealing key, the resolver, the bus between replicas, the watches and the webhook sender.
+import { dirname, join, resolve as resolvePath } from 'node:path';
+import type { SQL } from 'bun';
+import type { Database } from 'bun:sqlite';
+import type { BillingStore } from '../billing/store.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { localBus, pgBus } from './bus.ts';
+import { Deliverer } from './deliverer.ts';
+import { resolver } from './resolve.ts';
+import { loadSealingKey, secretBox } from './secrets.ts';
+import { pgWatchStore, sqliteWatchStore } from './store.ts';
+import { Watches } from './watches.ts';
+
+export interface Watching {
+  watches: Watches;
+  deliverer: Deliverer;
+  close(): Promise<void>;
+}
+
+export async function createWatching(o: { config: Config; log: Logger; billing: BillingStore; sqlite?: Database; pg?: SQL }): Promise<Watching> {
+  const { config, log } = o;
+  const store = o.pg ? pgWatchStore(o.pg) : sqliteWatchStore(o.sqlite!);
+  const keyFile = config.webhookKeyFile ?? join(dirname(resolvePath(config.databasePath === ':memory:' ? './data/x' : config.databasePath)), 'webhook-secrets.key');
+  const box = secretBox(loadSealingKey(config.webhookSecretKey, keyFile));
+  const resolve = resolver(config.webhookDnsServers);
+  const bus = o.pg ? await pgBus(o.pg, log) : localBus();
+  if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE is on: watch webhooks may use plain http and private or loopback addresses (tests and the sandbox only)');
+  const watches = new Watches({ store, billing: o.billing, config, log, box, resolve, bus });
+  const deliverer = new Deliverer({ store, config, log, box, resolve });
+  bus.subscribe((m) => m.kind === 'events' && deliverer.wake(m.watchId));
+  await watches.start();
+  deliverer.start();
+  return {
+    watches,
+    deliverer,
+    async close() {
+      await deliverer.stop();
+      await watches.stop();
+    },
+  };
+}
