@@ -26,6 +26,9 @@ import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { guard, guardStore, StorageOutage } from './billing/outage.ts';
 import { LATE, within } from './within.ts';
+import { createWatching, type Watching } from './watch/index.ts';
+import type { Watches } from './watch/watches.ts';
+import { WATCH_EVENT } from './watch/watches.ts';
 
 export interface Services extends CallDeps {
   config: Config;
@@ -37,6 +40,9 @@ export interface Services extends CallDeps {
   quorum?: DepositQuorum;
   mcp: McpSessions;
   readiness: Readiness;
+  /** Watches (issue 40): the sink the ingester records into, and the webhook sender. */
+  watches: Watches;
+  watching: Watching;
   /** Set when a graceful stop begins: /readyz answers 503 from then on. */
   stopping: boolean;
   startedAt: number;
@@ -97,7 +103,7 @@ async function checkAccounts(accounts: X402Accounts, config: Config, log: Logger
 
 /** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: a price for no paid capability, an x402 key file that cannot serve). */
 export async function createServices(config: Config, log: Logger): Promise<Services> {
-  checkPrices(config, CAPABILITIES);
+  checkPrices(config, [...CAPABILITIES, { name: WATCH_EVENT, paid: true }]);
   // Postgres code loads only when asked for: the embedded default starts as it always did.
   const pgModules = config.databaseUrl
     ? await Promise.all([import('./billing/pg-store.ts'), import('./billing/pg-rate-limit.ts'), import('./billing/pg-usage.ts')])
@@ -169,6 +175,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
+  const watching = await createWatching({ config, log, billing: store, sqlite: db?.$client, pg: pg?.client });
   const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
   return {
     config,
@@ -186,6 +193,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     quorum,
     mcp,
     readiness,
+    watches: watching.watches,
+    watching,
     stopping: false,
     startedAt: Date.now(),
     async close() {
@@ -200,6 +209,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       await kept.settled(within);
       await usage.settled(within);
       await watcher?.stop();
+      await watching.close();
       if ('close' in limiter) limiter.close();
       await store.close();
     },
