@@ -91,6 +91,7 @@ const ACCOUNT = t.Object({
   pricesLamports: t.Optional(t.Record(t.String(), t.Integer({ minimum: 0 }), { description: 'The capabilities priced apart from priceLamports, with their price; absent when every paid call costs priceLamports' })),
   callsMade: t.Integer({ minimum: 0 }),
   paidCallsAvailable: t.Integer({ minimum: 0, description: 'Free calls left plus the calls the credit buys at priceLamports' }),
+  watchesPausedNoCredit: t.Optional(t.Array(t.String(), { description: 'Ids of your watches paused because the credit ran out (status paused_no_credit); they resume after a top-up' })),
 });
 
 const DEPOSIT_STATUS = t.Object({

@@ -177,6 +177,11 @@ export class Watches implements WatchedSet, WatchSink {
     }
   }
 
+  /** The owner's watches paused for want of credit (what /api/keys/me tells). */
+  pausedOf(owner: string): string[] {
+    return [...this.rows.values()].filter((w) => w.wallet === owner && w.status === 'paused_no_credit').map((w) => w.id);
+  }
+
   // ---- waiting for events ----
   /** Calls `cb` whenever the watch has new events (here or on another replica); returns an unsubscribe. */
   listen(watchId: string, cb: () => void): () => void {

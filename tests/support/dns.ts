@@ -19,7 +19,7 @@ export function dnsServer() {
     const groups = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
     return groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 255]);
   };
-  let socket: Awaited<ReturnType<typeof Bun.udpSocket>>;
+  let socket: { port: number; close(): void };
   const ready = Bun.udpSocket({
     hostname: '127.0.0.1',
     socket: {
