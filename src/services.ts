@@ -29,6 +29,8 @@ import { LATE, within } from './within.ts';
 import { createWatching, type Watching } from './watch/index.ts';
 import type { Watches } from './watch/watches.ts';
 import { WATCH_EVENT } from './watch/watches.ts';
+import { watchTools } from './watch/mcp.ts';
+import type { ExtraTools } from './mcp/tools.ts';
 
 export interface Services extends CallDeps {
   config: Config;
@@ -43,6 +45,7 @@ export interface Services extends CallDeps {
   /** Watches (issue 40): the sink the ingester records into, and the webhook sender. */
   watches: Watches;
   watching: Watching;
+  extraTools: ExtraTools;
   /** Set when a graceful stop begins: /readyz answers 503 from then on. */
   stopping: boolean;
   startedAt: number;
@@ -176,6 +179,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   });
   const inFlight = new InFlight(log);
   const watching = await createWatching({ config, log, billing: store, sqlite: db?.$client, pg: pg?.client });
+  const payments = createPayments(store, config, kept);
   const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
   return {
     config,
@@ -184,7 +188,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     store,
     upstreams,
     ctx,
-    payments: createPayments(store, config, kept),
+    payments,
     x402: x402?.x402,
     usage,
     inFlight,
@@ -195,6 +199,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     readiness,
     watches: watching.watches,
     watching,
+    extraTools: watchTools(watching.watches, { payments, limiter, log }),
     stopping: false,
     startedAt: Date.now(),
     async close() {

@@ -11,6 +11,7 @@ import { sessionRefusals, type SessionRefusals } from './refusals.ts';
 import { sessionServers, type SessionServers } from './session-servers.ts';
 import type { McpSession, McpSessions, SessionOwner } from './sessions.ts';
 import { toolServerFactory, type ToolServerFactory } from './tools.ts';
+import { CAPABILITIES } from '../capabilities/registry.ts';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
 
@@ -52,7 +53,7 @@ export interface McpFace {
 
 export function mcpFace(s: McpDeps): McpFace {
   const sessions = s.mcp;
-  const newServer = toolServerFactory(s);
+  const newServer = toolServerFactory(s, CAPABILITIES, s.extraTools);
   const keepAliveMs = Math.round(s.config.mcpKeepAliveSeconds * 1000);
   const errorLog = (transport: McpSession['kind']) => (error: Error) => s.log.debug('mcp transport error', { transport, error: error.message });
   const transportErrorLog = { sse: errorLog('sse'), 'streamable-http': errorLog('streamable-http') } as const;

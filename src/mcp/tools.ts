@@ -131,7 +131,7 @@ export interface ToolAnswer {
   readonly meta: Record<string, unknown>;
 }
 
-export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
+export function answerOf(cap: Pick<Capability, 'tool'>, outcome: Outcome): ToolAnswer {
   if (outcome.status === 400) {
     const { error, hint } = outcome.body as { error?: string; hint?: string };
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${cap.tool}: ${error}${hint ? `. ${hint}` : ''}`, outcome.body);
@@ -219,9 +219,20 @@ export interface ToolRunner {
   run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): MaybePromise<ToolAnswer>;
 }
 
-export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolRunner {
+/**
+ * Tools that are not capabilities (watches: they act on the caller's own account, src/watch/mcp.ts),
+ * given by their owner and answered through the same results and refusals.
+ */
+export interface ExtraTools {
+  readonly tools: Tool[];
+  /** The outcome of tool `name` for `caller`, or undefined when `name` is not one of these. */
+  run(name: string, args: Record<string, unknown>, caller: Caller): Promise<Outcome> | undefined;
+}
+
+export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, others?: ExtraTools): ToolRunner {
   const byTool = new Map(capabilities.map((c) => [c.tool, c]));
-  const names = [...byTool.keys()].join(', ');
+  const extraNames = new Set(others?.tools.map((t) => t.name));
+  const names = [...byTool.keys(), ...extraNames].join(', ');
 
   /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
   const refuse = (caller: Caller, message: string): never => {
@@ -231,8 +242,10 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
   };
 
   return {
-    has: (tool) => byTool.has(tool),
+    has: (tool) => byTool.has(tool) || extraNames.has(tool),
     run(name, args, caller, onCharged) {
+      const other = others?.run(name, args, caller);
+      if (other) return other.then((outcome) => answerOf({ tool: name }, outcome));
       const cap = byTool.get(name);
       if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
       let extra: string[] | undefined;
@@ -259,10 +272,10 @@ const INSTRUCTIONS =
   'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
   'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
 
-export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
-  const tools = toolList(deps.ctx.config, capabilities);
+export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, extra?: ExtraTools): ToolServerFactory {
+  const tools = [...toolList(deps.ctx.config, capabilities), ...(extra?.tools ?? [])];
   const listing = { tools };
-  const runner = toolRunner(deps, capabilities);
+  const runner = toolRunner(deps, capabilities, extra);
   const guide = guides(deps, capabilities, tools);
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
