@@ -11,6 +11,9 @@ import type { KeyOwner } from '../billing/keys.ts';
 import { X402_CANNOT_PAY } from './routes.ts';
 import { MAX_PULL, type Watches } from './watches.ts';
 
+/** Every watch tool, as tools/list lists them after the capabilities' tools. */
+export const WATCH_TOOL_NAMES = ['watch_wallets', 'list_watches', 'watch_events', 'unwatch'] as const;
+
 const ID = { type: 'string', description: 'The watch id (wch_...), as watch_wallets or list_watches gave it' };
 const objectOf = (properties: Record<string, object>, required: string[] = []): Tool['inputSchema'] => ({ type: 'object', properties: properties as Tool['inputSchema']['properties'], required, additionalProperties: false });
 
