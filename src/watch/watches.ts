@@ -87,6 +87,13 @@ export class Watches implements WatchedSet, WatchSink {
     return [...(this.index.get(network)?.keys() ?? [])];
   }
 
+  /** The wallets followed by watches at `commitment` (the ingester runs one follower per commitment). */
+  walletsAt(network: Network, commitment: Commitment): string[] {
+    const out = new Set<string>();
+    for (const [wallet, ids] of this.index.get(network) ?? []) for (const id of ids) if (this.rows.get(id)?.commitment === commitment) out.add(wallet);
+    return [...out];
+  }
+
   onChange(cb: (network: Network) => void): () => void {
     this.listeners.push(cb);
     return () => (this.listeners = this.listeners.filter((l) => l !== cb));
@@ -125,7 +132,8 @@ export class Watches implements WatchedSet, WatchSink {
     if (!ids) return;
     for (const watchId of [...ids]) {
       const w = this.rows.get(watchId);
-      if (!w || w.status === 'ended') continue;
+      // A watch takes the events of its own commitment only (the ingester reports each commitment apart).
+      if (!w || w.status === 'ended' || w.commitment !== activity.commitment) continue;
       await this.recordOne(w, network, wallet, activity);
     }
   }

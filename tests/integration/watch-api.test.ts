@@ -128,6 +128,20 @@ describe('events', () => {
     expect(before - (await credit())).toBe(BigInt(3 * PRICE));
   });
 
+  test('a watch at finalized takes only finalized activity; walletsAt tells the ingester which wallets that is', async () => {
+    const target = await newWallet();
+    const w = (await gw.post('/api/watches', { wallets: [target], commitment: 'finalized' }, h())).body;
+    expect(w.commitment).toBe('finalized');
+    expect(gw.services.watches.walletsAt('mainnet-beta', 'finalized')).toContain(target);
+    expect(gw.services.watches.walletsAt('mainnet-beta', 'confirmed')).not.toContain(target);
+    const seen = activity();
+    await gw.services.watches.recordActivity('mainnet-beta', target, seen);
+    await gw.services.watches.recordActivity('mainnet-beta', target, { ...seen, commitment: 'finalized' });
+    const events = (await gw.get(`/api/watches/${w.id}/events`, h())).body.events;
+    expect(events.map((e: any) => [e.signature, e.commitment])).toEqual([[seen.signature, 'finalized']]);
+    await fetch(`${gw.url}/api/watches/${w.id}`, { method: 'DELETE', headers: h() });
+  });
+
   test('bad pull parameters: 400 with a hint', async () => {
     const w = await gw.post('/api/watches', { wallets: [await newWallet()] }, h());
     for (const q of ['after=-1', 'after=x', 'limit=0', 'limit=101', `wait=26`, 'wait=1.5']) {
