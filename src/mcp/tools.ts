@@ -9,7 +9,7 @@
 // a JSON-RPC -32602 with one clear message and the 400 body as data; what the call itself
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
-import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type ReadResourceResult, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, plainSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
@@ -227,6 +227,18 @@ export interface ExtraTools {
   readonly tools: Tool[];
   /** The outcome of tool `name` for `caller`, or undefined when `name` is not one of these. */
   run(name: string, args: Record<string, unknown>, caller: Caller): Promise<Outcome> | undefined;
+  /** The resources these tools make (e.g. a watch's events), read for `caller`; undefined when `uri` is not one of them. */
+  read(uri: string, caller: Caller): Promise<ReadResourceResult> | undefined;
+  /** Resolves when `caller` may be told of changes to `uri`; rejects with a ProtocolError when not. */
+  mayFollow(uri: string, caller: Caller): Promise<void>;
+  /** Calls `cb` with the uri of each of these resources that changes; returns an unsubscribe. */
+  changes(cb: (uri: string) => void): () => void;
+}
+
+/** Where `resources/subscribe` keeps a session's subscriptions (mcp/resource-followers.ts). */
+export interface Followers {
+  follow(sessionId: string | undefined, uri: string): void;
+  unfollow(sessionId: string | undefined, uri: string): void;
 }
 
 export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, others?: ExtraTools): ToolRunner {
@@ -272,7 +284,7 @@ const INSTRUCTIONS =
   'Processed Solana data (mainnet-beta by default, or devnet via the network argument). Free tools need no key; paid tools need an API key ' +
   'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either). Every result is JSON text, the same body as the REST API.';
 
-export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, extra?: ExtraTools): ToolServerFactory {
+export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, extra?: ExtraTools, followers?: Followers): ToolServerFactory {
   const tools = [...toolList(deps.ctx.config, capabilities), ...(extra?.tools ?? [])];
   const listing = { tools };
   const runner = toolRunner(deps, capabilities, extra);
@@ -282,10 +294,20 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
 
   // The handlers are made once and shared by every Server: a function made per Server lives as
   // long as its session (bench/mcp-sessions.ts holds 10,000 of them).
-  const serverCapabilities = { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } };
+  const serverCapabilities = { tools: { listChanged: false }, resources: { listChanged: false, subscribe: followers !== undefined }, prompts: { listChanged: false } };
   const listTools = () => listing;
   const listResources = () => resourceList;
-  const readResource = (request: { params: { uri: string } }) => guide.read(request.params.uri);
+  type Ctx = { http?: { authInfo?: AuthInfo }; sessionId?: string };
+  const readResource = (request: { params: { uri: string } }, ctx: Ctx) => extra?.read(request.params.uri, callerOf(ctx.http?.authInfo)) ?? guide.read(request.params.uri);
+  const subscribe = async (request: { params: { uri: string } }, ctx: Ctx) => {
+    await extra!.mayFollow(request.params.uri, callerOf(ctx.http?.authInfo));
+    followers!.follow(ctx.sessionId, request.params.uri);
+    return {};
+  };
+  const unsubscribe = (request: { params: { uri: string } }, ctx: Ctx) => {
+    followers!.unfollow(ctx.sessionId, request.params.uri);
+    return {};
+  };
   const listPrompts = () => promptList;
   const getPrompt = (request: { params: { name: string; arguments?: Record<string, string> } }) => guide.get(request.params.name, request.params.arguments);
   const callTool = async (
@@ -306,6 +328,10 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
     server.setRequestHandler('prompts/list', listPrompts);
     server.setRequestHandler('prompts/get', getPrompt);
     server.setRequestHandler('tools/call', callTool);
+    if (followers && extra) {
+      server.setRequestHandler('resources/subscribe', subscribe);
+      server.setRequestHandler('resources/unsubscribe', unsubscribe);
+    }
     return server;
   };
   return Object.assign(factory, { tools, runner });

@@ -6,6 +6,9 @@ import type { Activity } from './sink.ts';
 
 export const EVENT_TYPE = 'wallet.activity';
 
+/** A watch's events as an MCP resource (reads take `?after=<cursor>`). */
+export const eventsUri = (network: string, watchId: string) => `solana://${network}/watches/${watchId}/events`;
+
 export interface WatchEvent {
   id: string;
   type: typeof EVENT_TYPE;

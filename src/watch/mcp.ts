@@ -1,7 +1,7 @@
 // The watches as MCP tools (watch_wallets, list_watches, watch_events, unwatch): the same operations
 // and answers as the REST routes, for the key sent on the MCP request, drawn from the same rate-limit
 // bucket; without a key, the REST 402 as an error result.
-import type { Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type Tool } from '@modelcontextprotocol/server';
 import type { Caller } from '../calls/caller.ts';
 import { errorOutcome, type Outcome } from '../calls/outcome.ts';
 import { admitCaller, type CallDeps } from '../calls/pipeline.ts';
@@ -10,6 +10,7 @@ import type { ExtraTools } from '../mcp/tools.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import { X402_CANNOT_PAY } from './routes.ts';
 import { MAX_PULL, type Watches } from './watches.ts';
+import { eventsUri } from './events.ts';
 
 /** Every watch tool, as tools/list lists them after the capabilities' tools. */
 export const WATCH_TOOL_NAMES = ['watch_wallets', 'list_watches', 'watch_events', 'unwatch'] as const;
@@ -45,6 +46,10 @@ function toolsOf(price: number): Tool[] {
     { name: 'unwatch', description: 'Ends a watch and forgets its events.', inputSchema: objectOf({ id: ID }, ['id']) },
   ];
 }
+
+const URI = /^solana:\/\/(mainnet-beta|devnet)\/watches\/(wch_[0-9a-f]{24})\/events(?:\?after=(\d{1,15}))?$/;
+/** JSON-RPC's "resource not found" (MCP). */
+const RESOURCE_NOT_FOUND = -32002;
 
 const text = (v: unknown, name: string): string => {
   if (typeof v !== 'string') throw badRequest(`Invalid ${name}`, `${name} must be a string; list your watches with list_watches.`);
@@ -86,5 +91,37 @@ export function watchTools(watches: Watches, deps: Pick<CallDeps, 'payments' | '
       return { ...out, headers: { ...headers, ...out.headers } };
     }
   };
-  return { tools, run: (name, args, caller) => (name in ops ? run(name, args, caller) : undefined) };
+  /** The owner of the watch `uri` names, or a ProtocolError any client can read (402 and 404 alike). */
+  const ownerOfUri = async (m: RegExpExecArray, caller: Caller): Promise<KeyOwner> => {
+    const admission = await admitCaller(caller, deps);
+    if (admission.refusal) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, admission.refusal.error, admission.refusal);
+    const owner = await deps.payments.identify(caller.apiKey);
+    if (!owner) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `A watch's events need the API key that made it (x-api-key). ${X402_CANNOT_PAY}`);
+    try {
+      const w = await watches.own(owner.wallet, m[2]!);
+      if (w.network !== m[1]) throw new Error('another network');
+    } catch {
+      throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${m[0]}`);
+    }
+    return owner;
+  };
+
+  return {
+    tools,
+    run: (name, args, caller) => (name in ops ? run(name, args, caller) : undefined),
+    read(uri, caller) {
+      const m = URI.exec(uri);
+      if (!m) return undefined;
+      return ownerOfUri(m, caller).then(async (owner) => {
+        const page = await watches.events(owner.wallet, m[2]!, Number(m[3] ?? 0), MAX_PULL, 0);
+        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(page) }] };
+      });
+    },
+    async mayFollow(uri, caller) {
+      const m = URI.exec(uri.replace(/\?.*$/, ''));
+      if (!m) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
+      await ownerOfUri(m, caller);
+    },
+    changes: (cb) => watches.changes((id, network) => cb(eventsUri(network, id))),
+  };
 }

@@ -11,7 +11,7 @@ import { address, InvalidField, network as networkParam } from '../capabilities/
 import { EXAMPLE_WALLET } from '../capabilities/examples.ts';
 import { RefusedUrl, webhookTarget } from './address-policy.ts';
 import type { Bus } from './bus.ts';
-import { buildEvent, eventCallId, type WatchEvent } from './events.ts';
+import { buildEvent, eventCallId, eventsUri, type WatchEvent } from './events.ts';
 import { allowedAddresses, type Resolve } from './resolve.ts';
 import type { SecretBox } from './secrets.ts';
 import { newWebhookSecret } from './signing.ts';
@@ -201,8 +201,18 @@ export class Watches implements WatchedSet, WatchSink {
     };
   }
 
+  private readonly changeListeners = new Set<(watchId: string, network: Network) => void>();
+
+  /** Calls `cb` whenever any watch has new events (recorded here or on another replica); returns an unsubscribe. */
+  changes(cb: (watchId: string, network: Network) => void): () => void {
+    this.changeListeners.add(cb);
+    return () => this.changeListeners.delete(cb);
+  }
+
   private wake(watchId: string) {
     for (const cb of this.waiters.get(watchId) ?? []) cb();
+    const network = this.rows.get(watchId)?.network as Network | undefined;
+    if (network) for (const cb of this.changeListeners) cb(watchId, network);
   }
 
   // ---- the faces' operations ----
@@ -350,6 +360,7 @@ export class Watches implements WatchedSet, WatchSink {
       createdAt: Math.floor(w.createdAt / 1000),
       eventPriceLamports: this.price,
       lastCursor: String(w.lastSeq),
+      eventsResource: eventsUri(w.network, w.id),
       ...(w.status === 'paused_no_credit' ? { pausedAt: Math.floor((w.pausedAt ?? now) / 1000) } : {}),
       skippedEvents: w.skippedEvents,
       ...(w.endedReason ? { endedReason: w.endedReason } : {}),

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { activity, keyWithCredit, newWallet } from '../support/watch.ts';
 import { CLIENTS, connectMcp } from '../support/mcp.ts';
+import { within } from '../support/poll.ts';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 let gw: TestGateway;
 let key: string;
@@ -57,6 +59,53 @@ describe('watch tools', () => {
       await expect(keyed.call('watch_wallets', { wallets: ['nope'] })).rejects.toThrow('wallets[0]');
     } finally {
       await keyed.close();
+    }
+  });
+});
+
+describe('a watch as an MCP resource', () => {
+  for (const kind of CLIENTS) {
+    test(`${kind}: subscribed, told of each new event, read after a cursor`, async () => {
+      const mcp = await connectMcp(gw.url, kind, { headers: { 'x-api-key': key } });
+      try {
+        const made = (await mcp.call('watch_wallets', { wallets: [await newWallet()] })).body;
+        const uri = made.eventsResource;
+        expect(uri).toBe(`solana://mainnet-beta/watches/${made.id}/events`);
+        const told: string[] = [];
+        const client = mcp.client as any;
+        if (kind === 'sse' || kind === 'streamable-http') {
+          client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n: any) => void told.push(n.params.uri));
+          await client.subscribeResource({ uri });
+        } else {
+          client.setNotificationHandler('notifications/resources/updated', (n: any) => void told.push(n.params.uri));
+          const sub = await client.listen({ resourceSubscriptions: [uri] });
+          expect(sub.honoredFilter.resourceSubscriptions).toEqual([uri]);
+        }
+        // The Streamable HTTP client opens its GET stream on its own; give it a moment.
+        await Bun.sleep(300);
+        const a = activity();
+        await gw.services.watches.recordActivity('mainnet-beta', made.wallets[0], a);
+        expect(await within(5000, () => told.includes(uri))).not.toBeNull();
+        const read = await client.readResource({ uri: `${uri}?after=0` });
+        const page = JSON.parse(read.contents[0].text);
+        expect(page.events.map((e: any) => e.signature)).toEqual([a.signature]);
+        const again = await client.readResource({ uri: `${uri}?after=${page.nextCursor}` });
+        expect(JSON.parse(again.contents[0].text).events).toEqual([]);
+      } finally {
+        await mcp.close();
+      }
+    });
+  }
+
+  test("another key's watch: not found to read and to follow", async () => {
+    const other = await keyWithCredit(gw, 1_000_000n);
+    const theirs = (await gw.post('/api/watches', { wallets: [await newWallet()] }, { 'x-api-key': other.key })).body;
+    const mcp = await connectMcp(gw.url, 'streamable-http', { headers: { 'x-api-key': key } });
+    try {
+      await expect((mcp.client as any).readResource({ uri: theirs.eventsResource })).rejects.toThrow('Resource not found');
+      await expect((mcp.client as any).subscribeResource({ uri: theirs.eventsResource })).rejects.toThrow('Resource not found');
+    } finally {
+      await mcp.close();
     }
   });
 });
