@@ -17,7 +17,8 @@ import type { SecretBox } from './secrets.ts';
 import { webhookHeaders } from './signing.ts';
 import type { WatchRow, WatchStore } from './store.ts';
 
-const LEASE_MS = 60_000;
+/** A lease outlives two delivery timeouts; it is renewed after each event sent, so a dead replica's watches move on within it. */
+const leaseMs = (config: Config) => config.webhookTimeoutSeconds * 2000 + 5000;
 const BATCH = 20;
 /** Bytes of a receiver's answer read (then the connection is dropped): enough for an error message. */
 const MAX_ANSWER_BYTES = 4096;
@@ -94,7 +95,9 @@ export class Deliverer {
 
   constructor(private readonly deps: { store: WatchStore; config: Config; log: Logger; box: SecretBox; resolve: Resolve }) {}
 
-  start(pollMs = 1000) {
+  /** `soleWriter`: no other gateway shares the database (SQLite), so a lease found is a dead process's. */
+  async start(soleWriter: boolean, pollMs = 1000) {
+    if (soleWriter) await this.deps.store.releaseAll();
     this.timer = setInterval(() => void this.tick(), pollMs);
     void this.tick();
   }
@@ -127,7 +130,7 @@ export class Deliverer {
       const now = Date.now();
       const w = await store.watch(id);
       if (!w || !w.webhookUrl || w.status === 'ended' || (w.nextAttemptAt !== null && w.nextAttemptAt > now)) return;
-      if (!(await store.lease(id, this.owner, now + LEASE_MS, now))) return;
+      if (!(await store.lease(id, this.owner, now + leaseMs(this.deps.config), now))) return;
       try {
         await this.send(w);
       } finally {
@@ -165,6 +168,7 @@ export class Deliverer {
         });
         if (result.ok) {
           await store.delivered(w.id, this.owner, e.seq);
+          await store.lease(w.id, this.owner, Date.now() + leaseMs(config), Date.now());
           webhookDeliveries.inc({ outcome: 'delivered' });
           webhookLatency.observe((Date.now() - e.createdAt) / 1000);
           cursor = e.seq;

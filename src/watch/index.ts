@@ -31,7 +31,7 @@ export async function createWatching(o: { config: Config; log: Logger; billing: 
   const deliverer = new Deliverer({ store, config, log, box, resolve });
   bus.subscribe((m) => m.kind === 'events' && deliverer.wake(m.watchId));
   await watches.start();
-  deliverer.start();
+  await deliverer.start(!o.pg);
   return {
     watches,
     deliverer,

@@ -66,6 +66,8 @@ export interface WatchStore {
   due(now: number, limit: number): Promise<string[]>;
   lease(id: string, owner: string, until: number, now: number): Promise<boolean>;
   release(id: string, owner: string): Promise<void>;
+  /** Drops every lease (a SQLite file has one gateway: at its start, any lease is a dead process's). */
+  releaseAll(): Promise<void>;
   delivered(id: string, owner: string, seq: number): Promise<void>;
   failed(id: string, owner: string, f: DeliveryFailure): Promise<void>;
   /** Sends again from after `seq` (replay): the delivery cursor moves back, the retry state clears. */
@@ -163,6 +165,9 @@ function sqlStore(q: Query, seqConflict: (e: unknown) => boolean): WatchStore {
     },
     async release(id, owner) {
       await q('UPDATE watches SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?', [id, owner]);
+    },
+    async releaseAll() {
+      await q('UPDATE watches SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL', []);
     },
     async delivered(id, owner, seq) {
       await q(
