@@ -7,8 +7,9 @@ import { ConfigError, helpColumns, loadConfig, wrapText, type Config } from '../
 import { openOperatorDb, OperatorError, type OperatorDb } from './database.ts';
 import { storageFault } from '../db/faults.ts';
 import { collectStats, keysText, listKeys, revokeKeys, statsText } from './stats.ts';
+import { listWatches, watchesText, type WatchFilter } from '../watch/cli.ts';
 
-export const COMMANDS = ['stats', 'keys'] as const;
+export const COMMANDS = ['stats', 'keys', 'watches'] as const;
 
 /** What `gateway --help` prints about the commands, laid out for a terminal `width` columns wide. */
 export function commandsHelp(width = 80): string {
@@ -19,6 +20,7 @@ export function commandsHelp(width = 80): string {
         ['gateway stats [--json]', 'keys, deposits, credit outstanding, revenue by day, calls by capability, top wallets'],
         ['gateway keys list [--json]', 'every key: id (first 12 hex digits of its SHA-256), wallet, created, revoked (when, and by a newer claim or the operator)'],
         ['gateway keys revoke <wallet>', "revokes the wallet's live keys (its credit stays with the wallet)"],
+        ['gateway watches [list | failing | wallet <w>] [--json]', "watches: all, those whose webhook is failing, or one key's wallet's; status, webhook host, deliveries pending, last error"],
       ],
       width,
     ),
@@ -52,6 +54,17 @@ export async function runCommand(argv: string[], env: Record<string, string | un
       return 0;
     }
     const [sub, wallet] = positional;
+    if (command === 'watches') {
+      const failingAfterMs = config.webhookFailingAfterSeconds * 1000;
+      let filter: WatchFilter;
+      if (sub === undefined || sub === 'list') filter = { kind: 'all' };
+      else if (sub === 'failing') filter = { kind: 'failing', failingAfterMs, now: Date.now() };
+      else if (sub === 'wallet' && wallet && base58Bytes(wallet, 32)?.length === 32) filter = { kind: 'wallet', wallet };
+      else throw new UsageError(`watches takes list, failing or wallet <base58 wallet>, got ${JSON.stringify(positional.join(' ').slice(0, 60))}`);
+      const [database, watches] = await withDb(config, false, async (db) => [db.name, await listWatches(db, filter, failingAfterMs)] as const);
+      out(json ? JSON.stringify(watches, null, 2) + '\n' : watchesText(database, watches));
+      return 0;
+    }
     if (sub === 'list') {
       const [database, keys] = await withDb(config, false, async (db) => [db.name, await listKeys(db)] as const);
       // JSON stays the bare list scripts read; which database it came from goes beside it, on stderr.
