@@ -178,7 +178,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
   });
   const inFlight = new InFlight(log);
-  const watching = await createWatching({ config, log, billing: store, sqlite: db?.$client, pg: pg?.client });
+  const watching = await createWatching({ config, log, billing: store, storage, sqlite: db?.$client, pg: pg?.client });
   const payments = createPayments(store, config, kept);
   const readiness = new Readiness(storage, upstreams, config.readyWindowSeconds * 1000, log, x402?.accounts);
   return {

@@ -4,13 +4,14 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { SQL } from 'bun';
 import type { Database } from 'bun:sqlite';
 import type { BillingStore } from '../billing/store.ts';
+import { guard, type StorageOutage } from '../billing/outage.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { localBus, pgBus } from './bus.ts';
 import { Deliverer } from './deliverer.ts';
 import { resolver } from './resolve.ts';
 import { loadSealingKey, secretBox } from './secrets.ts';
-import { pgWatchStore, sqliteWatchStore } from './store.ts';
+import { pgWatchStore, sqliteWatchStore, type WatchStore } from './store.ts';
 import { Watches } from './watches.ts';
 
 export interface Watching {
@@ -19,9 +20,14 @@ export interface Watching {
   close(): Promise<void>;
 }
 
-export async function createWatching(o: { config: Config; log: Logger; billing: BillingStore; sqlite?: Database; pg?: SQL }): Promise<Watching> {
+/** Every store call passing a storage fault through the outage (a clear 500 with Retry-After, the episode told), as billing's store does. */
+function guarded(store: WatchStore, storage: StorageOutage): WatchStore {
+  return Object.fromEntries(Object.entries(store).map(([name, fn]) => [name, guard(storage, fn as (...args: unknown[]) => unknown)])) as unknown as WatchStore;
+}
+
+export async function createWatching(o: { config: Config; log: Logger; billing: BillingStore; storage: StorageOutage; sqlite?: Database; pg?: SQL }): Promise<Watching> {
   const { config, log } = o;
-  const store = o.pg ? pgWatchStore(o.pg) : sqliteWatchStore(o.sqlite!);
+  const store = guarded(o.pg ? pgWatchStore(o.pg) : sqliteWatchStore(o.sqlite!), o.storage);
   const keyFile = config.webhookKeyFile ?? join(dirname(resolvePath(config.databasePath === ':memory:' ? './data/x' : config.databasePath)), 'webhook-secrets.key');
   const box = secretBox(loadSealingKey(config.webhookSecretKey, keyFile));
   const resolve = resolver(config.webhookDnsServers);

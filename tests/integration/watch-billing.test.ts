@@ -7,6 +7,7 @@ import { activity, keyWithCredit, newWallet } from '../support/watch.ts';
 import { within } from '../support/poll.ts';
 import { base58 } from '@scure/base';
 import { randomBytes } from 'node:crypto';
+import { Database } from 'bun:sqlite';
 
 const PRICE = 1000;
 let gw: TestGateway;
@@ -55,4 +56,31 @@ test('resumed by the periodic check after a top-up, without waiting for an event
   const { apiKey } = (await gw.services.store.claim(wallet, 0, Date.now()))!;
   await gw.services.watches.resumeFunded();
   expect(await within(2000, async () => (await gw.get(`/api/watches/${w.id}`, { 'x-api-key': apiKey })).body.status === 'active')).not.toBeNull();
+});
+
+test('the database away: a clear 500 with Retry-After, the recording refused (the ingester retries), nothing charged twice after', async () => {
+  const { key, wallet } = await keyWithCredit(gw, BigInt(PRICE * 10));
+  const h = { 'x-api-key': key };
+  const target = await newWallet();
+  const w = (await gw.post('/api/watches', { wallets: [target] }, h)).body;
+  const a = activity();
+  // Another process holds SQLite's write lock past the busy timeout.
+  const other = new Database(gw.config.databasePath);
+  other.run('BEGIN IMMEDIATE');
+  try {
+    const refused = await gw.post('/api/watches', { wallets: [await newWallet()] }, h);
+    expect(refused.status).toBe(500);
+    expect(refused.body.code).toBe('storage_unavailable');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    await expect(gw.services.watches.recordActivity('mainnet-beta', target, a)).rejects.toThrow();
+  } finally {
+    other.run('ROLLBACK');
+    other.close();
+  }
+  await gw.services.watches.recordActivity('mainnet-beta', target, a);
+  await gw.services.watches.recordActivity('mainnet-beta', target, a);
+  const events = (await gw.get(`/api/watches/${w.id}/events`, h)).body.events;
+  expect(events.map((e: any) => e.signature)).toEqual([a.signature]);
+  expect((await gw.services.store.account(wallet))!.creditLamports).toBe(BigInt(PRICE * 9));
+  expect((await gw.get('/api/watches', h)).body.watches.length).toBe(1);
 });
