@@ -126,6 +126,15 @@ describe('events', () => {
     expect(await within(5000, () => rx.got.length >= 5)).not.toBeNull();
     expect(rx.got.slice(3).map((r) => r.headers['webhook-id'])).toEqual(ids.slice(1));
     expect(before - (await credit())).toBe(BigInt(3 * PRICE));
+
+    // Operators see it: what is watched, recorded and delivered, and how long delivery took.
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_watched_addresses\{network="mainnet-beta"\} [1-9]/m);
+    expect(metrics).toMatch(/^gateway_watch_events_total [1-9]/m);
+    expect(metrics).toMatch(/^gateway_webhook_deliveries_total\{outcome="delivered"\} [1-9]/m);
+    expect(metrics).toMatch(/^gateway_webhook_delivery_seconds_count [1-9]/m);
+    expect(metrics).toContain('gateway_watches_failing 0');
+
   });
 
   test('a watch at finalized takes only finalized activity; walletsAt tells the ingester which wallets that is', async () => {

@@ -7,6 +7,8 @@ import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { activity, keyWithCredit, newWallet, receiver } from '../support/watch.ts';
 import { within } from '../support/poll.ts';
+import { connectMcp } from '../support/mcp.ts';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const PRICE = 500;
 describe.skipIf(shouldSkipPostgres('watch-postgres'))('watches on two replicas', () => {
@@ -48,5 +50,26 @@ describe.skipIf(shouldSkipPostgres('watch-postgres'))('watches on two replicas',
     await Bun.sleep(500);
     expect(rx.got.map((r) => r.headers['webhook-id'])).toEqual(all.events.map((e: any) => e.id));
     expect((await a.services.store.account(wallet))!.creditLamports).toBe(BigInt(PRICE * 7));
+  });
+
+  test('an MCP subscriber on one replica hears of events recorded by the other (both revisions)', async () => {
+    const { key } = await keyWithCredit(a, BigInt(PRICE * 10));
+    const target = await newWallet();
+    const w = (await a.post('/api/watches', { wallets: [target] }, { 'x-api-key': key })).body;
+    const told: string[] = [];
+    const legacy = await connectMcp(b.url, 'streamable-http', { headers: { 'x-api-key': key } });
+    const modern = await connectMcp(b.url, 'v2-2026-07-28', { headers: { 'x-api-key': key } });
+    try {
+      (legacy.client as any).setNotificationHandler(ResourceUpdatedNotificationSchema, (n: any) => void told.push(`legacy ${n.params.uri}`));
+      await (legacy.client as any).subscribeResource({ uri: w.eventsResource });
+      (modern.client as any).setNotificationHandler('notifications/resources/updated', (n: any) => void told.push(`modern ${n.params.uri}`));
+      await (modern.client as any).listen({ resourceSubscriptions: [w.eventsResource] });
+      await Bun.sleep(300);
+      await a.services.watches.recordActivity('mainnet-beta', target, activity());
+      expect(await within(5000, () => told.includes(`legacy ${w.eventsResource}`) && told.includes(`modern ${w.eventsResource}`))).not.toBeNull();
+    } finally {
+      await legacy.close();
+      await modern.close();
+    }
   });
 });
