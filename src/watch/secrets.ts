@@ -35,7 +35,12 @@ export function loadSealingKey(setting: string | undefined, file: string): Buffe
   if (setting) return createHash('sha256').update(setting).digest();
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (e) {
+      // Another process starting at the same moment made it first: that key is the one.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
   }
   chmodSync(file, 0o600);
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');

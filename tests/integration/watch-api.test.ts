@@ -161,3 +161,22 @@ describe('events', () => {
     await fetch(`${gw.url}/api/watches/${w.body.id}`, { method: 'DELETE', headers: h() });
   });
 });
+
+// Bun's idle timer does not cut a request still waiting for its answer (verified: this passes with no timer lifted).
+test('a long poll outlives a short IDLE_TIMEOUT_SECONDS and answers when the event comes', async () => {
+  const short = await startGateway({ idleTimeoutSeconds: 2, freeCalls: 0 });
+  try {
+    const k = await keyWithCredit(short, BigInt(PRICE) * 10n);
+    const target = await newWallet();
+    const w = (await short.post('/api/watches', { wallets: [target] }, { 'x-api-key': k.key })).body;
+    const pull = short.get(`/api/watches/${w.id}/events?wait=8`, { 'x-api-key': k.key });
+    await Bun.sleep(3500);
+    const a = activity();
+    await short.services.watches.recordActivity('mainnet-beta', target, a);
+    const got = await pull;
+    expect(got.status).toBe(200);
+    expect(got.body.events.map((e: any) => e.signature)).toEqual([a.signature]);
+  } finally {
+    await short.stop();
+  }
+});
