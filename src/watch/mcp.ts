@@ -4,11 +4,11 @@
 import { ProtocolError, ProtocolErrorCode, type Tool } from '@modelcontextprotocol/server';
 import type { Caller } from '../calls/caller.ts';
 import { errorOutcome, type Outcome } from '../calls/outcome.ts';
-import { admitCaller, type CallDeps } from '../calls/pipeline.ts';
-import { badRequest } from '../errors.ts';
+import type { CallDeps } from '../calls/pipeline.ts';
+import { watchOwner } from './owner.ts';
+import { badRequest, GatewayError } from '../errors.ts';
 import type { ExtraTools } from '../mcp/tools.ts';
 import type { KeyOwner } from '../billing/keys.ts';
-import { X402_CANNOT_PAY } from './routes.ts';
 import { MAX_PULL, type Watches } from './watches.ts';
 import { eventsUri } from './events.ts';
 
@@ -77,15 +77,9 @@ export function watchTools(watches: Watches, deps: Pick<CallDeps, 'payments' | '
   const run = async (name: string, args: Record<string, unknown>, caller: Caller): Promise<Outcome> => {
     let headers: Record<string, string> = {};
     try {
-      const admission = await admitCaller(caller, deps);
-      headers = { ...admission.headers };
-      if (admission.refusal) return { status: 429, body: admission.refusal, headers };
-      const owner = await deps.payments.identify(caller.apiKey);
-      if (!owner) {
-        const { code, reason } = await deps.payments.whyRefused(caller.apiKey);
-        throw deps.payments.paymentRequired(reason, code, watches.price, { x402: X402_CANNOT_PAY, eventPriceLamports: watches.price });
-      }
-      return { status: 200, body: (await ops[name]!(owner, args)) as Record<string, unknown>, headers };
+      const admitted = await watchOwner(caller, deps, watches.price);
+      headers = admitted.headers;
+      return { status: 200, body: (await ops[name]!(admitted.owner, args)) as Record<string, unknown>, headers };
     } catch (e) {
       const out = errorOutcome(e, deps.log, name);
       return { ...out, headers: { ...headers, ...out.headers } };
@@ -93,10 +87,13 @@ export function watchTools(watches: Watches, deps: Pick<CallDeps, 'payments' | '
   };
   /** The owner of the watch `uri` names, or a ProtocolError any client can read (402 and 404 alike). */
   const ownerOfUri = async (m: RegExpExecArray, caller: Caller): Promise<KeyOwner> => {
-    const admission = await admitCaller(caller, deps);
-    if (admission.refusal) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, admission.refusal.error, admission.refusal);
-    const owner = await deps.payments.identify(caller.apiKey);
-    if (!owner) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `A watch's events need the API key that made it (x-api-key). ${X402_CANNOT_PAY}`);
+    let owner: KeyOwner;
+    try {
+      ({ owner } = await watchOwner(caller, deps, watches.price));
+    } catch (e) {
+      const body = e instanceof GatewayError ? e.body : { error: 'Internal server error' };
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${body.error}: a watch's events need the API key that made it (x-api-key)`, body);
+    }
     try {
       const w = await watches.own(owner.wallet, m[2]!);
       if (w.network !== m[1]) throw new Error('another network');

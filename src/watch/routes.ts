@@ -2,16 +2,14 @@
 // bucket (the same as a paid call's), and needs a key: without one, the 402 says what a watch costs
 // and that x402 cannot pay for it (a push has no request to carry a payment).
 import { Elysia } from 'elysia';
-import { admitCaller } from '../calls/pipeline.ts';
-import { httpCaller, type Caller } from '../calls/caller.ts';
+import { httpCaller } from '../calls/caller.ts';
+import { watchOwner } from './owner.ts';
 import { errorOutcome } from '../calls/outcome.ts';
 import { badRequest } from '../errors.ts';
 import type { HttpDeps } from '../http/deps.ts';
 import { jsonResponse as json } from '../json.ts';
 import type { KeyOwner } from '../billing/keys.ts';
 import { MAX_PULL, MAX_WAIT_SECONDS, type Watches } from './watches.ts';
-
-export const X402_CANNOT_PAY = 'x402 cannot pay for a watch: its events are pushed later, with no request to carry a payment. Watches are paid from a key\'s credit, one debit per event.';
 
 /** A whole number in min..max from a query parameter, its default when absent, else a 400 naming it. */
 function wholeParam(raw: string | undefined, name: string, fallback: number, min: number, max: number, example: string): number {
@@ -27,19 +25,13 @@ const PULL_EXAMPLE = '/api/watches/{id}/events?after=<nextCursor>&limit=50&wait=
 
 export function watchRoutes(s: HttpDeps & { watches: Watches }) {
   const w = s.watches;
-  const handle = async (request: Request, server: unknown, where: string, fn: (owner: KeyOwner, caller: Caller) => Promise<unknown>, status = 200): Promise<Response> => {
+  const handle = async (request: Request, server: unknown, where: string, fn: (owner: KeyOwner) => Promise<unknown>, status = 200): Promise<Response> => {
     const caller = httpCaller(request, server, 'rest', s.config.trustedProxies);
     let headers: Record<string, string> = {};
     try {
-      const admission = await admitCaller(caller, s);
-      headers = { ...admission.headers };
-      if (admission.refusal) return json(429, admission.refusal, headers);
-      const owner = await s.payments.identify(caller.apiKey);
-      if (!owner) {
-        const { code, reason } = await s.payments.whyRefused(caller.apiKey);
-        throw s.payments.paymentRequired(reason, code, w.price, { x402: X402_CANNOT_PAY, eventPriceLamports: w.price });
-      }
-      const body = await fn(owner, caller);
+      const admitted = await watchOwner(caller, s, w.price);
+      headers = admitted.headers;
+      const body = await fn(admitted.owner);
       return body === undefined ? new Response(null, { status: 204, headers }) : json(status, body, headers);
     } catch (e) {
       const out = errorOutcome(e, s.log, where);

@@ -29,6 +29,8 @@ export const WATCH_EVENT = 'watch-event';
 /** Longest a pull may hold (seconds): below IDLE_TIMEOUT_SECONDS' least useful value and any proxy's usual read timeout. */
 export const MAX_WAIT_SECONDS = 25;
 export const MAX_PULL = 100;
+/** What every face's refusal says of x402 and watches. */
+export const X402_CANNOT_PAY = "x402 cannot pay for a watch: its events are pushed later, with no request to carry a payment. Watches are paid from a key's credit, one debit per event.";
 
 const HINT = 'Example: POST /api/watches {"wallets":["' + EXAMPLE_WALLET + '"],"network":"mainnet-beta","webhookUrl":"https://example.com/hooks/solana"}';
 const walletParam = address('Wallet address', EXAMPLE_WALLET);
