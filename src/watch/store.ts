@@ -72,6 +72,8 @@ export interface WatchStore {
   failed(id: string, owner: string, f: DeliveryFailure): Promise<void>;
   /** Sends again from after `seq` (replay): the delivery cursor moves back, the retry state clears. */
   rewind(id: string, seq: number): Promise<void>;
+  /** Live watches whose webhook has failed without a success since `before` or earlier. */
+  countFailing(before: number): Promise<number>;
   /** Drops events recorded before `before`, but never a watch's newest (its seq carries on from it). */
   prune(before: number): Promise<number>;
 }
@@ -187,6 +189,10 @@ function sqlStore(q: Query, seqConflict: (e: unknown) => boolean): WatchStore {
     },
     async rewind(id, seq) {
       await q('UPDATE watches SET delivered_seq = ?, attempts = 0, next_attempt_at = NULL, last_error = NULL, first_failure_at = NULL WHERE id = ?', [seq, id]);
+    },
+    async countFailing(before) {
+      const r = await one(`SELECT COUNT(*) AS n FROM watches WHERE status = 'active' AND first_failure_at IS NOT NULL AND first_failure_at <= ?`, [before]);
+      return Number(r?.n ?? 0);
     },
     async prune(before) {
       const rows = await q(

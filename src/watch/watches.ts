@@ -71,11 +71,16 @@ export class Watches implements WatchedSet, WatchSink {
   async start(): Promise<void> {
     await this.reload();
     const { config, store, log } = this.deps;
-    // Old events go; paused watches look for a top-up (a resume also comes with the next payable event).
-    this.timer = setInterval(() => {
-      store.prune(Date.now() - config.watchEventRetentionHours * 3_600_000).catch((e: Error) => log.warn('watch event prune failed', { error: e.message }));
+    // Old events go; paused watches look for a top-up (a resume also comes with the next payable event);
+    // the failing gauge follows the delivery state every replica writes.
+    const sweep = () => {
+      const now = Date.now();
+      store.prune(now - config.watchEventRetentionHours * 3_600_000).catch((e: Error) => log.warn('watch event prune failed', { error: e.message }));
+      store.countFailing(now - config.webhookFailingAfterSeconds * 1000).then((n) => failingWatches.set(n), () => {});
       void this.resumeFunded();
-    }, 15_000);
+    };
+    this.timer = setInterval(sweep, 15_000);
+    sweep();
   }
 
   async stop(): Promise<void> {
@@ -115,8 +120,6 @@ export class Watches implements WatchedSet, WatchSink {
         }
         this.index = index;
         for (const n of NETWORKS) watchedAddresses.set({ network: n }, index.get(n)?.size ?? 0);
-        const now = Date.now();
-        failingWatches.set(rows.filter((r) => shownStatus(r, this.deps.config.webhookFailingAfterSeconds * 1000, now) === 'failing').length);
         for (const n of NETWORKS) for (const l of this.listeners) l(n);
       })
       .catch((e: Error) => this.deps.log.warn('watches not reloaded', { error: e.message }))
