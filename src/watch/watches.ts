@@ -58,6 +58,7 @@ export class Watches implements WatchedSet, WatchSink {
   private listeners: ((n: Network) => void)[] = [];
   private waiters = new Map<string, Set<() => void>>();
   private reloading: Promise<void> | undefined;
+  private reloadAgain: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   readonly price: number;
 
@@ -106,9 +107,13 @@ export class Watches implements WatchedSet, WatchSink {
     return () => (this.listeners = this.listeners.filter((l) => l !== cb));
   }
 
-  /** Reads the live watches again (after a change here or on another replica). */
+  /**
+   * Reads the live watches again (after a change here or on another replica). Asked while a read is
+   * under way, it reads once more after it: that read may have begun before the change.
+   */
   reload(): Promise<void> {
-    this.reloading ??= this.deps.store
+    if (this.reloading) return (this.reloadAgain ??= this.reloading.then(() => ((this.reloadAgain = undefined), this.reload())));
+    this.reloading = this.deps.store
       .live()
       .then((rows) => {
         const index = new Map<Network, Map<string, Set<string>>>();
