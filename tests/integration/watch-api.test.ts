@@ -117,6 +117,8 @@ describe('events', () => {
     expect(rx.got.map((r) => r.headers['webhook-id'])).toEqual(ids);
     // A forged body does not verify.
     expect(() => wh.verify(rx.got[0]!.body.replace('wallet.activity', 'wallet.other'), rx.got[0]!.headers)).toThrow();
+    // The receiver has the third POST before the gateway has read its answer and moved the cursor.
+    expect(await within(5000, async () => (await gw.get(`/api/watches/${id}`, h())).body.delivery.pending === 0)).not.toBeNull();
     const view = (await gw.get(`/api/watches/${id}`, h())).body;
     expect(view.delivery).toMatchObject({ pending: 0, deliveredCursor: '3', lastError: null });
 
