@@ -529,6 +529,51 @@ const SETTINGS = {
     default: 10,
     parse: integer(0, 3600),
   },
+  watchMaxWallets: { env: 'WATCH_MAX_WALLETS', help: 'most wallets one watch follows (POST /api/watches)', default: 100, parse: integer(1, 100_000) },
+  watchMaxPerKey: { env: 'WATCH_MAX_PER_KEY', help: "most live watches of one key's wallet", default: 10, parse: integer(1, 10_000) },
+  watchEventRetentionHours: {
+    env: 'WATCH_EVENT_RETENTION_HOURS',
+    help: 'hours a watch event is kept for pulls and replays (webhook retries stop with it)',
+    default: 72,
+    parse: integer(1, 24 * 365),
+  },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    help: 'let watch webhooks use plain http and private or loopback addresses (tests and the sandbox only; logged at start)',
+    default: false,
+    parse: bool,
+  },
+  webhookDnsServers: {
+    env: 'WEBHOOK_DNS_SERVERS',
+    help: 'comma-separated DNS servers (ip or ip:port) webhook host names are resolved with; empty: the system resolver',
+    default: [] as string[],
+    shownDefault: 'the system resolver',
+    parse: (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean),
+  },
+  webhookTimeoutSeconds: { env: 'WEBHOOK_TIMEOUT_SECONDS', help: 'how long one webhook delivery may take, connection to answer', default: 10, parse: integer(1, 120) },
+  webhookRetryBaseSeconds: { env: 'WEBHOOK_RETRY_BASE_SECONDS', help: 'first webhook retry delay; each further one doubles (with jitter) up to WEBHOOK_RETRY_MAX_SECONDS', default: 5, parse: positiveNumber },
+  webhookRetryMaxSeconds: { env: 'WEBHOOK_RETRY_MAX_SECONDS', help: 'longest delay between two webhook retries', default: 3600, parse: positiveNumber },
+  webhookFailingAfterSeconds: {
+    env: 'WEBHOOK_FAILING_AFTER_SECONDS',
+    help: 'a webhook failing this long has its watch marked failing (retries go on at the longest delay)',
+    default: 86_400,
+    parse: positiveNumber,
+  },
+  webhookSecretKey: {
+    env: 'WEBHOOK_SECRET_KEY',
+    help: 'key webhook secrets are sealed with in the database (replicas share it); unset: a random key in WEBHOOK_KEY_FILE',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional(text),
+  },
+  webhookKeyFile: {
+    env: 'WEBHOOK_KEY_FILE',
+    help: 'file holding the webhook sealing key, made (mode 0600) on first start when WEBHOOK_SECRET_KEY is unset',
+    default: undefined as string | undefined,
+    shownDefault: 'webhook-secrets.key beside DATABASE_PATH',
+    parse: optional(text),
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
