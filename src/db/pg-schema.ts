@@ -155,3 +155,32 @@ export const rateBuckets = pgTable('rate_buckets', {
   at: doublePrecision('at').notNull(),
   allowed: integer('allowed').notNull(),
 });
+
+export const watchIngestCursors = pgTable(
+  'watch_ingest_cursors',
+  {
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    wallet: text('wallet').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: bigint('last_slot', { mode: 'number' }).notNull(),
+    sinceSlot: bigint('since_slot', { mode: 'number' }).notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.address] })],
+);
+
+/**
+ * Postgres only: which replica ingests each watched wallet (one process needs no lease). A replica
+ * renews its rows well within `expires_at`; one killed stops renewing and another takes them over.
+ */
+export const watchIngestLeases = pgTable(
+  'watch_ingest_leases',
+  {
+    network: text('network').notNull(),
+    wallet: text('wallet').notNull(),
+    owner: text('owner').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.wallet] })],
+);

@@ -205,3 +205,22 @@ export const x402Payments = sqliteTable(
   },
   (t) => [index('x402_payments_payer_idx').on(t.payer, t.createdAt)],
 );
+
+/**
+ * Where watch ingestion (src/watch/ingest) stopped reading each address's history: a watched wallet or
+ * one of its token accounts. `last_signature` is '' when the address had none; `since_slot` is the slot
+ * the wallet's ingestion began at (a token account found later is read back to it, no further).
+ */
+export const watchIngestCursors = sqliteTable(
+  'watch_ingest_cursors',
+  {
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    wallet: text('wallet').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: integer('last_slot').notNull(),
+    sinceSlot: integer('since_slot').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.address] })],
+);
