@@ -296,12 +296,6 @@ const SETTINGS = {
     secret: true,
     parse: wsUrlList,
   },
-  watchCommitment: {
-    env: 'WATCH_COMMITMENT',
-    help: "commitment watched wallets' transactions are ingested at: confirmed (about 1 s after the block; a confirmed block has never been rolled back on mainnet, but no retraction is sent if one were) or finalized (about 13 s later, never rolled back)",
-    default: 'confirmed' as 'confirmed' | 'finalized',
-    parse: oneOf(['confirmed', 'finalized'] as const),
-  },
   watchFillSeconds: {
     env: 'WATCH_FILL_SECONDS',
     help: "watched wallets' signature lists are read again this often (getSignaturesForAddress until the last seen), besides at start and after each reconnect, so that a notification the socket never delivered is not lost",

@@ -160,6 +160,7 @@ export const watchIngestCursors = pgTable(
   'watch_ingest_cursors',
   {
     network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
     address: text('address').notNull(),
     wallet: text('wallet').notNull(),
     lastSignature: text('last_signature').notNull(),
@@ -167,7 +168,7 @@ export const watchIngestCursors = pgTable(
     sinceSlot: bigint('since_slot', { mode: 'number' }).notNull(),
     updatedAt: ms('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.network, t.address] })],
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.address] })],
 );
 
 /**
@@ -178,9 +179,10 @@ export const watchIngestLeases = pgTable(
   'watch_ingest_leases',
   {
     network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
     wallet: text('wallet').notNull(),
     owner: text('owner').notNull(),
     expiresAt: ms('expires_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.network, t.wallet] })],
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.wallet] })],
 );

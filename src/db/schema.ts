@@ -207,14 +207,15 @@ export const x402Payments = sqliteTable(
 );
 
 /**
- * Where watch ingestion (src/watch/ingest) stopped reading each address's history: a watched wallet or
- * one of its token accounts. `last_signature` is '' when the address had none; `since_slot` is the slot
+ * Where watch ingestion (src/watch/ingest) stopped reading each address's history at one commitment: a
+ * watched wallet or one of its token accounts. `last_signature` is '' when the address had none; `since_slot` is the slot
  * the wallet's ingestion began at (a token account found later is read back to it, no further).
  */
 export const watchIngestCursors = sqliteTable(
   'watch_ingest_cursors',
   {
     network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
     address: text('address').notNull(),
     wallet: text('wallet').notNull(),
     lastSignature: text('last_signature').notNull(),
@@ -222,5 +223,5 @@ export const watchIngestCursors = sqliteTable(
     sinceSlot: integer('since_slot').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.network, t.address] })],
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.address] })],
 );
