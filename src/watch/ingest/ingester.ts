@@ -268,8 +268,11 @@ export class Ingester {
       return [{ address: r.address, wallet, lastSignature: r.newest.signature, lastSlot: r.newest.slot, sinceSlot: own.sinceSlot }];
     });
     await store.saveCursors(this.scope, moved);
-    // A transaction of the wallet's may have opened a token account: it is followed from the next fill on.
-    if (decoded.length > 0) st.tokenAccountsStale = true;
+    // A token moved for the wallet: it may have a new token account, to list and follow at once.
+    if (decoded.some((d) => d.walletChanges?.changes.some((c) => c.asset !== 'SOL'))) {
+      st.tokenAccountsStale = true;
+      st.again = true;
+    }
   }
 
   /** A wallet seen for the first time: its history so far is not news; each address's cursor starts at its newest signature. */

@@ -23,7 +23,7 @@ export interface SubscriptionsOptions {
 }
 
 const BACKOFF_FIRST_MS = 250;
-const BACKOFF_MAX_MS = 30_000;
+const BACKOFF_MAX_MS = 10_000;
 /** A socket that answers no ping for this long is taken for dead (a silent network, no close). */
 const PING_EVERY_MS = 15_000;
 
