@@ -111,6 +111,20 @@ describe('each transaction touching a watched wallet is handed over once, decode
     expect(r.item.err).not.toBeNull();
   });
 
+  test('a wallet watched at finalized is ingested apart, its records told as finalized', async () => {
+    const w = await sandbox.chain.newWallet(1_000_000_000n);
+    ing.sink.watch([w.address], 'finalized');
+    await ing.settled();
+    const sig = await sandbox.chain.transferSol(sender, w.address, 9_000_000n);
+    expect(await within(10_000, () => ing.sink.of(w.address, 'finalized').length === 1)).not.toBeNull();
+    await ing.settled();
+    const [r] = ing.sink.of(w.address, 'finalized');
+    expect(r).toMatchObject({ signature: sig, commitment: 'finalized' });
+    expect(r!.item).toEqual(await historyItem(w.address, sig));
+    expect(ing.sink.of(w.address, 'confirmed')).toEqual([]);
+    ing.sink.unwatch([w.address], 'finalized');
+  });
+
   test('transactions before the watch are not news, and an unwatched wallet is not followed', async () => {
     const w = await sandbox.chain.newWallet(1_000_000_000n);
     await sandbox.chain.transferSol(sender, w.address, 1_000_000n);
