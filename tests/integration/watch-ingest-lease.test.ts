@@ -48,7 +48,7 @@ describe.skipIf(skip)('leases on PostgreSQL', () => {
       for await (const chunk of child!.stdout as ReadableStream<Uint8Array>) lines.push(...decoder.decode(chunk).split('\n').filter(Boolean));
     })();
     const sql = new SQL(url);
-    const owners = async () => (await sql`SELECT DISTINCT owner FROM watch_ingest_leases WHERE expires_at > ${Date.now()}`).map((r: { owner: string }) => r.owner);
+    const owners = async (): Promise<string[]> => (await sql`SELECT DISTINCT owner FROM watch_ingest_leases WHERE expires_at > ${Date.now()}`).map((r: { owner: string }) => r.owner);
     const cursors = async () => Number((await sql`SELECT count(*)::int AS n FROM watch_ingest_cursors WHERE wallet IN ${sql(addresses)}`)[0].n);
     try {
       expect(await within(20_000, async () => (await owners()).length === 1 && (await cursors()) >= 3)).not.toBeNull();

@@ -3,7 +3,12 @@
 // `transactions?decode=true` lists it for that wallet; a node WebSocket cut for 30 s and a restart lose
 // nothing (the gap fill from the durable cursors).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
+import { findAssociatedTokenPda } from '@solana-program/token';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import * as cpmm from '../support/amm/raydium-cpmm.ts';
+import { signedTransaction } from '../support/sandbox/testing.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
@@ -101,6 +106,36 @@ describe('each transaction touching a watched wallet is handed over once, decode
     const sig = await sandbox.chain.transferToken(sandbox.mint, sender, w.address, 1_000_000n, { createDestination: false });
     const r = await expectExactlyOne(w.address, sig);
     expect(r.item).toMatchObject({ foundVia: 'token_account' });
+  });
+
+  test('a swap on Raydium CPMM (its real program)', async () => {
+    const chain = sandbox.chain;
+    chain.svm.addProgramFromFile(cpmm.RAYDIUM_CPMM, join(import.meta.dir, '../fixtures/programs/raydium_cpmm.so'));
+    const creator = await chain.newWallet(5_000_000_000n);
+    const mintX = await chain.createMint({ authority: chain.payer, decimals: 6 });
+    const mintY = await chain.createMint({ authority: chain.payer, decimals: 9 });
+    await chain.mintTo(mintX, chain.payer, creator.address, 10n ** 13n);
+    await chain.mintTo(mintY, chain.payer, creator.address, 10n ** 16n);
+    const ata = async (owner: Address, mint: Address) => (await findAssociatedTokenPda({ owner, mint, tokenProgram: cpmm.TOKEN_PROGRAM }))[0];
+    const { ammConfig } = await cpmm.installCpmmConfig(chain.svm, chain.payer.address);
+    const pool = await cpmm.poolAccounts(ammConfig, mintX, mintY);
+    const run = async (signer: KeyPairSigner, ix: Parameters<typeof signedTransaction>[2][number]) => {
+      const sent = await chain.send(await signedTransaction(chain.url, signer, [getSetComputeUnitLimitInstruction({ units: 1_400_000 }), ix]));
+      expect(sent.err).toBeNull();
+      return sent.signature;
+    };
+    await run(creator, cpmm.initialize(creator, ammConfig, pool, 1_000_000_000n, 2_000_000_000n, { token0: await ata(creator.address, pool.mint0), token1: await ata(creator.address, pool.mint1), lp: await ata(creator.address, pool.lpMint) }));
+    const trader = await watched(2_000_000_000n);
+    await chain.mintTo(mintX, chain.payer, trader.address, 50_000_000n);
+    await chain.createAta(trader.address, mintY);
+    await ing.settled();
+    const before = ing.sink.of(trader.address).length;
+    const sig = await run(trader, cpmm.swapBaseInput(trader, ammConfig, pool, mintX, 10_000_000n, 1n, { input: await ata(trader.address, mintX), output: await ata(trader.address, mintY) }));
+    const records = await recordsOf(trader.address, before + 1);
+    expect(records.filter((r) => r.signature === sig)).toHaveLength(1);
+    const r = records.find((x) => x.signature === sig)!;
+    expect(r.item).toEqual(await historyItem(trader.address, sig));
+    expect(r.item).toMatchObject({ category: 'Swap', kind: 'swap', foundVia: 'wallet' });
   });
 
   test('a failed transaction of the wallet', async () => {
