@@ -111,12 +111,12 @@ export async function startTestIngestion(setup: IngestionSetup): Promise<TestIng
   if (setup.databaseUrl) {
     await migratePostgres(setup.databaseUrl);
     const db = openPostgres(setup.databaseUrl, 4);
-    store = pgIngestStore(db);
+    store = pgIngestStore(db.$client);
     close = () => db.$client.close();
   } else {
     if (!setup.sqlitePath) dir = mkdtempSync(join(tmpdir(), 'cig-ingest-'));
     const db = openDatabase(setup.sqlitePath ?? join(dir!, 'gateway.sqlite'));
-    store = sqliteIngestStore(db);
+    store = sqliteIngestStore(db.$client);
     close = async () => db.$client.close();
   }
   const upstream = new Upstream({ label: 'sandbox', urls: [setup.rpcUrl], timeoutMs: config.rpcTimeoutMs, retries: 0, log });

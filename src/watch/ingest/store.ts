@@ -4,8 +4,10 @@
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Network } from '../../config.ts';
 import type { Commitment } from '../sink.ts';
-import type { Db } from '../../db/client.ts';
-import type { PgDb } from '../../db/pg-client.ts';
+import type { SQL } from 'bun';
+import type { Database } from 'bun:sqlite';
+import { drizzle as sqliteDrizzle } from 'drizzle-orm/bun-sqlite';
+import { drizzle as pgDrizzle } from 'drizzle-orm/bun-sql';
 import * as lite from '../../db/schema.ts';
 import * as pg from '../../db/pg-schema.ts';
 
@@ -47,7 +49,9 @@ const chunks = <T>(list: readonly T[]) => Array.from({ length: Math.ceil(list.le
 
 const cursorOf = (r: Cursor): Cursor => ({ lastSignature: r.lastSignature, lastSlot: Number(r.lastSlot), sinceSlot: Number(r.sinceSlot) });
 
-export function sqliteIngestStore(db: Db): IngestStore {
+/** On the gateway's SQLite connection (the watches' and billing's own). */
+export function sqliteIngestStore(client: Database): IngestStore {
+  const db = sqliteDrizzle({ client });
   const t = lite.watchIngestCursors;
   return {
     async cursors({ network, commitment }, addresses) {
@@ -80,7 +84,9 @@ export function sqliteIngestStore(db: Db): IngestStore {
   };
 }
 
-export function pgIngestStore(db: PgDb): IngestStore {
+/** On the gateway's PostgreSQL pool. */
+export function pgIngestStore(client: SQL): IngestStore {
+  const db = pgDrizzle({ client });
   const t = pg.watchIngestCursors;
   const l = pg.watchIngestLeases;
   return {
