@@ -19,6 +19,8 @@ import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
 const rate = Number(process.argv[2] ?? 100);
 const seconds = Number(process.argv[3] ?? 20);
 const walletCount = Number(process.argv[4] ?? 1000);
+/** Transfers signed and not landed yet, at most. */
+const IN_FLIGHT = 16;
 const now = () => performance.timeOrigin + performance.now();
 
 console.log(`command: bun bench/watch.ts ${rate} ${seconds} ${walletCount}`);
@@ -50,18 +52,28 @@ async function until(cond: () => boolean, timeoutMs: number, what: string) {
   }
 }
 
-/** Sends `rate` transfers a second for `seconds` to the wallets in turn (from a few senders); when each landed, by signature. */
+/**
+ * Sends `rate` transfers a second for `seconds` to the wallets in turn (from a few senders), each at
+ * its due time without waiting for the one before (signing overlaps; the chain lands them one by one);
+ * when each landed, by signature.
+ */
 async function traffic(chain: Sandbox, senders: KeyPairSigner[], wallets: string[]): Promise<Map<string, number>> {
   const landed = new Map<string, number>();
   const total = Math.round(rate * seconds);
   const start = now();
+  const sent = new Set<Promise<void>>();
   for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - now();
+    const wait = start + (i * 1000) / rate - now();
     if (wait > 0) await Bun.sleep(wait);
-    const sig = await chain.transferSol(senders[i % senders.length]!, wallets[i % wallets.length] as never, 1_000_000n + BigInt(i));
-    landed.set(sig, now());
+    // A transaction signed too long before it lands outlives its blockhash (150 slots, one transaction each here).
+    while (sent.size >= IN_FLIGHT) await Promise.race(sent);
+    const p: Promise<void> = chain.transferSol(senders[i % senders.length]!, wallets[i % wallets.length] as never, 1_000_000n + BigInt(i)).then((sig) => {
+      landed.set(sig, now());
+      sent.delete(p);
+    });
+    sent.add(p);
   }
+  await Promise.all(sent);
   const late = now() - (start + (total * 1000) / rate);
   if (late > 1000) console.log(`  (the sandbox fell behind the rate by ${ms(late)}: the figures are at a lower rate)`);
   return landed;
@@ -104,14 +116,14 @@ async function ingestRun(watched: string[]) {
 
 console.log('\ningest (confirmation -> recordActivity), ingester process on SQLite:');
 const idle = await ingestRun([]);
-idle.proc.kill();
+idle.proc.kill(9);
 const busy = await ingestRun(wallets);
 console.log(`  RSS: ${idle.rss.toFixed(1)} MB with no watched wallet, ${busy.rss.toFixed(1)} MB with ${walletCount} (+${(busy.rss - idle.rss).toFixed(1)} MB) before traffic`);
 const landed = await traffic(chain, senders, wallets);
 await until(() => [...landed.keys()].every((s) => busy.heard.has(s)), 30_000, 'every transfer recorded').catch((e) => console.log(`  ${e.message}`));
 report('ingest', landed, busy.heard);
 console.log(`  RSS after traffic: ${rssMb(busy.proc.pid).toFixed(1)} MB (+${(rssMb(busy.proc.pid) - idle.rss).toFixed(1)} MB over idle)`);
-busy.proc.kill();
+busy.proc.kill(9);
 
 // ---- webhook: the whole gateway, when this tree has watches ----
 async function webhookRun() {

@@ -8,11 +8,11 @@ import { startTestIngestion } from './watch-ingest.ts';
 const env = process.env;
 const ing = await startTestIngestion({ rpcUrl: env.INGEST_RPC_URL!, databaseUrl: env.INGEST_DATABASE_URL || undefined, leaseMs: Number(env.INGEST_LEASE_MS ?? 6000) });
 ing.sink.onRecord = (r) => console.log(`recorded ${r.wallet} ${r.signature} ${(performance.timeOrigin + r.at).toFixed(1)}`);
-ing.sink.watch((env.INGEST_WALLETS ?? '').split(',').filter(Boolean));
-console.log('ready');
-await ing.settled(120_000);
-console.log('settled');
 process.on('SIGTERM', async () => {
   await ing.stop();
   process.exit(0);
 });
+ing.sink.watch((env.INGEST_WALLETS ?? '').split(',').filter(Boolean));
+console.log('ready');
+await ing.settled(120_000);
+console.log('settled');

@@ -46,6 +46,12 @@ const DECODES_AT_ONCE = 8;
 const DECODE_TRIES = 4;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 30_000;
+/**
+ * How often moved cursors are written. What is handed over is recorded by the watches before the cursor
+ * moves, and the watches record a transaction once however often it comes: a kill -9 costs at most this
+ * long of transactions handed over again, never one lost.
+ */
+const CURSOR_FLUSH_MS = 1000;
 /** Signatures remembered per wallet so that a fill overlapping another's does not hand one over twice. */
 const RECENT = 512;
 const DEFAULT_LEASE_MS = 6000;
@@ -83,6 +89,9 @@ export class Ingester {
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
   private timers: ReturnType<typeof setInterval>[] = [];
+  /** Cursors moved and not yet written: written together every CURSOR_FLUSH_MS (one commit, not one per transaction). */
+  private unsaved = new Map<string, CursorRow>();
+  private flushing: Promise<void> | undefined;
   private unwatch: () => void;
   private running = 0;
   private readonly queue: (() => void)[] = [];
@@ -109,6 +118,7 @@ export class Ingester {
     this.unwatch = o.onChange((n) => void (n === network && this.tick()));
     this.timers.push(setInterval(() => this.tick(), this.leaseMs / 3));
     this.timers.push(setInterval(() => this.fillAll(), o.fillEveryMs));
+    this.timers.push(setInterval(() => void this.flush(), CURSOR_FLUSH_MS));
     this.tick();
   }
 
@@ -125,6 +135,7 @@ export class Ingester {
     this.subs.close();
     await this.ticking;
     while (this.running > 0) await Bun.sleep(10);
+    for (let i = 0; i < 3 && (this.flushing || this.unsaved.size > 0); i++) await this.flush();
     await this.o.store.release(this.scope, this.o.owner).catch(() => {});
   }
 
@@ -248,6 +259,10 @@ export class Ingester {
     }
     const addresses = [...st.tokenAccounts, wallet];
     const cursors = await store.cursors(this.scope, addresses);
+    for (const a of addresses) {
+      const moved = this.unsaved.get(a);
+      if (moved) cursors.set(a, moved);
+    }
     const own = cursors.get(wallet);
     if (!own) return this.begin(wallet, addresses);
     // The token accounts' lists are read before the wallet's own: a transaction naming both is then
@@ -267,12 +282,27 @@ export class Ingester {
       if (!r.newest || r.newest.signature === before?.lastSignature) return [];
       return [{ address: r.address, wallet, lastSignature: r.newest.signature, lastSlot: r.newest.slot, sinceSlot: own.sinceSlot }];
     });
-    await store.saveCursors(this.scope, moved);
+    for (const row of moved) this.unsaved.set(row.address, row);
     // A token moved for the wallet: it may have a new token account, to list and follow at once.
     if (decoded.some((d) => d.walletChanges?.changes.some((c) => c.asset !== 'SOL'))) {
       st.tokenAccountsStale = true;
       st.again = true;
     }
+  }
+
+  /** Writes the moved cursors; those the database did not take are kept for the next flush. */
+  private flush(): Promise<void> {
+    if (this.flushing || this.unsaved.size === 0) return this.flushing ?? Promise.resolve();
+    const rows = this.unsaved;
+    this.unsaved = new Map();
+    this.flushing = this.o.store
+      .saveCursors(this.scope, [...rows.values()])
+      .catch((e) => {
+        for (const [a, row] of rows) if (!this.unsaved.has(a)) this.unsaved.set(a, row);
+        this.o.log.warn('watch ingestion: cursors not saved; kept for the next try', { network: this.o.network, error: (e as Error).message });
+      })
+      .finally(() => (this.flushing = undefined));
+    return this.flushing;
   }
 
   /** A wallet seen for the first time: its history so far is not news; each address's cursor starts at its newest signature. */
