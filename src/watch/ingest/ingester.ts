@@ -55,6 +55,12 @@ const CURSOR_FLUSH_MS = 1000;
 /** Signatures remembered per wallet so that a fill overlapping another's does not hand one over twice. */
 const RECENT = 512;
 const DEFAULT_LEASE_MS = 6000;
+/**
+ * Token accounts are listed again on every this many interval fills (two getTokenAccountsByOwner per
+ * wallet), besides after each transaction that moved a token for the wallet: one opened with no token
+ * moving to the wallet is followed from then, and its first transfer found by the fill that follows it.
+ */
+const TOKEN_ACCOUNTS_EVERY = 10;
 
 interface WalletState {
   tokenAccounts: string[];
@@ -96,6 +102,7 @@ export class Ingester {
   private running = 0;
   private readonly queue: (() => void)[] = [];
   private stopped = false;
+  private intervalFills = 1;
 
   constructor(private readonly o: IngesterOptions) {
     this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
@@ -179,7 +186,8 @@ export class Ingester {
       added.push(wallet);
     }
     if (gone.length > 0 || added.length > 0) this.follow();
-    const unwanted = gone.filter((w) => !wanted.includes(w));
+    const stillWanted = new Set(wanted);
+    const unwanted = gone.filter((w) => !stillWanted.has(w));
     if (unwanted.length > 0) await store.release(this.scope, owner, unwanted).catch(() => {});
     for (const wallet of added) this.schedule(wallet, 'fill');
   }
@@ -195,8 +203,9 @@ export class Ingester {
   }
 
   private fillAll(): void {
+    const relist = this.intervalFills++ % TOKEN_ACCOUNTS_EVERY === 0;
     for (const [wallet, st] of this.wallets) {
-      st.tokenAccountsStale = true;
+      if (relist) st.tokenAccountsStale = true;
       this.schedule(wallet, 'fill');
     }
   }
@@ -250,8 +259,8 @@ export class Ingester {
   private async fill(wallet: string, st: WalletState, via: 'notification' | 'fill'): Promise<void> {
     const { rpc, store, network } = this.o;
     if (st.tokenAccountsStale) {
-      st.tokenAccountsStale = false;
       const { searched } = await tokenAccountsOf(rpc, wallet, 0);
+      st.tokenAccountsStale = false;
       if (searched.join() !== st.tokenAccounts.join() && this.wallets.get(wallet) === st) {
         st.tokenAccounts = searched;
         this.follow();
