@@ -101,6 +101,7 @@ export class Ingester {
   private unwatch: () => void;
   private running = 0;
   private readonly queue: (() => void)[] = [];
+  private readonly urgent: (() => void)[] = [];
   private stopped = false;
   private intervalFills = 1;
 
@@ -131,7 +132,7 @@ export class Ingester {
 
   /** What this ingester follows now (tests and the bench wait on it). */
   stats(): { wallets: number; addresses: number; filling: number; queued: number } {
-    return { wallets: this.wallets.size, addresses: this.owners.size, filling: this.running, queued: this.queue.length };
+    return { wallets: this.wallets.size, addresses: this.owners.size, filling: this.running, queued: this.queue.length + this.urgent.length };
   }
 
   async stop(): Promise<void> {
@@ -224,7 +225,7 @@ export class Ingester {
     st.running = true;
     clearTimeout(st.retry);
     st.retry = undefined;
-    void this.slot(async () => {
+    void this.slot(via === 'notification', async () => {
       do {
         st.again = false;
         const reason = st.via;
@@ -244,15 +245,18 @@ export class Ingester {
     });
   }
 
-  /** At most FILLS_AT_ONCE fills run at once; the others wait their turn. */
-  private async slot(fn: () => Promise<void>): Promise<void> {
-    if (this.running >= FILLS_AT_ONCE) await new Promise<void>((r) => this.queue.push(r));
+  /**
+   * At most FILLS_AT_ONCE fills run at once; the others wait their turn, those a notification asked for
+   * first (the interval's fill of every wallet must not hold up news).
+   */
+  private async slot(urgent: boolean, fn: () => Promise<void>): Promise<void> {
+    if (this.running >= FILLS_AT_ONCE) await new Promise<void>((r) => (urgent ? this.urgent : this.queue).push(r));
     this.running++;
     try {
       await fn();
     } finally {
       this.running--;
-      this.queue.shift()?.();
+      (this.urgent.shift() ?? this.queue.shift())?.();
     }
   }
 
