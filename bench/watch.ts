@@ -26,6 +26,11 @@ const now = () => performance.timeOrigin + performance.now();
 console.log(`command: bun bench/watch.ts ${rate} ${seconds} ${walletCount}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 
+/** CPU seconds (user + system) a process has used. */
+const cpuSeconds = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
@@ -119,9 +124,11 @@ const idle = await ingestRun([]);
 idle.proc.kill(9);
 const busy = await ingestRun(wallets);
 console.log(`  RSS: ${idle.rss.toFixed(1)} MB with no watched wallet, ${busy.rss.toFixed(1)} MB with ${walletCount} (+${(busy.rss - idle.rss).toFixed(1)} MB) before traffic`);
+const cpuBefore = cpuSeconds(busy.proc.pid);
 const landed = await traffic(chain, senders, wallets);
-await until(() => [...landed.keys()].every((s) => busy.heard.has(s)), 30_000, 'every transfer recorded').catch((e) => console.log(`  ${e.message}`));
+await until(() => [...landed.keys()].every((s) => busy.heard.has(s)), 60_000, 'every transfer recorded').catch((e) => console.log(`  ${e.message}`));
 report('ingest', landed, busy.heard);
+console.log(`  ingester CPU: ${(((cpuSeconds(busy.proc.pid) - cpuBefore) * 1000) / landed.size).toFixed(2)} ms per event`);
 console.log(`  RSS after traffic: ${rssMb(busy.proc.pid).toFixed(1)} MB (+${(rssMb(busy.proc.pid) - idle.rss).toFixed(1)} MB over idle)`);
 busy.proc.kill(9);
 

@@ -74,6 +74,9 @@ interface WalletState {
   retry?: ReturnType<typeof setTimeout>;
   recent: Set<string>;
   decodeTries: Map<string, number>;
+  /** The cursors of the wallet's addresses, and which addresses' were read from the database. */
+  cursors: Map<string, Cursor>;
+  looked: Set<string>;
 }
 
 /** What one address's list says is new since its cursor, and where the cursor goes once it is handled. */
@@ -183,7 +186,7 @@ export class Ingester {
     const added: string[] = [];
     for (const wallet of held) {
       if (this.wallets.has(wallet)) continue;
-      this.wallets.set(wallet, { tokenAccounts: [], tokenAccountsStale: true, running: false, again: false, via: 'fill', failures: 0, recent: new Set(), decodeTries: new Map() });
+      this.wallets.set(wallet, { tokenAccounts: [], tokenAccountsStale: true, running: false, again: false, via: 'fill', failures: 0, recent: new Set(), decodeTries: new Map(), cursors: new Map(), looked: new Set() });
       added.push(wallet);
     }
     if (gone.length > 0 || added.length > 0) this.follow();
@@ -271,13 +274,15 @@ export class Ingester {
       }
     }
     const addresses = [...st.tokenAccounts, wallet];
-    const cursors = await store.cursors(this.scope, addresses);
-    for (const a of addresses) {
-      const moved = this.unsaved.get(a);
-      if (moved) cursors.set(a, moved);
+    // Cursors are read from the database once per address while this replica holds the wallet; it alone moves them meanwhile.
+    const unread = addresses.filter((a) => !st.looked.has(a));
+    if (unread.length > 0) {
+      for (const [a, c] of await store.cursors(this.scope, unread)) st.cursors.set(a, this.unsaved.get(a) ?? c);
+      for (const a of unread) st.looked.add(a);
     }
+    const cursors = st.cursors;
     const own = cursors.get(wallet);
-    if (!own) return this.begin(wallet, addresses);
+    if (!own) return this.begin(wallet, st, addresses);
     // The token accounts' lists are read before the wallet's own: a transaction naming both is then
     // in the wallet's list too, and is told as found via the wallet, as decoded history tells it.
     const reads = await Promise.all(st.tokenAccounts.map((a) => this.read(a, cursors.get(a), own.sinceSlot)));
@@ -295,7 +300,10 @@ export class Ingester {
       if (!r.newest || r.newest.signature === before?.lastSignature) return [];
       return [{ address: r.address, wallet, lastSignature: r.newest.signature, lastSlot: r.newest.slot, sinceSlot: own.sinceSlot }];
     });
-    for (const row of moved) this.unsaved.set(row.address, row);
+    for (const row of moved) {
+      this.unsaved.set(row.address, row);
+      cursors.set(row.address, row);
+    }
     // A token moved for the wallet: it may have a new token account, to list and follow at once.
     if (decoded.some((d) => d.walletChanges?.changes.some((c) => c.asset !== 'SOL'))) {
       st.tokenAccountsStale = true;
@@ -319,7 +327,7 @@ export class Ingester {
   }
 
   /** A wallet seen for the first time: its history so far is not news; each address's cursor starts at its newest signature. */
-  private async begin(wallet: string, addresses: string[]): Promise<void> {
+  private async begin(wallet: string, st: WalletState, addresses: string[]): Promise<void> {
     const { rpc, store, commitment } = this.o;
     const sinceSlot = Number(await rpc.call<number>('getSlot', [{ commitment }]));
     const rows = await Promise.all(
@@ -329,6 +337,7 @@ export class Ingester {
       }),
     );
     await store.saveCursors(this.scope, rows);
+    for (const row of rows) st.cursors.set(row.address, row);
   }
 
   /**
