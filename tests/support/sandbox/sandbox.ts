@@ -27,7 +27,7 @@ export interface Sandbox {
   fault(fault: Fault | null, opts?: FaultOptions): void;
   /** random keypair, funded by a real transfer from payer (default 10 SOL) */
   newWallet(lamports?: bigint): Promise<KeyPairSigner>;
-  transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts?: { memo?: string; computeUnitPrice?: bigint }): Promise<Signature>;
+  transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts?: { memo?: string; computeUnitPrice?: bigint; skipPreflight?: boolean }): Promise<Signature>;
   createMint(opts: CreateMintOptions): Promise<Address>;
   /** idempotent; uses the mint's own token program */
   createAta(owner: Address, mint: Address): Promise<Address>;
