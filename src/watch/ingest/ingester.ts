@@ -40,7 +40,8 @@ export interface IngesterOptions {
 const PAGE = 1000;
 /** Pages read back for one address in one fill at most. */
 const MAX_PAGES = 10;
-const FILLS_AT_ONCE = 16;
+/** Fills running at once: each mostly waits on the node, so the rate a node answering in 200 ms allows is 64 / 0.2 s. */
+const FILLS_AT_ONCE = 64;
 const DECODES_AT_ONCE = 8;
 /** A transaction the node cannot give yet (not found, node away) is tried this often before it is recorded with its decodeError. */
 const DECODE_TRIES = 4;
