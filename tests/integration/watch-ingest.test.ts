@@ -14,6 +14,7 @@ import type { TestGateway } from '../support/gateway.ts';
 import { fundedKey } from '../support/agent.ts';
 import { within } from '../support/poll.ts';
 import { startTestIngestion, type TestIngestion } from '../support/watch-ingest.ts';
+import { registry } from '../../src/metrics.ts';
 
 const sandbox = sandboxGateways({ mint: true });
 let gw: TestGateway;
@@ -230,5 +231,40 @@ describe('nothing is lost', () => {
     await Bun.sleep(1000);
     ing.sink.failing = false;
     await expectExactlyOne(w.address, sig);
+  });
+});
+
+describe('many subscriptions on few connections, and what operators see', () => {
+  // Before the test below: the gauges are the process's, and its second ingester's stop sets them to its own count.
+  test('/metrics: subscriptions and sockets open, transactions ingested by what found them, lag behind the node', async () => {
+    const text = await registry.metrics();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    expect(value('gateway_watch_subscriptions{network="mainnet-beta",commitment="confirmed"}')).toBeGreaterThan(0);
+    expect(value('gateway_watch_sockets{network="mainnet-beta",commitment="confirmed"}')).toBeGreaterThanOrEqual(1);
+    expect(value('gateway_watch_ingested_total{network="mainnet-beta",via="notification"}')).toBeGreaterThan(0);
+    expect(value('gateway_watch_ingested_total{network="mainnet-beta",via="fill"}')).toBeGreaterThan(0); // the 30 s cut
+    expect(value('gateway_watch_lag_slots{network="mainnet-beta"}')).toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain(sender.address);
+  });
+
+  test('WATCH_SUBSCRIPTIONS_PER_SOCKET: 5 addresses at 2 a socket open 3 connections, each address heard', async () => {
+    const chain = sandbox.chain;
+    const before = chain.pubsub.open().connections;
+    const few = await startTestIngestion({ rpcUrl: chain.url, settings: { watchSubscriptionsPerSocket: 2, watchFillSeconds: 3600 }, subscriptionsOpen: () => chain.pubsub.open().subscriptions });
+    try {
+      const ws = await Promise.all(Array.from({ length: 5 }, () => chain.newWallet(1_000_000_000n)));
+      few.sink.watch(ws.map((w) => w.address));
+      await few.settled();
+      expect(chain.pubsub.open().connections - before).toBe(3);
+      const sigs = [];
+      for (const w of ws) sigs.push(await chain.transferSol(sender, w.address, 1_500_000n));
+      expect(await within(10_000, () => few.sink.records.length === 5)).not.toBeNull();
+      expect(few.sink.records.map((r) => r.signature).sort()).toEqual([...sigs].sort());
+      // followed no more: the connections close
+      few.sink.unwatch(ws.map((w) => w.address));
+      expect(await within(5000, () => chain.pubsub.open().connections === before)).not.toBeNull();
+    } finally {
+      await few.stop();
+    }
   });
 });
