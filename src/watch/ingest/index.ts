@@ -10,9 +10,16 @@ import { NETWORKS, wsUrls, type Config, type Network } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { Commitment, WatchedSet, WatchSink } from '../sink.ts';
 import { Ingester } from './ingester.ts';
-import type { IngestStore } from './store.ts';
+import { pgIngestStore, sqliteIngestStore, type IngestStore } from './store.ts';
+import type { SQL } from 'bun';
+import type { Database } from 'bun:sqlite';
 
 export { sqliteIngestStore, pgIngestStore, type IngestStore } from './store.ts';
+
+/** The cursors and leases on the gateway's database, given as createWatching gets it (one of the two). */
+export function ingestStore(o: { sqlite?: Database; pg?: SQL }): IngestStore {
+  return o.pg ? pgIngestStore(o.pg) : sqliteIngestStore(o.sqlite!);
+}
 
 /** A watched set that can say which wallets a watch at `finalized` follows (without it, all are ingested at both). */
 export type WatchedAt = WatchedSet & { walletsAt?(network: Network, commitment: Commitment): string[] };
