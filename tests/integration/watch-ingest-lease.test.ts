@@ -3,6 +3,7 @@
 // wallets over within 10 s and hands over what landed meanwhile.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SQL } from 'bun';
+import { join } from 'node:path';
 import type { KeyPairSigner } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
@@ -37,7 +38,7 @@ describe.skipIf(skip)('leases on PostgreSQL', () => {
   test('one replica ingests a wallet at a time; after a kill -9 another takes it over within 10 s and loses nothing', async () => {
     const wallets = await Promise.all([chain.newWallet(), chain.newWallet(), chain.newWallet()]);
     const addresses = wallets.map((w) => w.address);
-    child = Bun.spawn(['bun', 'tests/support/ingest-process.ts'], {
+    child = Bun.spawn(['bun', join(import.meta.dir, '../support/ingest-process.ts')], {
       env: { ...process.env, INGEST_RPC_URL: chain.url, INGEST_DATABASE_URL: url, INGEST_WALLETS: addresses.join(','), INGEST_LEASE_MS: String(LEASE_MS) },
       stdout: 'pipe',
       stderr: 'inherit',
