@@ -78,7 +78,10 @@ describe.skipIf(skip)('leases on PostgreSQL', () => {
       const after = await chain.transferSol(sender, addresses[2]!, 3_000_000n);
       expect(await within(10_000, () => survivor!.sink.records.some((r) => r.signature === after))).not.toBeNull();
       await survivor.settled();
-      expect(survivor.sink.records.map((r) => r.signature)).toEqual([meanwhile, after]);
+      // Besides, at most what the killed replica recorded in its last second (its cursors are written once a
+      // second): handed over again, and recorded once by the watches (the same event id).
+      const byFirst = new Set(lines.flatMap((l) => (l.startsWith('recorded ') ? [l.split(' ')[2]!] : [])));
+      expect(survivor.sink.records.map((r) => r.signature).filter((sig) => !byFirst.has(sig))).toEqual([meanwhile, after]);
     } finally {
       await sql.close();
     }
