@@ -80,6 +80,42 @@ const urlList = (raw: string) => {
   return urls;
 };
 
+/** Comma-separated ws(s) URLs (the node's WebSocket API); like RPC URLs they may hold a key, never repeated. */
+const wsUrlList = (raw: string) => {
+  const urls = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (urls.length === 0) fail('expected at least one URL');
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      return fail('expected comma-separated ws(s) URLs; one of them is not a URL');
+    }
+    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') fail(`expected ws(s) URLs, got a ${shown(parsed.protocol)} URL`);
+  }
+  return urls;
+};
+
+/**
+ * The WebSocket URL of an RPC URL as web3.js's and @solana/kit's clients derive it: http -> ws,
+ * https -> wss, and an explicit port becomes the next one (a local validator's 8899 -> 8900).
+ */
+export function derivedWsUrl(rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (url.port !== '') url.port = String(Number(url.port) + 1);
+  return url.toString();
+}
+
+/** The network's WebSocket URLs: MAINNET_WS_URLS / DEVNET_WS_URLS, else one derived from each RPC URL. */
+export function wsUrls(c: Config, network: Network): string[] {
+  const set = network === 'devnet' ? c.devnetWsUrls : c.mainnetWsUrls;
+  return set ?? (network === 'devnet' ? c.devnetRpcUrls : c.mainnetRpcUrls).map(derivedWsUrl);
+}
+
 const postgresUrl = (raw: string) => {
   let parsed: URL;
   try {
@@ -254,6 +290,34 @@ const SETTINGS = {
     shownDefault: 'https://api.devnet.solana.com',
     secret: true,
     parse: urlList,
+  },
+  mainnetWsUrls: {
+    env: 'MAINNET_WS_URLS',
+    help: "comma-separated mainnet-beta WebSocket URLs that watches subscribe on (logsSubscribe), the first tried first",
+    default: undefined as string[] | undefined,
+    shownDefault: 'one per MAINNET_RPC_URLS entry, as web3.js derives it (https -> wss, an explicit port + 1)',
+    secret: true,
+    parse: wsUrlList,
+  },
+  devnetWsUrls: {
+    env: 'DEVNET_WS_URLS',
+    help: 'comma-separated devnet WebSocket URLs, the first tried first',
+    default: undefined as string[] | undefined,
+    shownDefault: 'one per DEVNET_RPC_URLS entry, derived the same way',
+    secret: true,
+    parse: wsUrlList,
+  },
+  watchFillSeconds: {
+    env: 'WATCH_FILL_SECONDS',
+    help: "watched wallets' signature lists are read again this often (getSignaturesForAddress until the last seen), besides at start and after each reconnect, so that a notification the socket never delivered is not lost",
+    default: 60,
+    parse: integer(1, 86_400),
+  },
+  watchSubscriptionsPerSocket: {
+    env: 'WATCH_SUBSCRIPTIONS_PER_SOCKET',
+    help: 'logsSubscribe subscriptions carried by one WebSocket connection to the node; more addresses open more connections',
+    default: 1000,
+    parse: integer(1, 100_000),
   },
   rpcTimeoutMs: {
     env: 'RPC_TIMEOUT_MS',

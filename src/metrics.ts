@@ -247,6 +247,18 @@ export const paymentRequired = new Counter({
   registers,
 });
 
+// Watch ingestion (src/watch/ingest): subscriptions on the node's sockets, transactions handed to the
+// watches, and how far behind the node's slot the newest of them was when it was recorded.
+export const watchSubscriptions = new Gauge({ name: 'gateway_watch_subscriptions', help: 'logsSubscribe subscriptions open on the nodes, by network and commitment', labelNames: ['network', 'commitment'] as const, registers });
+export const watchSockets = new Gauge({ name: 'gateway_watch_sockets', help: 'WebSocket connections open to the nodes, by network and commitment', labelNames: ['network', 'commitment'] as const, registers });
+export const watchIngested = new Counter({
+  name: 'gateway_watch_ingested_total',
+  help: "Transactions of watched wallets recorded, by network and what found them (notification: a socket's; fill: the signature lists read at start, after a reconnect or on the interval)",
+  labelNames: ['network', 'via'] as const,
+  registers,
+});
+export const watchLagSlots = new Gauge({ name: 'gateway_watch_lag_slots', help: "Slots between the node's newest slot and the transaction last recorded, when recorded, by network", labelNames: ['network'] as const, registers });
+
 /** Seconds since `start` (a performance.now() value). */
 export const since = (start: number) => (performance.now() - start) / 1000;
 

@@ -157,7 +157,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const inFlight = new InFlight(log);
   let watching: Watching;
   try {
-    watching = await createWatching({ config, log, billing: store, storeOf: backend.storeOf });
+    watching = await createWatching({ config, log, billing: store, storeOf: backend.storeOf, rpc: (n) => upstreams[n] });
   } catch (e) {
     await backend.close().catch(() => {});
     throw e;

@@ -195,3 +195,34 @@ export const watchEvents = pgTable(
   },
   (t) => [uniqueIndex('watch_events_seq_idx').on(t.watchId, t.seq), index('watch_events_created_idx').on(t.createdAt)],
 );
+
+export const watchIngestCursors = pgTable(
+  'watch_ingest_cursors',
+  {
+    network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
+    address: text('address').notNull(),
+    wallet: text('wallet').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: bigint('last_slot', { mode: 'number' }).notNull(),
+    sinceSlot: bigint('since_slot', { mode: 'number' }).notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.address] })],
+);
+
+/**
+ * Postgres only: which replica ingests each watched wallet (one process needs no lease). A replica
+ * renews its rows well within `expires_at`; one killed stops renewing and another takes them over.
+ */
+export const watchIngestLeases = pgTable(
+  'watch_ingest_leases',
+  {
+    network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
+    wallet: text('wallet').notNull(),
+    owner: text('owner').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.wallet] })],
+);

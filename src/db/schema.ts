@@ -251,3 +251,23 @@ export const watchEvents = sqliteTable(
   },
   (t) => [uniqueIndex('watch_events_seq_idx').on(t.watchId, t.seq), index('watch_events_created_idx').on(t.createdAt)],
 );
+
+/**
+ * Where watch ingestion (src/watch/ingest) stopped reading each address's history at one commitment: a
+ * watched wallet or one of its token accounts. `last_signature` is '' when the address had none; `since_slot` is the slot
+ * the wallet's ingestion began at (a token account found later is read back to it, no further).
+ */
+export const watchIngestCursors = sqliteTable(
+  'watch_ingest_cursors',
+  {
+    network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
+    address: text('address').notNull(),
+    wallet: text('wallet').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: integer('last_slot').notNull(),
+    sinceSlot: integer('since_slot').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.address] })],
+);
