@@ -24,8 +24,8 @@ function toolsOf(price: number): Tool[] {
     {
       name: 'watch_wallets',
       description:
-        'Watch wallets: every transaction touching one of them (directly or through its token accounts) becomes an event, {"id","type":"wallet.activity","watchId","wallet","network","signature","slot","blockTime","commitment","item"} where item is what get_recent_transactions with decode says of it. ' +
-        'Read events with watch_events (or GET /api/watches/{id}/events), or give webhookUrl (https, public) to have each POSTed, signed per Standard Webhooks with the secret returned once. ' +
+        "Watch wallets: each transaction touching one (or its token accounts) becomes a wallet.activity event whose item is get_recent_transactions' decoded item. " +
+        'Read them with watch_events, or give webhookUrl (https) to have each POSTed, signed per Standard Webhooks. ' +
         paid,
       inputSchema: objectOf(
         {
