@@ -13,6 +13,7 @@ import { rpcBodyRefusal, rpcParseError } from './mcp/refusals.ts';
 import { OPENAPI_PATH, openApiRoutes } from './http/openapi.ts';
 import { restDirectRoutes, restRoutes } from './http/rest.ts';
 import { webhookRoutes } from './http/webhook.ts';
+import { watchRoutes } from './watch/routes.ts';
 import { docsRoutes, DOCS_PATHS } from './pages/docs.ts';
 import { CLAIM_PATH, claimRoutes } from './pages/claim.ts';
 import { faviconRoute, landingPage, wantsHtml } from './pages/home.ts';
@@ -90,6 +91,7 @@ export function buildApp(s: Services) {
     .use(restRoutes(s))
     .use(keyRoutes(s))
     .use(webhookRoutes(s))
+    .use(watchRoutes(s))
     .use(mcp.routes);
   allowOf = allowedMethods(app.routes);
   // The hot calls, also answered by Bun's router when the app is served (see direct-route.ts).

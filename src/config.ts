@@ -80,6 +80,42 @@ const urlList = (raw: string) => {
   return urls;
 };
 
+/** Comma-separated ws(s) URLs (the node's WebSocket API); like RPC URLs they may hold a key, never repeated. */
+const wsUrlList = (raw: string) => {
+  const urls = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (urls.length === 0) fail('expected at least one URL');
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      return fail('expected comma-separated ws(s) URLs; one of them is not a URL');
+    }
+    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') fail(`expected ws(s) URLs, got a ${shown(parsed.protocol)} URL`);
+  }
+  return urls;
+};
+
+/**
+ * The WebSocket URL of an RPC URL as web3.js's and @solana/kit's clients derive it: http -> ws,
+ * https -> wss, and an explicit port becomes the next one (a local validator's 8899 -> 8900).
+ */
+export function derivedWsUrl(rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (url.port !== '') url.port = String(Number(url.port) + 1);
+  return url.toString();
+}
+
+/** The network's WebSocket URLs: MAINNET_WS_URLS / DEVNET_WS_URLS, else one derived from each RPC URL. */
+export function wsUrls(c: Config, network: Network): string[] {
+  const set = network === 'devnet' ? c.devnetWsUrls : c.mainnetWsUrls;
+  return set ?? (network === 'devnet' ? c.devnetRpcUrls : c.mainnetRpcUrls).map(derivedWsUrl);
+}
+
 const postgresUrl = (raw: string) => {
   let parsed: URL;
   try {
@@ -254,6 +290,34 @@ const SETTINGS = {
     shownDefault: 'https://api.devnet.solana.com',
     secret: true,
     parse: urlList,
+  },
+  mainnetWsUrls: {
+    env: 'MAINNET_WS_URLS',
+    help: "comma-separated mainnet-beta WebSocket URLs that watches subscribe on (logsSubscribe), the first tried first",
+    default: undefined as string[] | undefined,
+    shownDefault: 'one per MAINNET_RPC_URLS entry, as web3.js derives it (https -> wss, an explicit port + 1)',
+    secret: true,
+    parse: wsUrlList,
+  },
+  devnetWsUrls: {
+    env: 'DEVNET_WS_URLS',
+    help: 'comma-separated devnet WebSocket URLs, the first tried first',
+    default: undefined as string[] | undefined,
+    shownDefault: 'one per DEVNET_RPC_URLS entry, derived the same way',
+    secret: true,
+    parse: wsUrlList,
+  },
+  watchFillSeconds: {
+    env: 'WATCH_FILL_SECONDS',
+    help: "watched wallets' signature lists are read again this often (getSignaturesForAddress until the last seen), besides at start and after each reconnect, so that a notification the socket never delivered is not lost",
+    default: 60,
+    parse: integer(1, 86_400),
+  },
+  watchSubscriptionsPerSocket: {
+    env: 'WATCH_SUBSCRIPTIONS_PER_SOCKET',
+    help: 'logsSubscribe subscriptions carried by one WebSocket connection to the node; more addresses open more connections',
+    default: 1000,
+    parse: integer(1, 100_000),
   },
   rpcTimeoutMs: {
     env: 'RPC_TIMEOUT_MS',
@@ -573,6 +637,51 @@ const SETTINGS = {
     help: 'on SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits',
     default: 10,
     parse: integer(0, 3600),
+  },
+  watchMaxWallets: { env: 'WATCH_MAX_WALLETS', help: 'most wallets one watch follows (POST /api/watches)', default: 100, parse: integer(1, 100_000) },
+  watchMaxPerKey: { env: 'WATCH_MAX_PER_KEY', help: "most live watches of one key's wallet", default: 10, parse: integer(1, 10_000) },
+  watchEventRetentionHours: {
+    env: 'WATCH_EVENT_RETENTION_HOURS',
+    help: 'hours a watch event is kept for pulls and replays (webhook retries stop with it)',
+    default: 72,
+    parse: integer(1, 24 * 365),
+  },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    help: 'let watch webhooks use plain http and private or loopback addresses (tests and the sandbox only; logged at start)',
+    default: false,
+    parse: bool,
+  },
+  webhookDnsServers: {
+    env: 'WEBHOOK_DNS_SERVERS',
+    help: 'comma-separated DNS servers (ip or ip:port) webhook host names are resolved with; empty: the system resolver',
+    default: [] as string[],
+    shownDefault: 'the system resolver',
+    parse: (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean),
+  },
+  webhookTimeoutSeconds: { env: 'WEBHOOK_TIMEOUT_SECONDS', help: 'how long one webhook delivery may take, connection to answer', default: 10, parse: integer(1, 120) },
+  webhookRetryBaseSeconds: { env: 'WEBHOOK_RETRY_BASE_SECONDS', help: 'first webhook retry delay; each further one doubles (with jitter) up to WEBHOOK_RETRY_MAX_SECONDS', default: 5, parse: positiveNumber },
+  webhookRetryMaxSeconds: { env: 'WEBHOOK_RETRY_MAX_SECONDS', help: 'longest delay between two webhook retries', default: 3600, parse: positiveNumber },
+  webhookFailingAfterSeconds: {
+    env: 'WEBHOOK_FAILING_AFTER_SECONDS',
+    help: 'a webhook failing this long has its watch marked failing (retries go on at the longest delay)',
+    default: 86_400,
+    parse: positiveNumber,
+  },
+  webhookSecretKey: {
+    env: 'WEBHOOK_SECRET_KEY',
+    help: 'key webhook secrets are sealed with in the database (replicas share it); unset: a random key in WEBHOOK_KEY_FILE',
+    default: undefined as string | undefined,
+    shownDefault: 'unset',
+    secret: true,
+    parse: optional(text),
+  },
+  webhookKeyFile: {
+    env: 'WEBHOOK_KEY_FILE',
+    help: 'file holding the webhook sealing key, made (mode 0600) on first start when WEBHOOK_SECRET_KEY is unset',
+    default: undefined as string | undefined,
+    shownDefault: 'webhook-secrets.key beside DATABASE_PATH',
+    parse: optional(text),
   },
 } satisfies Record<string, Setting<unknown>>;
 

@@ -9,6 +9,8 @@ import { formatSol } from './chain/format.ts';
 import { NETWORKS, type Config } from './config.ts';
 import { MCP_HTTP_PATH, MCP_MESSAGES_PATH, MCP_SSE_PATH } from './mcp/paths.ts';
 import { AI_CATALOG_PATH, JWKS_PATH, MCP_CATALOG_PATH, RESOURCES_PATH, SERVER_CARD_SUFFIX } from './discovery/paths.ts';
+import { WATCH_TOOL_NAMES } from './watch/mcp.ts';
+import { eventPrice, MAX_WAIT_SECONDS } from './watch/watches.ts';
 
 export const LLMS_TXT_PATH = '/llms.txt';
 
@@ -72,6 +74,16 @@ function x402Section(config: Config): string[] {
   ];
 }
 
+/** Watches: being told of a wallet's activity instead of polling for it. */
+function watchSection(config: Config): string[] {
+  return [
+    '## Watching wallets (pushed, paid per event)',
+    '',
+    `\`POST /api/watches\` with the key and \`{"wallets": [...], "network"?, "webhookUrl"?}\`: each transaction touching one of them becomes one event, \`{"id", "type": "wallet.activity", "watchId", "wallet", "signature", "slot", "blockTime", "commitment", "item"}\` (item: what \`transactions?decode=true\` says of it). Read them with \`GET /api/watches/{id}/events?after=<nextCursor>&wait=<seconds, at most ${MAX_WAIT_SECONDS}>\`, or give an https \`webhookUrl\` to have each POSTed, signed per Standard Webhooks with the \`secret\` returned once. Each event costs ${eventPrice(config)} lamports of credit, once; x402 cannot pay for a watch. \`GET /api/watches\`, \`GET\`/\`DELETE /api/watches/{id}\`, \`POST /api/watches/{id}/replay\`.`,
+    '',
+  ];
+}
+
 export function llmsTxt(config: Config): string {
   const paid = CAPABILITIES.filter((c) => c.paid);
   const free = CAPABILITIES.filter((c) => !c.paid);
@@ -106,11 +118,13 @@ export function llmsTxt(config: Config): string {
     '',
     ...signInSection(config),
     ...x402Section(config),
+    ...watchSection(config),
     '## MCP',
     '',
     `- Streamable HTTP: \`${MCP_HTTP_PATH}\``,
     `- HTTP+SSE: \`GET ${MCP_SSE_PATH}\` opens the stream; its first event names \`${MCP_MESSAGES_PATH}?sessionId=…\`, where JSON-RPC messages are POSTed.`,
     `- Tools: ${CAPABILITIES.map((c) => `\`${c.tool}\``).join(', ')}; each returns the same JSON as its REST route. Send the key as the \`x-api-key\` (or \`Authorization: Bearer\`) header on every MCP request.`,
+    `- Watches: ${WATCH_TOOL_NAMES.map((n) => `\`${n}\``).join(', ')}; each watch's events are the resource \`solana://<network>/watches/<id>/events\` (\`resources/subscribe\`, or \`subscriptions/listen\` on 2026-07-28, tells you of new ones).`,
     `- Client configuration: \`{"mcpServers": {"solana": {"url": "<this gateway>${MCP_HTTP_PATH}", "headers": {"x-api-key": "<your key>"}}}}\``,
     '',
     '## Reference',

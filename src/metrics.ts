@@ -247,5 +247,35 @@ export const paymentRequired = new Counter({
   registers,
 });
 
+// Watch ingestion (src/watch/ingest): subscriptions on the node's sockets, transactions handed to the
+// watches, and how far behind the node's slot the newest of them was when it was recorded.
+export const watchSubscriptions = new Gauge({ name: 'gateway_watch_subscriptions', help: 'logsSubscribe subscriptions open on the nodes, by network and commitment', labelNames: ['network', 'commitment'] as const, registers });
+export const watchSockets = new Gauge({ name: 'gateway_watch_sockets', help: 'WebSocket connections open to the nodes, by network and commitment', labelNames: ['network', 'commitment'] as const, registers });
+export const watchIngested = new Counter({
+  name: 'gateway_watch_ingested_total',
+  help: "Transactions of watched wallets recorded, by network and what found them (notification: a socket's; fill: the signature lists read at start, after a reconnect or on the interval)",
+  labelNames: ['network', 'via'] as const,
+  registers,
+});
+export const watchLagSlots = new Gauge({ name: 'gateway_watch_lag_slots', help: "Slots between the node's newest slot and the transaction last recorded, when recorded, by network", labelNames: ['network'] as const, registers });
+
 /** Seconds since `start` (a performance.now() value). */
 export const since = (start: number) => (performance.now() - start) / 1000;
+
+// Watches (src/watch/): what is followed, what was recorded, what reached receivers.
+export const watchedAddresses = new Gauge({ name: 'gateway_watched_addresses', help: 'Distinct wallets followed by live watches', labelNames: ['network'] as const, registers });
+export const watchEventsRecorded = new Counter({ name: 'gateway_watch_events_total', help: 'Watch events recorded (each debited once)', registers });
+export const watchEventsSkipped = new Counter({ name: 'gateway_watch_events_skipped_total', help: 'Watch events not recorded because the account could not pay', registers });
+export const webhookDeliveries = new Counter({
+  name: 'gateway_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (delivered, retry, refused_address, gone)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+export const webhookLatency = new Histogram({
+  name: 'gateway_webhook_delivery_seconds',
+  help: "Seconds from an event's recording to its webhook's acceptance",
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30, 300, 3600],
+  registers,
+});
+export const failingWatches = new Gauge({ name: 'gateway_watches_failing', help: 'Watches whose webhook has failed longer than WEBHOOK_FAILING_AFTER_SECONDS', registers });

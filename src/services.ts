@@ -27,6 +27,11 @@ import { allowedHosts } from './mcp/origin.ts';
 import { McpSessions } from './mcp/sessions.ts';
 import { Readiness } from './readiness.ts';
 import { LATE, within } from './within.ts';
+import { createWatching, type Watching } from './watch/index.ts';
+import type { Watches } from './watch/watches.ts';
+import { WATCH_EVENT } from './watch/watches.ts';
+import { watchTools } from './watch/mcp.ts';
+import type { ExtraTools } from './mcp/tools.ts';
 
 export interface Services extends CallDeps {
   config: Config;
@@ -40,6 +45,10 @@ export interface Services extends CallDeps {
   readiness: Readiness;
   /** X402_RECEIPT_KEYPAIR: signs offers and receipts; its public key is published. */
   receipts?: Receipts;
+  /** Watches (issue 40): the sink the ingester records into, and the webhook sender. */
+  watches: Watches;
+  watching: Watching;
+  extraTools: ExtraTools;
   /** Set when a graceful stop begins: /readyz answers 503 from then on. */
   stopping: boolean;
   startedAt: number;
@@ -113,7 +122,7 @@ async function checkAccounts(accounts: X402Accounts, config: Config, log: Logger
 
 /** Resolves once the database is open and migrated; rejects when it cannot be (ConfigError: a price for no paid capability, an x402 key file that cannot serve). */
 export async function createServices(config: Config, log: Logger): Promise<Services> {
-  checkPrices(config, CAPABILITIES);
+  checkPrices(config, [...CAPABILITIES, { name: WATCH_EVENT, paid: true }]);
   const backend = await openBackend(config, log);
   const { store, usage, limiter } = backend;
   const urls: Record<Network, string[]> = { 'mainnet-beta': config.mainnetRpcUrls, devnet: config.devnetRpcUrls };
@@ -163,6 +172,14 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       : undefined;
   const paymentIds = x402 ? createPaymentIds(extensionStore, config.x402PaymentIdHours * 3_600_000, config.x402SettleSeconds * 1000 + 120_000) : undefined;
   const inFlight = new InFlight(log);
+  let watching: Watching;
+  try {
+    watching = await createWatching({ config, log, billing: store, storeOf: backend.storeOf, rpc: (n) => upstreams[n] });
+  } catch (e) {
+    await backend.close().catch(() => {});
+    throw e;
+  }
+  const payments = createPayments(store, config, kept);
   const readiness = new Readiness(backend.health, upstreams, config.readyWindowSeconds * 1000, log, x402?.settleable);
   return {
     config,
@@ -171,7 +188,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     storeOf: backend.storeOf,
     upstreams,
     ctx,
-    payments: createPayments(store, config, kept),
+    payments,
     x402: x402?.x402,
     signIn,
     paymentIds,
@@ -183,6 +200,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     quorum,
     mcp,
     readiness,
+    watches: watching.watches,
+    watching,
+    extraTools: watchTools(watching.watches, { payments, limiter, log }),
     stopping: false,
     startedAt: Date.now(),
     async close() {
@@ -197,6 +217,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       await kept.settled(within);
       await usage.settled(within);
       await watcher?.stop();
+      await watching.close();
       await backend.close();
     },
   };

@@ -3,7 +3,8 @@
 // accounts (a token sent to an existing account names the account, not its owner, so the wallet's own
 // signature list misses it).
 import { Type as t, type Static } from '@sinclair/typebox';
-import type { DecodeTxBody } from '../chain/tx/describe.ts';
+import { errorView, type DecodeTxBody } from '../chain/tx/describe.ts';
+import { memoText } from '../chain/memo.ts';
 import { RpcError, UpstreamError, upstreamCode, type Rpc } from '../chain/upstream.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain/program-ids.ts';
 import type { Network } from '../config.ts';
@@ -11,6 +12,7 @@ import { ACTION_KIND, CATEGORY, CATEGORY_FIT, COUNTERPARTIES, OWNER_CHANGE, STAT
 import { base58Address, u64 } from './output.ts';
 import type { MaybePromise } from '../maybe.ts';
 import { mapBounded } from '../bounded.ts';
+import { describeTransactionError } from '../chain/tx/errors.ts';
 
 /** Most transactions one decoded page holds: each is a getTransaction and a decode. */
 export const DECODED_LIMIT = 25;
@@ -80,13 +82,13 @@ const DECODED = t.Object(DECODED_ITEM);
 const CONFIRMED = { commitment: 'confirmed' } as const;
 
 /** The token accounts `wallet` holds under both token programs, those holding tokens first, the first HISTORY_TOKEN_ACCOUNTS of them to search. */
-async function tokenAccountsOf(rpc: Rpc, wallet: string): Promise<{ held: number; searched: string[] }> {
+export async function tokenAccountsOf(rpc: Rpc, wallet: string, cacheMs = TOKEN_ACCOUNTS_CACHE_MS): Promise<{ held: number; searched: string[] }> {
   // Only the amount (bytes 64..72 of both programs' accounts) is read: the list is all that is needed.
   const list = (programId: string) =>
     rpc.call<{ value: { pubkey: string; account: { data: [string, string] } }[] }>(
       'getTokenAccountsByOwner',
       [wallet, { programId }, { encoding: 'base64', dataSlice: { offset: 64, length: 8 }, ...CONFIRMED }],
-      { cacheMs: TOKEN_ACCOUNTS_CACHE_MS },
+      { cacheMs },
     );
   const answers = await Promise.all([list(TOKEN_PROGRAM), list(TOKEN_2022_PROGRAM)]);
   const accounts = answers.flatMap((a) => (Array.isArray(a?.value) ? a.value : []));
@@ -134,6 +136,56 @@ async function tokenAccountHistories(rpc: Rpc, wallet: string, page: (address: s
   };
 }
 
+/** How a transaction joined a wallet's history: by the wallet's own signatures or only by one of its token accounts'. */
+export type FoundVia = NonNullable<Decoded['foundVia']>;
+/** One history item before it is laid out: the node's signature entry and the decode told for the wallet. */
+export type DecodedItem = Decoded & { info: SignatureInfo; foundVia: FoundVia };
+
+/**
+ * One transaction of a wallet's history decoded from the wallet's side; a transaction the node could
+ * not return carries decodeError instead (the rest of a page stands). Watches (src/watch/ingest) decode
+ * each transaction they find with this same function, so an event's item is the history's.
+ */
+export async function decodeItem(rpc: Rpc, info: SignatureInfo, foundVia: FoundVia, network: Network, wallet: string): Promise<DecodedItem> {
+  try {
+    const body = await decodeSignature(rpc, info.signature, network, wallet);
+    if (body === null) return { info, foundVia, decodeError: { code: 'not_found', message: 'The node has no confirmed transaction for this signature' } };
+    return {
+      info,
+      foundVia,
+      summary: body.summary,
+      kind: body.kind,
+      category: body.category,
+      categoryFit: body.categoryFit,
+      status: body.details.status,
+      walletChanges: body.walletChanges,
+      counterparties: body.counterparties,
+      fee: body.details.fee,
+      feePayer: body.feePayer,
+    };
+  } catch (e) {
+    return { info, foundVia, decodeError: fetchErrorOf(e) };
+  }
+}
+
+/** One getSignaturesForAddress entry as the gateway answers it: the node's fields plus a readable error. */
+export function signatureEntry(s: SignatureInfo) {
+  return {
+    signature: s.signature,
+    slot: s.slot,
+    blockTime: s.blockTime,
+    err: s.err,
+    error: errorView(describeTransactionError(s.err), s.err),
+    memo: memoText(s.memo),
+    confirmationStatus: s.confirmationStatus,
+  };
+}
+
+/** A decoded item as `transactions?decode=true` lists it: the signature entry, then the decode. */
+export function historyItem({ info, ...decoded }: DecodedItem) {
+  return { ...signatureEntry(info), ...decoded };
+}
+
 export interface HistoryInput {
   wallet: string;
   limit: number;
@@ -157,26 +209,6 @@ export async function decodedHistory(rpc: Rpc, input: HistoryInput) {
   for (const info of viaAccounts.lists.flat()) if (!found.has(info.signature)) found.set(info.signature, { info, foundVia: 'token_account' });
   // Newest first by slot; the sort is stable, so within a slot the wallet's own order stands.
   const merged = [...found.values()].sort((a, b) => b.info.slot - a.info.slot).slice(0, limit);
-  const items = await mapBounded(merged, FETCHES_AT_ONCE, async ({ info, foundVia }): Promise<Decoded & { info: SignatureInfo; foundVia: NonNullable<Decoded['foundVia']> }> => {
-    try {
-      const body = await decodeSignature(rpc, info.signature, network, wallet);
-      if (body === null) return { info, foundVia, decodeError: { code: 'not_found', message: 'The node has no confirmed transaction for this signature' } };
-      return {
-        info,
-        foundVia,
-        summary: body.summary,
-        kind: body.kind,
-        category: body.category,
-        categoryFit: body.categoryFit,
-        status: body.details.status,
-        walletChanges: body.walletChanges,
-        counterparties: body.counterparties,
-        fee: body.details.fee,
-        feePayer: body.feePayer,
-      };
-    } catch (e) {
-      return { info, foundVia, decodeError: fetchErrorOf(e) };
-    }
-  });
+  const items = await mapBounded(merged, FETCHES_AT_ONCE, ({ info, foundVia }) => decodeItem(rpc, info, foundVia, network, wallet));
   return { items, tokenAccountsHeld: viaAccounts.held, tokenAccountsSearched: viaAccounts.lists.length, ...(viaAccounts.error ? { tokenAccountsError: viaAccounts.error } : {}) };
 }

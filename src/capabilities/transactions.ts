@@ -1,28 +1,12 @@
-import { describeTransactionError } from '../chain/tx/errors.ts';
-import { memoText } from '../chain/memo.ts';
-import { errorView } from '../chain/tx/describe.ts';
 import { TX_ERROR } from './decode-tx.ts';
 import { Type as t } from '@sinclair/typebox';
 import { defineCapability } from './capability.ts';
-import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, TOKEN_ACCOUNTS_ERROR, decodedHistory, type SignatureInfo } from './decoded-history.ts';
+import { DECODED_ITEM, DECODED_LIMIT, HISTORY_TOKEN_ACCOUNTS, TOKEN_ACCOUNTS_ERROR, decodedHistory, historyItem, signatureEntry, type SignatureInfo } from './decoded-history.ts';
 import { base58Address, nodeError, base58Signature, nullable, u64 } from './output.ts';
 import { EXAMPLE_SIGNATURE, EXAMPLE_WALLET } from './examples.ts';
 import { InvalidField, address, flag, integer, network, optionalSignature } from './params.ts';
 
-export type { SignatureInfo };
-
-/** One getSignaturesForAddress entry as the gateway answers it: the node's fields plus a readable error. */
-export function signatureEntry(s: SignatureInfo) {
-  return {
-    signature: s.signature,
-    slot: s.slot,
-    blockTime: s.blockTime,
-    err: s.err,
-    error: errorView(describeTransactionError(s.err), s.err),
-    memo: memoText(s.memo),
-    confirmationStatus: s.confirmationStatus,
-  };
-}
+export { signatureEntry, type SignatureInfo };
 
 export const transactions = defineCapability({
   name: 'transactions',
@@ -76,7 +60,7 @@ export const transactions = defineCapability({
     const rpc = ctx.rpc(network);
     if (decode) {
       const history = await decodedHistory(rpc, { wallet, limit, before, network, tokenAccounts });
-      const txs = history.items.map(({ info, ...decoded }) => ({ ...signatureEntry(info), ...decoded }));
+      const txs = history.items.map(historyItem);
       return {
         wallet,
         count: txs.length,

@@ -8,8 +8,9 @@ import { openOperatorDb, OperatorError, type OperatorDb } from './database.ts';
 import { storageFault } from '../db/faults.ts';
 import { collectStats, keysText, listKeys, revokeKeys, statsText } from './stats.ts';
 import { counted } from './counted.ts';
+import { listWatches, watchesText, type WatchFilter } from '../watch/cli.ts';
 
-export const COMMANDS = ['stats', 'keys'] as const;
+export const COMMANDS = ['stats', 'keys', 'watches'] as const;
 
 /** Each command: its usage line and what it does, for `gateway --help` and `gateway <command> --help`. */
 const USAGE = {
@@ -18,6 +19,7 @@ const USAGE = {
     ['gateway keys list [--json]', "every key: id (first 12 hex digits of its SHA-256), wallet, created, the wallet's credit and free calls, revoked (when, and by a newer claim or the operator)"],
     ['gateway keys revoke <wallet> [--json]', "revokes the wallet's live keys (its credit stays with the wallet); exit 1 when it has none"],
   ],
+  watches: [['gateway watches [list | failing | wallet <w>] [--json]', "watches: all, those whose webhook is failing, or one key's wallet's; status, webhook host, deliveries pending, last error"]],
 } as const satisfies Record<(typeof COMMANDS)[number], readonly (readonly [string, string])[]>;
 
 const DATABASE_NOTE = 'They read the database the server uses: DATABASE_URL if set, else DATABASE_PATH (or --database-url, --database-path), also while it runs. Each names the database it read (a PostgreSQL password masked) and says when it is empty.';
@@ -71,6 +73,17 @@ export async function runCommand(argv: string[], env: Record<string, string | un
       return 0;
     }
     const [sub, wallet] = positional;
+    if (command === 'watches') {
+      const failingAfterMs = config.webhookFailingAfterSeconds * 1000;
+      let filter: WatchFilter;
+      if (sub === undefined || sub === 'list') filter = { kind: 'all' };
+      else if (sub === 'failing') filter = { kind: 'failing', failingAfterMs, now: Date.now() };
+      else if (sub === 'wallet' && wallet && base58Bytes(wallet, 32)?.length === 32) filter = { kind: 'wallet', wallet };
+      else throw new UsageError(`watches takes list, failing or wallet <base58 wallet>, got ${JSON.stringify(positional.join(' ').slice(0, 60))}`);
+      const [database, watches] = await withDb(config, false, async (db) => [db.name, await listWatches(db, filter, failingAfterMs)] as const);
+      out(json ? JSON.stringify(watches, null, 2) + '\n' : watchesText(database, watches));
+      return 0;
+    }
     if (sub === 'list') {
       const [database, keys] = await withDb(config, false, async (db) => [db.name, await listKeys(db)] as const);
       // JSON stays the bare list scripts read; which database it came from goes beside it, on stderr.

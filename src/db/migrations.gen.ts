@@ -7,7 +7,9 @@ import m3 from '../../drizzle/0003_usage_events_lean.sql' with { type: 'text' };
 import m4 from '../../drizzle/0004_x402_payments.sql' with { type: 'text' };
 import m5 from '../../drizzle/0005_key_revoked_by.sql' with { type: 'text' };
 import m6 from '../../drizzle/0006_call_ids.sql' with { type: 'text' };
-import m7 from '../../drizzle/0007_x402_extensions.sql' with { type: 'text' };
+import m7 from '../../drizzle/0007_watch_ingest.sql' with { type: 'text' };
+import m8 from '../../drizzle/0008_yummy_sugar_man.sql' with { type: 'text' };
+import m9 from '../../drizzle/0009_x402_extensions.sql' with { type: 'text' };
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
@@ -17,6 +19,8 @@ export const migrationSql: Record<string, string> = {
   "0004_x402_payments": m4,
   "0005_key_revoked_by": m5,
   "0006_call_ids": m6,
-  "0007_x402_extensions": m7,
+  "0007_watch_ingest": m7,
+  "0008_yummy_sugar_man": m8,
+  "0009_x402_extensions": m9,
 };
 export { journal };

@@ -5,7 +5,9 @@ import m1 from '../../drizzle/pg/0001_usage_events_lean.sql' with { type: 'text'
 import m2 from '../../drizzle/pg/0002_x402_payments.sql' with { type: 'text' };
 import m3 from '../../drizzle/pg/0003_key_revoked_by.sql' with { type: 'text' };
 import m4 from '../../drizzle/pg/0004_call_ids.sql' with { type: 'text' };
-import m5 from '../../drizzle/pg/0005_x402_extensions.sql' with { type: 'text' };
+import m5 from '../../drizzle/pg/0005_watch_ingest.sql' with { type: 'text' };
+import m6 from '../../drizzle/pg/0006_curvy_lenny_balinger.sql' with { type: 'text' };
+import m7 from '../../drizzle/pg/0007_x402_extensions.sql' with { type: 'text' };
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
@@ -13,6 +15,8 @@ export const migrationSql: Record<string, string> = {
   "0002_x402_payments": m2,
   "0003_key_revoked_by": m3,
   "0004_call_ids": m4,
-  "0005_x402_extensions": m5,
+  "0005_watch_ingest": m5,
+  "0006_curvy_lenny_balinger": m6,
+  "0007_x402_extensions": m7,
 };
 export { journal };

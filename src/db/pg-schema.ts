@@ -3,7 +3,7 @@
 // 64 bits here: Postgres `integer` is 32-bit, SQLite's is not. Lamports are bigint in JS, read
 // exactly (Postgres refuses a bigint overflow by itself, where SQLite needs its typeof checks).
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 const lamports = (name: string) => bigint(name, { mode: 'bigint' });
@@ -181,4 +181,75 @@ export const x402PaymentIds = pgTable(
     expiresAt: ms('expires_at').notNull(),
   },
   (t) => [index('x402_payment_ids_expires_idx').on(t.expiresAt)],
+);
+
+/** schema.ts watches. */
+export const watches = pgTable(
+  'watches',
+  {
+    id: text('id').primaryKey(),
+    wallet: text('wallet').notNull(),
+    network: text('network').notNull(),
+    wallets: text('wallets').notNull(),
+    commitment: text('commitment').notNull(),
+    webhookUrl: text('webhook_url'),
+    secretSealed: text('secret_sealed'),
+    status: text('status', { enum: ['active', 'paused_no_credit', 'ended'] }).notNull(),
+    endedReason: text('ended_reason'),
+    pausedAt: ms('paused_at'),
+    skippedEvents: integer('skipped_events').notNull().default(0),
+    deliveredSeq: integer('delivered_seq').notNull().default(0),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ms('next_attempt_at'),
+    lastError: text('last_error'),
+    firstFailureAt: ms('first_failure_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: ms('lease_until'),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [index('watches_wallet_idx').on(t.wallet)],
+);
+
+/** schema.ts watchEvents. */
+export const watchEvents = pgTable(
+  'watch_events',
+  {
+    id: text('id').primaryKey(),
+    watchId: text('watch_id').notNull(),
+    seq: integer('seq').notNull(),
+    body: text('body').notNull(),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('watch_events_seq_idx').on(t.watchId, t.seq), index('watch_events_created_idx').on(t.createdAt)],
+);
+
+export const watchIngestCursors = pgTable(
+  'watch_ingest_cursors',
+  {
+    network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
+    address: text('address').notNull(),
+    wallet: text('wallet').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: bigint('last_slot', { mode: 'number' }).notNull(),
+    sinceSlot: bigint('since_slot', { mode: 'number' }).notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.address] })],
+);
+
+/**
+ * Postgres only: which replica ingests each watched wallet (one process needs no lease). A replica
+ * renews its rows well within `expires_at`; one killed stops renewing and another takes them over.
+ */
+export const watchIngestLeases = pgTable(
+  'watch_ingest_leases',
+  {
+    network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
+    wallet: text('wallet').notNull(),
+    owner: text('owner').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.wallet] })],
 );

@@ -1,7 +1,7 @@
 // Everything the gateway keeps. Times are Unix milliseconds; lamports are integers.
 // API keys are stored only as SHA-256 hashes; private keys are never seen at all.
 import { sql, type SQL } from 'drizzle-orm';
-import { check, customType, index, integer, primaryKey, sqliteTable, text, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { check, customType, index, integer, primaryKey, sqliteTable, text, uniqueIndex, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 
 /**
  * Lamports: a SQLite INTEGER (signed 64 bits, 15 times the whole SOL supply), a bigint in JS.
@@ -239,4 +239,70 @@ export const x402PaymentIds = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
   },
   (t) => [index('x402_payment_ids_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Watches (issue 40, src/watch/): a key holder's wallets whose activity is pushed. `wallet` is the
+ * paying account; `wallets` a JSON array. The webhook's delivery queue is a cursor (events are sent
+ * in order, one watch at a time): `delivered_seq` is the last event the receiver took, the retry
+ * state beside it; `lease_*` is the replica sending it now.
+ */
+export const watches = sqliteTable(
+  'watches',
+  {
+    id: text('id').primaryKey(),
+    wallet: text('wallet').notNull(),
+    network: text('network').notNull(),
+    wallets: text('wallets').notNull(),
+    commitment: text('commitment').notNull(),
+    webhookUrl: text('webhook_url'),
+    /** The whsec_ secret, AES-GCM sealed with a key the database does not hold (src/watch/secrets.ts). */
+    secretSealed: text('secret_sealed'),
+    status: text('status', { enum: ['active', 'paused_no_credit', 'ended'] }).notNull(),
+    endedReason: text('ended_reason'),
+    pausedAt: integer('paused_at'),
+    skippedEvents: integer('skipped_events').notNull().default(0),
+    deliveredSeq: integer('delivered_seq').notNull().default(0),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at'),
+    lastError: text('last_error'),
+    firstFailureAt: integer('first_failure_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: integer('lease_until'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('watches_wallet_idx').on(t.wallet)],
+);
+
+/** One event per transaction, watch and wallet; `seq` orders a watch's events (the cursor). */
+export const watchEvents = sqliteTable(
+  'watch_events',
+  {
+    id: text('id').primaryKey(),
+    watchId: text('watch_id').notNull(),
+    seq: integer('seq').notNull(),
+    body: text('body').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('watch_events_seq_idx').on(t.watchId, t.seq), index('watch_events_created_idx').on(t.createdAt)],
+);
+
+/**
+ * Where watch ingestion (src/watch/ingest) stopped reading each address's history at one commitment: a
+ * watched wallet or one of its token accounts. `last_signature` is '' when the address had none; `since_slot` is the slot
+ * the wallet's ingestion began at (a token account found later is read back to it, no further).
+ */
+export const watchIngestCursors = sqliteTable(
+  'watch_ingest_cursors',
+  {
+    network: text('network').notNull(),
+    commitment: text('commitment', { enum: ['confirmed', 'finalized'] }).notNull(),
+    address: text('address').notNull(),
+    wallet: text('wallet').notNull(),
+    lastSignature: text('last_signature').notNull(),
+    lastSlot: integer('last_slot').notNull(),
+    sinceSlot: integer('since_slot').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.commitment, t.address] })],
 );

@@ -16,4 +16,6 @@ export interface HttpDeps extends CallDeps {
   /** Set when a graceful stop begins: /readyz answers 503 from then on. */
   stopping: boolean;
   startedAt: number;
+  /** Watches paused for want of credit, told in /api/keys/me. */
+  watches: { pausedOf(wallet: string): string[] };
 }

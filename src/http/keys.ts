@@ -97,7 +97,11 @@ function meRoute(s: HttpDeps) {
   const { guarded, ownerOf } = guards(s);
   const price = s.config.priceLamports;
   const apart = lamportsApart(s.config);
-  const answer = (owner: KeyOwner) => andThen(s.store.account(owner.wallet), (account) => balanceOf(owner, account, price, apart));
+  const answer = (owner: KeyOwner) =>
+    andThen(s.store.account(owner.wallet), (account) => {
+      const paused = s.watches.pausedOf(owner.wallet);
+      return { ...balanceOf(owner, account, price, apart), ...(paused.length ? { watchesPausedNoCredit: paused } : {}) };
+    });
   return (request: Request, server: unknown) => guarded(request, server, 'me', (caller) => andThen(ownerOf(caller), answer));
 }
 

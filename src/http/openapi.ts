@@ -3,6 +3,7 @@
 // @elysiajs/swagger, whose 3.0.3 output mixed 3.1 keywords and carried no response schemas.
 import { x402Note } from '../calls/ways-to-pay.ts';
 import { lamportsApart, lamportsFor } from '../billing/prices.ts';
+import { WATCH, WATCH_CREATED, WATCH_EVENTS, WATCH_LIST, WATCH_REQUEST, watchPaths } from '../watch/openapi.ts';
 import { Type as t, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { plainSchema, restPath, successSchema, type Capability } from '../capabilities/capability.ts';
@@ -84,6 +85,8 @@ const PAYMENT_REQUIRED = t.Object(
     x402Version: t.Optional(t.Literal(1, { description: 'With x402 on: the version 1 offer (version 2 is in the PAYMENT-REQUIRED header)' })),
     accepts: t.Optional(t.Array(t.Record(t.String(), t.Unknown()), { description: 'With x402 on: version 1 payment requirements (scheme exact, network, maxAmountRequired, asset, payTo, extra.feePayer)' })),
     x402Error: t.Optional(t.String({ description: 'With x402 on: why no x402 payment was accepted' })),
+    x402: t.Optional(t.String({ description: 'On the watch routes: why x402 cannot pay for a watch' })),
+    eventPriceLamports: t.Optional(t.Integer({ minimum: 0, description: 'On the watch routes: what each event costs' })),
   },
   { description: 'A paid call without a usable key or credit; nothing was charged.' },
 );
@@ -110,6 +113,7 @@ const ACCOUNT = t.Object({
   pricesLamports: t.Optional(t.Record(t.String(), t.Integer({ minimum: 0 }), { description: 'The capabilities priced apart from priceLamports, with their price; absent when every paid call costs priceLamports' })),
   callsMade: t.Integer({ minimum: 0 }),
   paidCallsAvailable: t.Integer({ minimum: 0, description: 'Free calls left plus the calls the credit buys at priceLamports' }),
+  watchesPausedNoCredit: t.Optional(t.Array(t.String(), { description: 'Ids of your watches paused because the credit ran out (status paused_no_credit); they resume after a top-up' })),
 });
 
 const DEPOSIT_STATUS = t.Object({
@@ -284,6 +288,11 @@ function components(): Json {
       DiscoveryResources: plain(LISTING),
       McpCatalog: plain(CATALOG),
       Jwks: plain(JWKS),
+      Watch: plain(WATCH),
+      WatchCreated: plain(WATCH_CREATED),
+      WatchList: plain(WATCH_LIST),
+      WatchEvents: plain(WATCH_EVENTS),
+      WatchRequest: plain(WATCH_REQUEST),
       ...Object.fromEntries(CAPABILITIES.map((cap) => [resultSchemaName(cap), plain(successSchema(cap))])),
     },
     headers: {
@@ -610,12 +619,14 @@ export function openApiDocument(config: Config): Json {
       { name: 'Free', description: 'Free capabilities: no key needed' },
       { name: 'Paid', description: `Paid capabilities: ${config.priceLamports} lamports per call after the free-call allowance${pricedApart(config)}` },
       { name: 'Keys', description: 'Buy and inspect an API key' },
+      { name: 'Watches', description: "A wallet's activity pushed: pulled, by webhook or over MCP; paid per event" },
       { name: 'Payments', description: 'Deposit notifications' },
       { name: 'Meta', description: 'Health and discovery' },
     ],
     paths: {
       ...Object.fromEntries(CAPABILITIES.map((cap) => [restPath(cap), { [cap.method.toLowerCase()]: capabilityOperation(cap, lamportsFor(config, cap.name), x402Note(config, cap.name)) }])),
       ...otherPaths(config),
+      ...watchPaths({ ref, ok, error }),
     },
     components: components(),
   };

@@ -4,8 +4,11 @@
 import type { CallDeps } from '../calls/pipeline.ts';
 import type { Config } from '../config.ts';
 import type { McpSessions } from './sessions.ts';
+import type { ExtraTools } from './tools.ts';
 
 export interface McpDeps extends CallDeps {
   config: Config;
   mcp: McpSessions;
+  /** Tools beyond the capabilities' (the watches'). */
+  extraTools?: ExtraTools;
 }

@@ -11,6 +11,9 @@ import { sessionRefusals, type SessionRefusals } from './refusals.ts';
 import { sessionServers, type SessionServers } from './session-servers.ts';
 import type { McpSession, McpSessions, SessionOwner } from './sessions.ts';
 import { toolServerFactory, type ToolServerFactory } from './tools.ts';
+import { CAPABILITIES } from '../capabilities/registry.ts';
+import { InMemoryServerEventBus, type ServerEventBus } from '@modelcontextprotocol/server';
+import { ResourceFollowers } from './resource-followers.ts';
 
 type ElysiaServer = { timeout(request: Request, seconds: number): void } | null | undefined;
 
@@ -24,6 +27,8 @@ export interface McpFace {
   readonly deps: McpDeps;
   readonly sessions: McpSessions;
   readonly newServer: ToolServerFactory;
+  /** What subscriptions/listen streams (2026-07-28) hear: the changes of the extra tools' resources. */
+  readonly bus: ServerEventBus;
   readonly servers: SessionServers;
   readonly keepAliveMs: number;
   readonly refused: SessionRefusals;
@@ -52,7 +57,10 @@ export interface McpFace {
 
 export function mcpFace(s: McpDeps): McpFace {
   const sessions = s.mcp;
-  const newServer = toolServerFactory(s);
+  const extra = s.extraTools;
+  const newServer = toolServerFactory(s, CAPABILITIES, extra, extra && new ResourceFollowers(sessions, (cb) => extra.changes(cb)));
+  const bus = new InMemoryServerEventBus((e) => s.log.warn('mcp listen delivery failed', { error: e.message }));
+  extra?.changes((uri) => bus.publish({ kind: 'resource_updated', uri }));
   const keepAliveMs = Math.round(s.config.mcpKeepAliveSeconds * 1000);
   const errorLog = (transport: McpSession['kind']) => (error: Error) => s.log.debug('mcp transport error', { transport, error: error.message });
   const transportErrorLog = { sse: errorLog('sse'), 'streamable-http': errorLog('streamable-http') } as const;
@@ -69,6 +77,7 @@ export function mcpFace(s: McpDeps): McpFace {
     deps: s,
     sessions,
     newServer,
+    bus,
     servers: sessionServers({ sessions, newServer, keepAliveMs, onError: (kind) => transportErrorLog[kind] }),
     keepAliveMs,
     refused: sessionRefusals(sessions, s.config.mcpMaxBatch),

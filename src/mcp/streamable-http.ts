@@ -60,9 +60,9 @@ function attachStream(face: McpFace, session: HttpSession): Response {
 export type StreamableHttp = (request: Request, body: unknown, server: unknown) => Promise<Response>;
 
 export function streamableHttp(face: McpFace): StreamableHttp {
-  const { deps: s, sessions, newServer, servers, keepAliveMs, refused } = face;
+  const { deps: s, sessions, newServer, servers, keepAliveMs, refused, bus } = face;
   // 2026-07-28: stateless, one Server per request from the same factory; 2025-era traffic never reaches it.
-  const modern = createMcpHandler(() => newServer(), { legacy: 'reject', keepAliveMs, onerror: (e) => s.log.debug('mcp request refused', { error: e.message }) });
+  const modern = createMcpHandler(() => newServer(), { legacy: 'reject', keepAliveMs, bus, onerror: (e) => s.log.debug('mcp request refused', { error: e.message }) });
 
   /** A request naming a session: a message POSTed to it, its GET stream, or its DELETE. */
   const inSession = async (request: Request, sid: string, body: unknown, caller: Caller, server: unknown): Promise<Response> => {

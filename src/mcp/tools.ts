@@ -9,7 +9,7 @@
 // a JSON-RPC -32602 with one clear message and the 400 body as data; what the call itself
 // answers (402, 429, upstream failures) is a tool result with isError, its HTTP status and
 // headers under this gateway's own `_meta` key, payment details under another.
-import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type ReadResourceResult, type Tool } from '@modelcontextprotocol/server';
 import { inputSchema, successSchema, type Capability } from '../capabilities/capability.ts';
 import { withPayment, type Caller } from '../calls/caller.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
@@ -140,7 +140,7 @@ export interface ToolAnswer {
   readonly meta: Record<string, unknown>;
 }
 
-export function answerOf(cap: Capability, outcome: Outcome): ToolAnswer {
+export function answerOf(cap: Pick<Capability, 'tool'>, outcome: Outcome): ToolAnswer {
   if (outcome.status === 400) {
     const { error, hint } = outcome.body as { error?: string; hint?: string };
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${cap.tool}: ${error}${hint ? `. ${hint}` : ''}`, outcome.body);
@@ -232,9 +232,32 @@ export interface ToolRunner {
   run(tool: string, args: Record<string, unknown>, caller: Caller, onCharged?: (refund: () => Promise<void>) => void): MaybePromise<ToolAnswer>;
 }
 
-export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolRunner {
+/**
+ * Tools that are not capabilities (watches: they act on the caller's own account, src/watch/mcp.ts),
+ * given by their owner and answered through the same results and refusals.
+ */
+export interface ExtraTools {
+  readonly tools: Tool[];
+  /** The outcome of tool `name` for `caller`, or undefined when `name` is not one of these. */
+  run(name: string, args: Record<string, unknown>, caller: Caller): Promise<Outcome> | undefined;
+  /** The resources these tools make (e.g. a watch's events), read for `caller`; undefined when `uri` is not one of them. */
+  read(uri: string, caller: Caller): Promise<ReadResourceResult> | undefined;
+  /** Resolves when `caller` may be told of changes to `uri`; rejects with a ProtocolError when not. */
+  mayFollow(uri: string, caller: Caller): Promise<void>;
+  /** Calls `cb` with the uri of each of these resources that changes; returns an unsubscribe. */
+  changes(cb: (uri: string) => void): () => void;
+}
+
+/** Where `resources/subscribe` keeps a session's subscriptions (mcp/resource-followers.ts). */
+export interface Followers {
+  follow(sessionId: string | undefined, uri: string): void;
+  unfollow(sessionId: string | undefined, uri: string): void;
+}
+
+export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, others?: ExtraTools): ToolRunner {
   const byTool = new Map(capabilities.map((c) => [c.tool, c]));
-  const names = [...byTool.keys()].join(', ');
+  const extraNames = new Set(others?.tools.map((t) => t.name));
+  const names = [...byTool.keys(), ...extraNames].join(', ');
 
   /** A refusal before the pipeline still draws the caller's rate-limit token, as the call would have. */
   const refuse = (caller: Caller, message: string): never => {
@@ -244,8 +267,10 @@ export function toolRunner(deps: CallDeps, capabilities: readonly Capability[] =
   };
 
   return {
-    has: (tool) => byTool.has(tool),
+    has: (tool) => byTool.has(tool) || extraNames.has(tool),
     run(name, args, caller, onCharged) {
+      const other = others?.run(name, args, caller);
+      if (other) return other.then((outcome) => answerOf({ tool: name }, outcome));
       const cap = byTool.get(name);
       if (!cap) return refuse(caller, `Unknown tool ${name}. Tools: ${names}`);
       let extra: string[] | undefined;
@@ -273,20 +298,30 @@ const INSTRUCTIONS =
   'bought with a SOL deposit, or (where the gateway offers x402) a payment per call in params._meta["x402/payment"] (see the payment instructions a paid tool returns without either; resource gateway://pricing). Every result is JSON text, the same body as the REST API; ' +
   'each tool\'s fields and arguments are described in full in resource gateway://tools/<tool>.';
 
-export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES): ToolServerFactory {
-  const tools = toolList(deps.ctx.config, capabilities);
+export function toolServerFactory(deps: CallDeps, capabilities: readonly Capability[] = CAPABILITIES, extra?: ExtraTools, followers?: Followers): ToolServerFactory {
+  const tools = [...toolList(deps.ctx.config, capabilities), ...(extra?.tools ?? [])];
   const listing = { tools };
-  const runner = toolRunner(deps, capabilities);
+  const runner = toolRunner(deps, capabilities, extra);
   const guide = guides(deps, capabilities);
   const resourceList = { resources: guide.resources };
   const promptList = { prompts: guide.prompts };
 
   // The handlers are made once and shared by every Server: a function made per Server lives as
   // long as its session (bench/mcp-sessions.ts holds 10,000 of them).
-  const serverCapabilities = { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } };
+  const serverCapabilities = { tools: { listChanged: false }, resources: { listChanged: false, subscribe: followers !== undefined }, prompts: { listChanged: false } };
   const listTools = () => listing;
   const listResources = () => resourceList;
-  const readResource = (request: { params: { uri: string } }) => guide.read(request.params.uri);
+  type Ctx = { http?: { authInfo?: AuthInfo }; sessionId?: string };
+  const readResource = (request: { params: { uri: string } }, ctx: Ctx) => extra?.read(request.params.uri, callerOf(ctx.http?.authInfo)) ?? guide.read(request.params.uri);
+  const subscribe = async (request: { params: { uri: string } }, ctx: Ctx) => {
+    await extra!.mayFollow(request.params.uri, callerOf(ctx.http?.authInfo));
+    followers!.follow(ctx.sessionId, request.params.uri);
+    return {};
+  };
+  const unsubscribe = (request: { params: { uri: string } }, ctx: Ctx) => {
+    followers!.unfollow(ctx.sessionId, request.params.uri);
+    return {};
+  };
   const listPrompts = () => promptList;
   const getPrompt = (request: { params: { name: string; arguments?: Record<string, string> } }) => guide.get(request.params.name, request.params.arguments);
   const callTool = async (
@@ -311,6 +346,10 @@ export function toolServerFactory(deps: CallDeps, capabilities: readonly Capabil
     server.setRequestHandler('prompts/list', listPrompts);
     server.setRequestHandler('prompts/get', getPrompt);
     server.setRequestHandler('tools/call', callTool);
+    if (followers && extra) {
+      server.setRequestHandler('resources/subscribe', subscribe);
+      server.setRequestHandler('resources/unsubscribe', unsubscribe);
+    }
     return server;
   };
   return Object.assign(factory, { tools, runner });

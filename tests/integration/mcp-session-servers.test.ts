@@ -9,6 +9,11 @@ import { connectMcp, eventually, openRawSse, TRANSPORTS } from '../support/mcp.t
 import { LINGER_MS } from '../../src/mcp/session-servers.ts';
 import type { McpSession } from '../../src/mcp/sessions.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { CAPABILITIES } from '../../src/capabilities/registry.ts';
+import { WATCH_TOOL_NAMES } from '../../src/watch/mcp.ts';
+
+/** The capabilities' tools and the watch tools. */
+const TOOL_COUNT = CAPABILITIES.length + WATCH_TOOL_NAMES.length;
 
 const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const hello = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -45,7 +50,7 @@ describe('Streamable HTTP', () => {
     const s = await httpSession();
     const before = await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(before.status).toBe(200);
-    expect(before.body.result.tools.length).toBe(9);
+    expect(before.body.result.tools.length).toBe(TOOL_COUNT);
     expect(await serverless(s.session())).toBe(true);
 
     const after = await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
@@ -202,7 +207,7 @@ describe('legacy SSE', () => {
     try {
       await s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       const before = await s.answer();
-      expect(before.result.tools.length).toBe(9);
+      expect(before.result.tools.length).toBe(TOOL_COUNT);
       expect(await serverless(s.session())).toBe(true);
 
       await s.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
@@ -263,7 +268,7 @@ describe('legacy SSE', () => {
       expect((await send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(202);
       const list = JSON.parse((await direct.sse.nextEvent())!.data);
       expect(list.id).toBe(2);
-      expect(list.result.tools.length).toBe(9);
+      expect(list.result.tools.length).toBe(TOOL_COUNT);
     } finally {
       direct.sse.close();
       viaServer.sse.close();
@@ -290,7 +295,7 @@ test.each(TRANSPORTS)('%s: 200 idle official clients hold no Server, and go on a
     expect(await eventually(() => mine().every((s) => s.live === undefined), LINGER_MS * 4)).toBe(true);
     for (const c of clients.slice(0, 5)) {
       const { tools } = await c.client.listTools();
-      expect(tools.length).toBe(9);
+      expect(tools.length).toBe(TOOL_COUNT);
       const { isError, body } = await c.call('get_chain_blockhash');
       expect(isError).toBe(false);
       expect(body.blockhash).toBeString();

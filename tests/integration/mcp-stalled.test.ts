@@ -10,6 +10,11 @@ import { join } from 'node:path';
 import { connectMcp } from '../support/mcp.ts';
 import { spawnGateway, type GatewayProcess } from '../support/process.ts';
 import { floodStalledSessions, openStalledSessions, type StalledClients } from '../support/stalled-sse.ts';
+import { CAPABILITIES } from '../../src/capabilities/registry.ts';
+import { WATCH_TOOL_NAMES } from '../../src/watch/mcp.ts';
+
+/** The capabilities' tools and the watch tools. */
+const TOOL_COUNT = CAPABILITIES.length + WATCH_TOOL_NAMES.length;
 
 const SESSIONS = 300;
 const CALLS = 200;
@@ -58,7 +63,7 @@ test(
     // A client that reads, on the same transport, is served afterwards.
     const healthy = await connectMcp(gw.url, 'sse');
     try {
-      for (let i = 0; i < 3; i++) expect((await healthy.client.listTools()).tools.length).toBe(9);
+      for (let i = 0; i < 3; i++) expect((await healthy.client.listTools()).tools.length).toBe(TOOL_COUNT);
     } finally {
       await healthy.close();
     }

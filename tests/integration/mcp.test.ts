@@ -84,11 +84,11 @@ for (const kind of CLIENTS) {
       }
     });
 
-    test('tools/list is exactly the registry: names, input and output schemas, price in the description', async () => {
+    test('tools/list is exactly the registry, then the watch tools: names, input and output schemas, price in the description', async () => {
       const c = await connectMcp(gw.url, kind);
       try {
         const { tools } = await c.client.listTools();
-        expect(tools.map((t) => t.name)).toEqual(CAPABILITIES.map((cap) => cap.tool));
+        expect(tools.map((t) => t.name)).toEqual([...CAPABILITIES.map((cap) => cap.tool), ...gw.services.extraTools.tools.map((t) => t.name)]);
         for (const cap of CAPABILITIES) {
           const tool = tools.find((t) => t.name === cap.tool)!;
           expect(tool.inputSchema as object).toEqual(compactSchema(inputSchema(cap), true));

@@ -57,6 +57,7 @@ const NEVER: [from: string, to: string[], why: string][] = [
   ['calls', ['http', 'mcp', ...BACKEND], 'the pipeline serves both faces and knows neither, nor the database'],
   ['http', BACKEND, 'a face never holds the database: the entry hands it guarded parts'],
   ['mcp', BACKEND, 'a face never holds the database: the entry hands it guarded parts'],
+  ['watch', BACKEND, "watches use billing's rules and open their stores through the seam's storeOf, handed in by the entry, never a backend module"],
   ['http', ['mcp', ...ENTRY], 'the two faces stand side by side, and below the entry that builds them'],
   ['mcp', ['http', ...ENTRY], 'the two faces stand side by side, and below the entry that builds them'],
   ['config', ['chain', 'billing', 'capabilities', 'calls', 'http', 'mcp', 'db'], 'settings know no other part'],
@@ -116,7 +117,7 @@ test('the reader catches a forbidden import (the rule is not vacuous)', () => {
   const forbidden = (fake: { from: string; to: string }) => NEVER.some(([from, to]) => fake.from === from && to.includes(fake.to));
   expect(forbidden({ from: 'capabilities', to: 'billing' })).toBe(true);
   // A face or a capability that reaches for a backend module, and billing's rules doing so.
-  for (const from of ['http', 'mcp', 'capabilities', 'calls', 'billing']) expect(forbidden({ from, to: 'billing/backend/postgres' })).toBe(true);
+  for (const from of ['http', 'mcp', 'capabilities', 'calls', 'billing', 'watch']) expect(forbidden({ from, to: 'billing/backend/postgres' })).toBe(true);
   expect(partOf(join(SRC, 'billing/backend/sqlite/ledger.ts'))).toBe('billing/backend/sqlite');
   expect(partOf(join(SRC, 'billing/x402/payments.ts'))).toBe('billing');
   // A circle is seen.

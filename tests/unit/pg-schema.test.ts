@@ -10,7 +10,7 @@ import * as pg from '../../src/db/pg-schema.ts';
 import * as sqlite from '../../src/db/schema.ts';
 
 /** Tables only Postgres needs: state one process keeps in memory. */
-const PG_ONLY = new Set(['rate_buckets']);
+const PG_ONLY = new Set(['rate_buckets', 'watch_ingest_leases']);
 /** SQLite's typeof(...) = 'integer' checks: Postgres refuses a bigint overflow by itself. */
 const sqliteOnlyCheck = (name: string) => name.endsWith('_integer');
 

@@ -9,6 +9,7 @@ export const RAYDIUM_CPMM = address('CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1
 /** The program's hard-coded receiver of the pool-creation fee: a wrapped-SOL token account on mainnet. */
 export const CREATE_POOL_FEE_RECEIVER = address('DNXgeM9EiiaAbaWvwjHj9fQQLAX5ZsfHyvmYUNRAdNC8');
 const TOKEN = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+export const TOKEN_PROGRAM = TOKEN;
 const TOKEN_2022 = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 const ATA_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
 const SYSTEM = address('11111111111111111111111111111111');
@@ -141,3 +142,27 @@ export const deposit = (owner: KeyPairSigner, p: CpmmPool, lpAmount: bigint, acc
 /** withdraw: burn lpAmount LP tokens for their share of both tokens. */
 export const withdraw = (owner: KeyPairSigner, p: CpmmPool, lpAmount: bigint, accounts: { token0: Address; token1: Address; lp: Address }) =>
   lpChange('withdraw', owner, p, lpAmount, 0n, 0n, accounts);
+
+/** swap_base_input: sells exactly `amountIn` of the input mint for at least `minimumOut` of the other (classic SPL Token mints). */
+export function swapBaseInput(owner: KeyPairSigner, ammConfig: Address, p: CpmmPool, inputMint: Address, amountIn: bigint, minimumOut: bigint, accounts: { input: Address; output: Address }): Instruction {
+  const zeroIn = inputMint === p.mint0;
+  return {
+    programAddress: RAYDIUM_CPMM,
+    accounts: [
+      rs(owner),
+      r(p.authority),
+      r(ammConfig),
+      w(p.pool),
+      w(accounts.input),
+      w(accounts.output),
+      w(zeroIn ? p.vault0 : p.vault1),
+      w(zeroIn ? p.vault1 : p.vault0),
+      r(TOKEN),
+      r(TOKEN),
+      r(zeroIn ? p.mint0 : p.mint1),
+      r(zeroIn ? p.mint1 : p.mint0),
+      w(p.observation),
+    ],
+    data: new Borsh().bytes(anchorIx('swap_base_input')).u64(amountIn).u64(minimumOut).done(),
+  };
+}

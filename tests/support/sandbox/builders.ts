@@ -183,13 +183,13 @@ export class Builders {
     return wallet;
   }
 
-  async transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts: { memo?: string; computeUnitPrice?: bigint } = {}): Promise<Signature> {
+  async transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts: { memo?: string; computeUnitPrice?: bigint; skipPreflight?: boolean } = {}): Promise<Signature> {
     const ixs: Instruction[] = [];
     if (opts.computeUnitPrice !== undefined) ixs.push(getSetComputeUnitPriceInstruction({ microLamports: opts.computeUnitPrice }));
     ixs.push(getTransferSolInstruction({ source: from, destination: to, amount: lamports }));
     // @solana-program/memo 0.15 defaults to a new program id (Memo4c2p...); wallets use SPL Memo v2 (MemoSq...).
     if (opts.memo !== undefined) ixs.push(getAddMemoInstruction({ memo: opts.memo }, { programAddress: address(MEMO_PROGRAM) }));
-    return (await this.run(from, ixs)).signature;
+    return (await this.run(from, ixs, { skipPreflight: opts.skipPreflight })).signature;
   }
 
   async createMint(opts: CreateMintOptions): Promise<Address> {

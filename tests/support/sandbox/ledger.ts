@@ -141,6 +141,8 @@ export class Ledger {
   private readonly bySignature = new Map<string, TxRecord>();
   private readonly byAddress = new Map<string, TxRecord[]>();
   private readonly bySlot = new Map<bigint, TxRecord>();
+  /** Told of each transaction as it lands (the WebSocket server's notifications). */
+  readonly landed = new Set<(record: TxRecord) => void>();
 
   constructor(svm: LiteSVM, startUnixMs = Date.now()) {
     this.svm = svm;
@@ -559,6 +561,7 @@ export class Ledger {
     // The block is done: its blockhash becomes the latest one.
     this.svm.expireBlockhash();
     this.rememberBlockhash(slot, this.svm.latestBlockhash());
+    for (const listener of this.landed) listener(record);
     return { signature, landed: true, err, record };
   }
 

@@ -25,9 +25,10 @@ await sandbox.transferSol(sandbox.payer, demo.address, 100n * 1_000_000_000n);
 
 // Where clients reach it: a wildcard listen address is reached on loopback.
 const rpc = /^(0\.0\.0\.0|::|\[::\])$/.test(host) ? `http://127.0.0.1:${new URL(sandbox.url).port}` : sandbox.url;
+const ws = rpc === sandbox.url ? sandbox.wsUrl : `ws://127.0.0.1:${new URL(sandbox.wsUrl).port}`;
 // The wallet commands name the chain and the key file themselves: another terminal has neither SANDBOX_PORT nor SANDBOX_WALLET.
 const walletOptions = `${rpc === DEFAULT_SANDBOX_RPC ? '' : ` --rpc ${rpc}`}${walletFile === DEFAULT_DEMO_WALLET ? '' : ` --keypair ${walletFile}`}`;
-console.log(`sandbox JSON-RPC: ${rpc} (a throwaway chain: it starts empty and is gone when it stops; SANDBOX_PORT moves it)`);
+console.log(`sandbox JSON-RPC: ${rpc}, WebSocket: ${ws} (a throwaway chain: it starts empty and is gone when it stops; SANDBOX_PORT moves it)`);
 console.log(`demo wallet (100 SOL): ${demo.address}`);
 console.log(`  its secret key is in ${resolve(walletFile)} (Solana CLI keypair format): a throwaway key for this sandbox chain only`);
 console.log(`payer (1,000 SOL): ${sandbox.payer.address}`);

@@ -7,10 +7,15 @@ import { Ledger } from './ledger.ts';
 import { RpcMethods } from './rpc.ts';
 import { RpcServer, type Fault, type FaultOptions } from './server.ts';
 import { USDC_MINT } from './constants.ts';
+import { PubSubServer } from './pubsub.ts';
 
 export interface Sandbox {
   /** 'http://127.0.0.1:<port>' */
   readonly url: string;
+  /** 'ws://127.0.0.1:<port + 1>': the node's WebSocket API (logsSubscribe, slotSubscribe) */
+  readonly wsUrl: string;
+  /** The WebSocket server: cut() drops every connection and refuses new ones until restore(). */
+  readonly pubsub: Pick<PubSubServer, 'cut' | 'restore' | 'open'>;
   readonly svm: LiteSVM;
   /** a well-funded wallet (1,000 SOL, topped up from the faucet when newWallet needs more) */
   readonly payer: KeyPairSigner;
@@ -22,7 +27,7 @@ export interface Sandbox {
   fault(fault: Fault | null, opts?: FaultOptions): void;
   /** random keypair, funded by a real transfer from payer (default 10 SOL) */
   newWallet(lamports?: bigint): Promise<KeyPairSigner>;
-  transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts?: { memo?: string; computeUnitPrice?: bigint }): Promise<Signature>;
+  transferSol(from: KeyPairSigner, to: Address, lamports: bigint, opts?: { memo?: string; computeUnitPrice?: bigint; skipPreflight?: boolean }): Promise<Signature>;
   createMint(opts: CreateMintOptions): Promise<Address>;
   /** idempotent; uses the mint's own token program */
   createAta(owner: Address, mint: Address): Promise<Address>;
@@ -63,13 +68,19 @@ export async function startSandbox(opts: { port?: number; host?: string } = {}):
       mintTo: (owner, mint, amount) => b.mintTo(address(mint), payer, address(owner), amount),
     }),
   );
-  const url = server.start(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  const pubsub = new PubSubServer(ledger);
+  const { url, wsUrl } = await listen(server, pubsub, opts.port ?? 0, opts.host ?? '127.0.0.1');
 
   return {
     url,
+    wsUrl,
+    pubsub,
     svm,
     payer,
-    stop: () => server.stop(),
+    stop: async () => {
+      await pubsub.stop();
+      await server.stop();
+    },
     calls: (method) => server.calls(method),
     resetCalls: () => server.resetCalls(),
     fault: (fault, o) => server.fault(fault, o),
@@ -92,4 +103,20 @@ export async function startSandbox(opts: { port?: number; host?: string } = {}):
     send: (tx, o) => b.send(tx, o),
     failingTransaction: (from) => b.failingTransaction(from),
   };
+}
+
+/**
+ * The JSON-RPC server on `port` and the WebSocket one on the next port, as clients derive it. With
+ * port 0 a free port whose successor is also free is searched for; a given port must have both.
+ */
+async function listen(server: RpcServer, pubsub: PubSubServer, port: number, host: string): Promise<{ url: string; wsUrl: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const url = server.start(port, host);
+    try {
+      return { url, wsUrl: pubsub.start(Number(new URL(url).port) + 1, host) };
+    } catch (e) {
+      await server.stop();
+      if (port !== 0 || attempt >= 20) throw e;
+    }
+  }
 }

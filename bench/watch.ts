@@ -1,0 +1,218 @@
+// Watches at scale (issue 40): 1,000 watched wallets on the sandbox chain, SOL transfers to them at a
+// steady rate, and how long from each transaction's confirmation (the moment the sandbox lands it and
+// notifies its WebSocket subscribers) until it is heard of:
+// - ingest: the ingester hands it to the watches (recordActivity), the ingester running as its own
+//   process (tests/support/ingest-process.ts) on a SQLite file;
+// - webhook: a loopback receiver gets the signed POST, from a gateway process (`bun src/main.ts`)
+//   with watches (POST /api/watches), when this tree has them (else said and skipped).
+// Also: events per second sustained, and the resident memory of that process with 1,000 watched
+// wallets against the same process with none (the same-run baseline).
+// Run: bun bench/watch.ts [events/s=100] [seconds=20] [wallets=1000]
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { startSandbox, type Sandbox } from '../tests/support/sandbox/index.ts';
+import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+
+const rate = Number(process.argv[2] ?? 100);
+const seconds = Number(process.argv[3] ?? 20);
+const walletCount = Number(process.argv[4] ?? 1000);
+/** Transfers signed and not landed yet, at most. */
+const IN_FLIGHT = 16;
+const now = () => performance.timeOrigin + performance.now();
+
+console.log(`command: bun bench/watch.ts ${rate} ${seconds} ${walletCount}`);
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+
+/** CPU seconds (user + system) a process has used. */
+const cpuSeconds = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+/** Lines a child prints, as they come. */
+function linesOf(proc: ReturnType<typeof Bun.spawn>, onLine: (l: string) => void): void {
+  void (async () => {
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const parts = rest.split('\n');
+      rest = parts.pop()!;
+      for (const l of parts) onLine(l);
+    }
+  })();
+}
+
+async function until(cond: () => boolean, timeoutMs: number, what: string) {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+/**
+ * Sends `rate` transfers a second for `seconds` to the wallets in turn (from a few senders), each at
+ * its due time without waiting for the one before (signing overlaps; the chain lands them one by one);
+ * when each landed, by signature.
+ */
+async function traffic(chain: Sandbox, senders: KeyPairSigner[], wallets: string[]): Promise<Map<string, number>> {
+  const landed = new Map<string, number>();
+  const total = Math.round(rate * seconds);
+  const start = now();
+  const sent = new Set<Promise<void>>();
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - now();
+    if (wait > 0) await Bun.sleep(wait);
+    // A transaction signed too long before it lands outlives its blockhash (150 slots, one transaction each here).
+    while (sent.size >= IN_FLIGHT) await Promise.race(sent);
+    const p: Promise<void> = chain.transferSol(senders[i % senders.length]!, wallets[i % wallets.length] as never, 1_000_000n + BigInt(i), { skipPreflight: true }).then((sig) => {
+      landed.set(sig, now());
+      sent.delete(p);
+    });
+    sent.add(p);
+  }
+  await Promise.all(sent);
+  const late = now() - (start + (total * 1000) / rate);
+  if (late > 1000) console.log(`  (the sandbox fell behind the rate by ${ms(late)}: the figures are at a lower rate)`);
+  return landed;
+}
+
+function report(label: string, landed: Map<string, number>, heard: Map<string, number>) {
+  const lat = [...landed].flatMap(([sig, at]) => (heard.has(sig) ? [heard.get(sig)! - at] : [])).sort((a, b) => a - b);
+  const lost = landed.size - lat.length;
+  const times = [...heard.values()];
+  const first = Math.min(...landed.values());
+  const span = (Math.max(...times) - first) / 1000;
+  console.log(`  ${label}: ${lat.length} of ${landed.size} heard (${lost} missing); confirmation -> ${label}: p50 ${ms(pct(lat, 50))}, p99 ${ms(pct(lat, 99))}, max ${ms(lat[lat.length - 1]!)}; ${(lat.length / span).toFixed(1)} events/s sustained`);
+}
+
+const chain = await startSandbox();
+const senders = await Promise.all(Array.from({ length: 8 }, () => chain.newWallet(1_000_000_000_000n)));
+const wallets = (await Promise.all(Array.from({ length: walletCount }, () => generateKeyPairSigner()))).map((k) => k.address);
+// Each wallet exists before it is watched (its first transfer is history, not news).
+for (const w of wallets) await chain.transferSol(senders[0]!, w as never, 1_000_000n);
+
+// ---- ingest: the ingester as its own process, idle and with the wallets watched ----
+async function ingestRun(watched: string[]) {
+  const heard = new Map<string, number>();
+  let settled = false;
+  const proc = Bun.spawn(['bun', join(import.meta.dir, '../tests/support/ingest-process.ts')], {
+    env: { ...process.env, INGEST_RPC_URL: chain.url, INGEST_WALLETS: watched.join(',') },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  linesOf(proc, (l) => {
+    if (l === 'settled') settled = true;
+    const m = /^recorded \S+ (\S+) ([\d.]+)$/.exec(l);
+    if (m) heard.set(m[1]!, Number(m[2]));
+  });
+  await until(() => settled, 180_000, 'ingestion settled');
+  await Bun.sleep(3000);
+  Bun.gc(true);
+  return { proc, heard, rss: rssMb(proc.pid) };
+}
+
+console.log('\ningest (confirmation -> recordActivity), ingester process on SQLite:');
+const idle = await ingestRun([]);
+idle.proc.kill(9);
+const busy = await ingestRun(wallets);
+console.log(`  RSS: ${idle.rss.toFixed(1)} MB with no watched wallet, ${busy.rss.toFixed(1)} MB with ${walletCount} (+${(busy.rss - idle.rss).toFixed(1)} MB) before traffic`);
+const cpuBefore = cpuSeconds(busy.proc.pid);
+const landed = await traffic(chain, senders, wallets);
+await until(() => [...landed.keys()].every((s) => busy.heard.has(s)), 60_000, 'every transfer recorded').catch((e) => console.log(`  ${e.message}`));
+report('ingest', landed, busy.heard);
+console.log(`  ingester CPU: ${(((cpuSeconds(busy.proc.pid) - cpuBefore) * 1000) / landed.size).toFixed(2)} ms per event`);
+console.log(`  RSS after traffic: ${rssMb(busy.proc.pid).toFixed(1)} MB (+${(rssMb(busy.proc.pid) - idle.rss).toFixed(1)} MB over idle)`);
+busy.proc.kill(9);
+
+// ---- webhook: the whole gateway, when this tree has watches ----
+async function webhookRun() {
+  const SECRET = 'bench-secret';
+  const dir = mkdtempSync(join(tmpdir(), 'cig-bench-watch-'));
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const gatewayAddress = (await generateKeyPairSigner()).address;
+  const gateway = Bun.spawn(['bun', MAIN], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }), WEBHOOK_ALLOW_PRIVATE: 'true', PRICES: '' },
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
+  const heard = new Map<string, number>();
+  const receiver = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const at = now();
+      const body = (await req.json()) as { signature?: string };
+      if (body.signature) heard.set(body.signature, Math.min(heard.get(body.signature) ?? Infinity, at));
+      return new Response(null, { status: 204 });
+    },
+  });
+  const http: HttpClient = {
+    async get(path, headers = {}) {
+      const res = await fetch(base + path, { headers });
+      return { status: res.status, body: await res.json(), headers: res.headers };
+    },
+    async post(path, body, headers = {}) {
+      const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json().catch(() => null), headers: res.headers };
+    },
+  };
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(base + '/healthz')).ok) break;
+      } catch {}
+      if (i > 400) throw new Error('gateway did not start');
+      await Bun.sleep(25);
+    }
+    const agent = await chain.newWallet(2_000_000_000_000n);
+    const sig = await deposit(chain, agent, gatewayAddress, 1_000_000_000_000n);
+    await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, 1_000_000_000_000n), { authorization: SECRET });
+    const key = await claimWhenSeen(http, agent, 0);
+    const H = { 'x-api-key': key };
+    Bun.gc(true);
+    const idleRss = rssMb(gateway.pid);
+    const probe = await http.post('/api/watches', { wallets: [wallets[0]], webhookUrl: `http://127.0.0.1:${receiver.port}/hook` }, H);
+    if (probe.status === 404) return console.log('  skipped: this tree has no watches (POST /api/watches is 404); run it after the watch branch is merged');
+    if (probe.status !== 201) return console.log(`  skipped: POST /api/watches answered ${probe.status} ${JSON.stringify(probe.body)}`);
+    // As many watches as the per-watch limit asks for, all with the same receiver.
+    for (let i = 1; i < wallets.length; ) {
+      let per = wallets.length - i;
+      let res;
+      for (;;) {
+        res = await http.post('/api/watches', { wallets: wallets.slice(i, i + per), webhookUrl: `http://127.0.0.1:${receiver.port}/hook` }, H);
+        if (res.status !== 400 || per === 1) break;
+        per = Math.max(1, Math.floor(per / 2));
+      }
+      if (res.status !== 201) return console.log(`  skipped: POST /api/watches answered ${res.status} ${JSON.stringify(res.body)}`);
+      i += per;
+    }
+    await Bun.sleep(5000);
+    Bun.gc(true);
+    const watchedRss = rssMb(gateway.pid);
+    console.log(`  gateway RSS: ${idleRss.toFixed(1)} MB idle, ${watchedRss.toFixed(1)} MB with ${walletCount} watched wallets (+${(watchedRss - idleRss).toFixed(1)} MB)`);
+    const sent = await traffic(chain, senders, wallets);
+    await until(() => [...sent.keys()].every((s) => heard.has(s)), 60_000, 'every webhook').catch((e) => console.log(`  ${e.message}`));
+    report('webhook', sent, heard);
+    console.log(`  gateway RSS after traffic: ${rssMb(gateway.pid).toFixed(1)} MB (+${(rssMb(gateway.pid) - idleRss).toFixed(1)} MB over idle)`);
+  } finally {
+    receiver.stop(true);
+    gateway.kill();
+    await gateway.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log('\nwebhook (confirmation -> the receiver has the POST), the whole gateway:');
+await webhookRun();
+console.log('\nMCP notification: not measured here yet (the watch resource and its subscription come with the watch branch)');
+await chain.stop();
+process.exit(0);
