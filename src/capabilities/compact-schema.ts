@@ -12,7 +12,7 @@
 // - a subschema met more than once is written once under `$defs` and referred to by `$ref`
 //   (`#/$defs/<Name>`, local, which every client resolves and the MCP Inspector accepts);
 // - in an output schema, an optional field whose shape is longer than MAX_OPTIONAL_SHAPE (a part only
-//   some answers carry, decode_tx's compressedNfts) is its bare type there, still typed: listed in
+//   some answers carry: decode_tx's compressedNfts, the parts of a decoded history item) is its bare type there, still typed: listed in
 //   full it would cost every turn more than it tells; the guide and OpenAPI keep its shape.
 // Pure: a plain JSON Schema in, a plain JSON Schema out.
 
@@ -45,7 +45,7 @@ const VALUE_BOUNDS = ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum',
 /** Examples go from every schema: the guide resource and the REST hints show them. */
 const EXAMPLES = 'examples';
 /** Longest compact shape an optional output field is listed with; a longer one is its bare type (see above). */
-const MAX_OPTIONAL_SHAPE = 1_000;
+const MAX_OPTIONAL_SHAPE = 200;
 
 /** Only the types of `schema`: an object's fields and a union's branches' shapes go, an array keeps its items' type. */
 function bareType(schema: unknown): unknown {
@@ -161,6 +161,14 @@ export function compactSchema(schema: unknown, keepProse = false): Json {
     root = replace(root, text, ref, true) as Json;
     for (const [k, body] of Object.entries(defs)) defs[k] = replace(body, text, ref, true);
     defs[name] = JSON.parse(text);
+  }
+  // A definition that only names another (a titled alias) is the other: one `$ref` fewer to follow, and no body.
+  for (const [name, body] of Object.entries(defs)) {
+    if (!isObject(body) || Object.keys(body).length !== 1 || typeof body.$ref !== 'string') continue;
+    const text = JSON.stringify({ $ref: `#/$defs/${name}` });
+    delete defs[name];
+    root = replace(root, text, body, true) as Json;
+    for (const [k, other] of Object.entries(defs)) defs[k] = replace(other, text, body, true);
   }
   const out = withoutTitles(root) as Json;
   if (Object.keys(defs).length > 0) out.$defs = Object.fromEntries(Object.entries(defs).map(([k, v]) => [k, withoutTitles(v)]));

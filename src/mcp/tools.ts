@@ -22,7 +22,7 @@ import { CAPABILITIES } from '../capabilities/registry.ts';
 import { VERSION } from '../version.ts';
 import { plainJson as bigintFreeJson, toJson } from '../json.ts';
 import { andThen, type MaybePromise } from '../maybe.ts';
-import { guides, PRICING_URI } from './guides.ts';
+import { guides } from './guides.ts';
 import { compactSchema } from '../capabilities/compact-schema.ts';
 
 export const SERVER_NAME = 'chain-intelligence-gateway';
@@ -53,7 +53,7 @@ const META_HEADERS = /^(x-credits-remaining|x-free-calls-remaining|retry-after|r
 
 /** The price in a tool's listing, in a sentence: the pricing guide says the rest (how to pay, what a refusal carries). */
 export function priceBrief(cap: Capability, priceLamports: number, freeCalls: number, x402 = ''): string {
-  return cap.paid ? `Paid: ${priceLamports} lamports a call${afterFreeCalls(freeCalls)} (API key)${x402 ? ` or ${x402} (params._meta["${META_X402_PAYMENT}"])` : ''}; see ${PRICING_URI}.` : 'Free.';
+  return cap.paid ? `Paid: ${priceLamports} lamports a call${afterFreeCalls(freeCalls)} (API key)${x402 ? ` or ${x402} (params._meta["${META_X402_PAYMENT}"])` : ''}.` : 'Free.';
 }
 
 /** What describes a tool's price: the settings of both ways to pay. */

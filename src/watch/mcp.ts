@@ -15,17 +15,17 @@ import { eventsUri } from './events.ts';
 /** Every watch tool, as tools/list lists them after the capabilities' tools. */
 export const WATCH_TOOL_NAMES = ['watch_wallets', 'list_watches', 'watch_events', 'unwatch'] as const;
 
-const ID = { type: 'string', description: 'The watch id (wch_...), as watch_wallets or list_watches gave it' };
+const ID = { type: 'string', description: 'The watch id (wch_...)' };
 const objectOf = (properties: Record<string, object>, required: string[] = []): Tool['inputSchema'] => ({ type: 'object', properties: properties as Tool['inputSchema']['properties'], required, additionalProperties: false });
 
 function toolsOf(price: number): Tool[] {
-  const paid = `Needs an API key (x-api-key); each event costs ${price} lamports from the key's credit (free calls first), debited once whatever the deliveries. x402 cannot pay for a watch.`;
+  const paid = `Each event costs ${price} lamports of the API key's credit, once (x402 cannot pay for a watch).`;
   return [
     {
       name: 'watch_wallets',
       description:
-        "Watch wallets: each transaction touching one (or its token accounts) becomes a wallet.activity event whose item is get_recent_transactions' decoded item. " +
-        'Read them with watch_events, or give webhookUrl (https) to have each POSTed, signed per Standard Webhooks. ' +
+        "Watch wallets: each transaction touching one (or its token accounts) becomes an event whose item is get_recent_transactions' decoded item. " +
+        'Read them with watch_events, or give webhookUrl (https) to have each POSTed (Standard Webhooks). ' +
         paid,
       inputSchema: objectOf(
         {
@@ -37,10 +37,10 @@ function toolsOf(price: number): Tool[] {
         ['wallets'],
       ),
     },
-    { name: 'list_watches', description: "Your watches: wallets, status (active, paused_no_credit, failing, ended), the last event's cursor and the webhook's delivery state.", inputSchema: objectOf({}) },
+    { name: 'list_watches', description: "Your watches, each with its status and the webhook's delivery state.", inputSchema: objectOf({}) },
     {
       name: 'watch_events',
-      description: `A watch's events after a cursor, oldest first (at most ${MAX_PULL}), with nextCursor to pass next time. Reading is free.`,
+      description: `A watch's events after a cursor, oldest first (at most ${MAX_PULL}), and the nextCursor. Free.`,
       inputSchema: objectOf({ id: ID, after: { type: 'string', description: 'nextCursor of the previous read; "0" or absent: from the oldest kept' }, limit: { type: 'integer', minimum: 1, maximum: MAX_PULL, default: 50 } }, ['id']),
     },
     { name: 'unwatch', description: 'Ends a watch and forgets its events.', inputSchema: objectOf({ id: ID }, ['id']) },
