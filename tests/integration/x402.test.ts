@@ -207,7 +207,10 @@ describe('x402 through an external facilitator (X402_FACILITATOR_URL)', () => {
     const offer = await down.get(findAta());
     expect(offer.status).toBe(402);
     expect(offer.body).toMatchObject({ error: 'Payment required', code: 'no_key', payTo: world.payTo });
-    expect(offer.headers.get('payment-required')).toBeNull();
+    // No x402 offer: the header, where a sign-in challenge keeps it, accepts no payment.
+    const required = offer.headers.get('payment-required');
+    expect(required === null ? [] : decodePaymentRequiredHeader(required).accepts).toEqual([]);
+    expect(offer.body.accepts).toBeUndefined();
     const accepted = decodePaymentRequiredHeader((await gw.get(findAta())).headers.get('payment-required')!).accepts[0]!;
     const client = await payer(chain, 100_000n);
     const header = await craftPayment(chain, { accepted, from: client });
