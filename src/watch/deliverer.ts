@@ -132,7 +132,10 @@ export class Deliverer {
       if (!w || !w.webhookUrl || w.status === 'ended' || (w.nextAttemptAt !== null && w.nextAttemptAt > now)) return;
       if (!(await store.lease(id, this.owner, now + leaseMs(this.deps.config), now))) return;
       try {
-        await this.send(w);
+        // Read again under the lease: another replica may have delivered (and released) since the look above,
+        // and its cursor, not that look's, is where this one goes on.
+        const held = await store.watch(id);
+        if (held?.webhookUrl && held.status !== 'ended') await this.send(held);
       } finally {
         await store.release(id, this.owner);
       }
