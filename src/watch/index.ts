@@ -10,7 +10,7 @@ import { sharing, watchStore, type StoreOf } from './database.ts';
 import { Deliverer } from './deliverer.ts';
 import { ingestStore, startIngestion } from './ingest/index.ts';
 import { resolver } from './resolve.ts';
-import { loadSealingKey, secretBox } from './secrets.ts';
+import { lazySecretBox, loadSealingKey } from './secrets.ts';
 import { Watches } from './watches.ts';
 
 export interface Watching {
@@ -25,7 +25,7 @@ export async function createWatching(o: { config: Config; log: Logger; billing: 
   const store = o.storeOf(watchStore);
   const shared = o.storeOf(sharing);
   const keyFile = config.webhookKeyFile ?? join(dirname(resolvePath(config.databasePath === ':memory:' ? './data/x' : config.databasePath)), 'webhook-secrets.key');
-  const box = secretBox(loadSealingKey(config.webhookSecretKey, keyFile));
+  const box = lazySecretBox(() => loadSealingKey(config.webhookSecretKey, keyFile));
   const resolve = resolver(config.webhookDnsServers);
   const bus = await shared.bus(log);
   if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE is on: watch webhooks may use plain http and private or loopback addresses (tests and the sandbox only)');

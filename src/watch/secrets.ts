@@ -30,6 +30,16 @@ export function secretBox(key: Buffer): SecretBox {
   };
 }
 
+/**
+ * A box whose key is loaded on its first use: a gateway whose users make no webhook writes no key
+ * file (a lone binary on PostgreSQL writes nothing beside itself).
+ */
+export function lazySecretBox(load: () => Buffer): SecretBox {
+  let box: SecretBox | undefined;
+  const opened = () => (box ??= secretBox(load()));
+  return { seal: (secret) => opened().seal(secret), open: (sealed) => opened().open(sealed) };
+}
+
 /** The sealing key: from the setting when given (hashed to 32 bytes), else the key file, created once. */
 export function loadSealingKey(setting: string | undefined, file: string): Buffer {
   if (setting) return createHash('sha256').update(setting).digest();

@@ -3,7 +3,7 @@
 // command line, then the wallet's deposit, address and sign, with curl for the gateway's routes.
 import { afterAll, expect, test } from 'bun:test';
 import { freshClone, shellEnv, until, type Clone } from '../support/clone.ts';
-import { freePort } from '../support/process.ts';
+import { sandboxPorts } from '../support/process.ts';
 
 let clone: Clone | undefined;
 afterAll(() => clone?.remove());
@@ -16,8 +16,9 @@ function printed(out: string, start: string): string {
 }
 
 test('on a non-default port, every printed command names that port and runs as printed', async () => {
-  const sandboxPort = String(freePort());
-  const gatewayPort = String(freePort());
+  const ports = sandboxPorts();
+  const sandboxPort = String(ports.sandbox);
+  const gatewayPort = String(ports.gateway);
   clone = freshClone();
   const chain = clone.start('bun run sandbox', shellEnv({ SANDBOX_PORT: sandboxPort }));
   await until('the sandbox start', () => chain.text().includes('Ctrl-C to stop'), 30_000, chain.text);

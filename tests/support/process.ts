@@ -14,6 +14,26 @@ export function freePort(): number {
 }
 
 /**
+ * Ports for a sandbox chain and a gateway beside it: the chain takes its port and the next (its
+ * WebSocket API), so the pair is checked free and the gateway's port is neither of them.
+ */
+export function sandboxPorts(): { sandbox: number; gateway: number } {
+  for (;;) {
+    const sandbox = freePort();
+    let next;
+    try {
+      next = Bun.serve({ port: sandbox + 1, hostname: '127.0.0.1', fetch: () => new Response('') });
+    } catch {
+      continue;
+    }
+    next.stop(true);
+    let gateway = freePort();
+    while (gateway === sandbox || gateway === sandbox + 1) gateway = freePort();
+    return { sandbox, gateway };
+  }
+}
+
+/**
  * Settings of a gateway whose chain is the sandbox: its own SQLite file in `dir`, deposits by
  * webhook only (no watcher), no rate limit and no free calls, logs at error level.
  */

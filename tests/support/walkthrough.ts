@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshClone, shellEnv, until, type Clone, type Terminal } from './clone.ts';
-import { freePort } from './process.ts';
+import { sandboxPorts } from './process.ts';
 
 export const ROOT = join(import.meta.dir, '../..');
 
@@ -22,8 +22,9 @@ export function docBlocks(page: string, marker: string): string[] {
 export class Walkthrough {
   private readonly clone: Clone = freshClone();
   readonly dir = this.clone.dir;
-  readonly sandboxPort = String(freePort());
-  readonly gatewayPort = String(freePort());
+  private readonly ports = sandboxPorts();
+  readonly sandboxPort = String(this.ports.sandbox);
+  readonly gatewayPort = String(this.ports.gateway);
   readonly env = shellEnv({ SANDBOX_PORT: this.sandboxPort, PORT: this.gatewayPort, HOST: '127.0.0.1' });
 
   get gatewayUrl(): string {
