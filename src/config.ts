@@ -61,7 +61,11 @@ const bool = (raw: string) => {
   return fail(`expected true or false, got ${shown(raw)}`);
 };
 
-const urlList = (raw: string) => {
+/**
+ * Comma-separated URLs of the given schemes (`label` names them in errors: "http(s)", "ws(s)"). They
+ * may hold an API key: an error never repeats one.
+ */
+const urlListOf = (schemes: readonly string[], label: string) => (raw: string) => {
   const urls = raw
     .split(',')
     .map((s) => s.trim())
@@ -72,32 +76,16 @@ const urlList = (raw: string) => {
     try {
       parsed = new URL(u);
     } catch {
-      // The URL may hold an API key: never repeat it.
-      return fail('expected comma-separated http(s) URLs; one of them is not a URL');
+      return fail(`expected comma-separated ${label} URLs; one of them is not a URL`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`expected http(s) URLs, got a ${shown(parsed.protocol)} URL`);
+    if (!schemes.includes(parsed.protocol)) fail(`expected ${label} URLs, got a ${shown(parsed.protocol)} URL`);
   }
   return urls;
 };
 
-/** Comma-separated ws(s) URLs (the node's WebSocket API); like RPC URLs they may hold a key, never repeated. */
-const wsUrlList = (raw: string) => {
-  const urls = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (urls.length === 0) fail('expected at least one URL');
-  for (const u of urls) {
-    let parsed: URL;
-    try {
-      parsed = new URL(u);
-    } catch {
-      return fail('expected comma-separated ws(s) URLs; one of them is not a URL');
-    }
-    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') fail(`expected ws(s) URLs, got a ${shown(parsed.protocol)} URL`);
-  }
-  return urls;
-};
+const urlList = urlListOf(['http:', 'https:'], 'http(s)');
+/** The node's WebSocket API, as RPC URLs are given. */
+const wsUrlList = urlListOf(['ws:', 'wss:'], 'ws(s)');
 
 /**
  * The WebSocket URL of an RPC URL as web3.js's and @solana/kit's clients derive it: http -> ws,
