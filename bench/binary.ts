@@ -5,17 +5,11 @@ import { cpus, totalmem } from 'node:os';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../tests/support/process.ts';
 
 const runs = Number(process.argv[2] ?? 7);
 const gateway = join(import.meta.dir, '../dist/gateway');
 const work = mkdtempSync(join(tmpdir(), 'cig-bench-'));
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 function rssKiB(pid: number): number {
   const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;

@@ -13,7 +13,7 @@ import { defaultConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { createServices } from '../src/services.ts';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
-import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
 
 const calls = Number(process.argv[2] ?? 20_000);
 const concurrency = Number(process.argv[3] ?? 64);
@@ -40,16 +40,7 @@ const services = await createServices(config, createLogger('error', []));
 const app = buildApp(services);
 const BASE = 'http://gateway.local';
 const send = (path: string, init?: RequestInit) => app.handle(new Request(BASE + path, init));
-const http: HttpClient = {
-  async get(path, headers = {}) {
-    const res = await send(path, { headers });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  },
-  async post(path, body, headers = {}) {
-    const res = await send(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  },
-};
+const http = httpClient(BASE, (url, init) => app.handle(new Request(url, init)));
 
 try {
   const agent = await chain.newWallet(2_000_000_000_000n);

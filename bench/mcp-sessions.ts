@@ -9,7 +9,7 @@
 // --main runs a gateway from source (e.g. an older checkout) for a before/after comparison on the
 // same machine.
 import { cpus } from 'node:os';
-import { BENCH_CONFIGS, drain } from './wire.ts';
+import { BENCH_CONFIGS, drain, waitFor } from './wire.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -52,12 +52,7 @@ async function startGateway() {
   });
   drain(proc.stderr);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {}
-    await Bun.sleep(100);
-  }
+  await waitFor(`${url}/healthz`);
   return { proc, port, url, stop: async () => (proc.kill('SIGTERM'), await proc.exited, rmSync(dir, { recursive: true, force: true })) };
 }
 

@@ -16,6 +16,8 @@ import { createLogger, silentLogger } from '../src/log.ts';
 import { serve } from '../src/serve.ts';
 import { createServices } from '../src/services.ts';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
+import { waitFor } from './wire.ts';
+import { freePort } from '../tests/support/process.ts';
 
 const [, , first] = process.argv;
 
@@ -32,13 +34,6 @@ if (first === '--serve') {
   const concurrency = Number(process.argv[3] ?? 32);
   const chain = await startSandbox();
   const dir = mkdtempSync(join(tmpdir(), 'cig-bench-observe-'));
-
-  const freePort = () => {
-    const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-    const p = s.port!;
-    s.stop(true);
-    return p;
-  };
 
   /** utime + stime of a process, in microseconds. */
   const cpuMicros = async (pid: number) => {
@@ -77,13 +72,7 @@ if (first === '--serve') {
       const port = freePort();
       const child = Bun.spawn(['bun', import.meta.path, '--serve', mode, String(port), chain.url, join(dir, `${mode}-${port}.sqlite`)], { stdout: 'ignore', stderr: 'ignore' });
       const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; ; i++) {
-        try {
-          if ((await fetch(base + '/healthz')).ok) break;
-        } catch {}
-        if (i > 400) throw new Error('server did not start');
-        await Bun.sleep(25);
-      }
+      await waitFor(base + '/healthz');
       await load(base, '/api/chain/blockhash', child.pid); // warm-up
       for (const path of ['/healthz', '/api/chain/blockhash']) results.push([mode, path, await load(base, path, child.pid)]);
       child.kill('SIGKILL');

@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
-import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { waitFor } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -31,25 +32,10 @@ const gateway = Bun.spawn(['bun', MAIN], {
   stderr: 'inherit',
 });
 
-const http: HttpClient = {
-  async get(path, headers = {}) {
-    const res = await fetch(base + path, { headers });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  },
-  async post(path, body, headers = {}) {
-    const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  },
-};
+const http = httpClient(base);
 
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(base + '/healthz')).ok) break;
-    } catch {}
-    if (i > 200) throw new Error('gateway did not start');
-    await Bun.sleep(25);
-  }
+  await waitFor(base + '/healthz');
   // A key with credit for far more calls than the run can make, bought the real way.
   const agent = await chain.newWallet(2_000_000_000_000n);
   const lamports = 1_000_000_000_000n;

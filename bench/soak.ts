@@ -29,6 +29,7 @@ import { deposit, signChallenge } from '../tests/support/agent.ts';
 import { connectMcp, type McpTransportKind } from '../tests/support/mcp.ts';
 import { freePort } from '../tests/support/process.ts';
 import { defaultConfig } from '../src/config.ts';
+import { waitFor } from './wire.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -133,13 +134,7 @@ const rss = (pid: number) => {
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
 };
 
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(base + '/healthz')).ok) break;
-  } catch {}
-  if (i > 300 || gateway.exitCode !== null) throw new Error('the gateway did not start');
-  await Bun.sleep(100);
-}
+await waitFor(base + '/healthz');
 await Bun.sleep(2000);
 const idle = rss(gateway.pid);
 

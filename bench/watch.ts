@@ -13,8 +13,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../tests/support/sandbox/index.ts';
-import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { waitFor } from './wire.ts';
 
 const rate = Number(process.argv[2] ?? 100);
 const seconds = Number(process.argv[3] ?? 20);
@@ -155,24 +156,9 @@ async function webhookRun() {
       return new Response(null, { status: 204 });
     },
   });
-  const http: HttpClient = {
-    async get(path, headers = {}) {
-      const res = await fetch(base + path, { headers });
-      return { status: res.status, body: await res.json(), headers: res.headers };
-    },
-    async post(path, body, headers = {}) {
-      const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-      return { status: res.status, body: await res.json().catch(() => null), headers: res.headers };
-    },
-  };
+  const http = httpClient(base);
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(base + '/healthz')).ok) break;
-      } catch {}
-      if (i > 400) throw new Error('gateway did not start');
-      await Bun.sleep(25);
-    }
+    await waitFor(base + '/healthz');
     const agent = await chain.newWallet(2_000_000_000_000n);
     const sig = await deposit(chain, agent, gatewayAddress, 1_000_000_000_000n);
     await http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, 1_000_000_000_000n), { authorization: SECRET });

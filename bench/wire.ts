@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from '@solana/kit';
 import type { Sandbox } from '../tests/support/sandbox/index.ts';
-import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../tests/support/agent.ts';
+import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
 
 export interface WrkResult {
   rps: number;
@@ -50,15 +50,6 @@ export async function waitFor(url: string) {
     if (i > 400) throw new Error(`${url} did not start`);
     await Bun.sleep(25);
   }
-}
-
-export function httpClient(base: string): HttpClient {
-  const read = async (res: Response) => ({ status: res.status, body: await res.json(), headers: res.headers });
-  return {
-    get: async (path, headers = {}) => read(await fetch(base + path, { headers })),
-    post: async (path, body, headers = {}) =>
-      read(await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
-  };
 }
 
 /** A key bought the real way: a deposit on the sandbox chain, the webhook, a challenge, a signature, the claim. */

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { connectMcp, TRANSPORTS } from '../support/mcp.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { freePort, startReplica, type Replica } from '../support/replicas.ts';
+import { freePort, waitForHealthy } from '../support/process.ts';
+import { startReplica, type Replica } from '../support/replicas.ts';
 
 // Real processes and a real database on a busy 2-core machine: seconds, not milliseconds.
 setDefaultTimeout(30_000);
@@ -40,13 +41,7 @@ async function balancer(sticky: boolean): Promise<{ url: string; stop(): Promise
   writeFileSync(file, cfg);
   const proc = Bun.spawn([HAPROXY, '-db', '-f', file], { stdout: 'ignore', stderr: 'pipe' });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {}
-    if (i > 200) throw new Error(`haproxy did not start: ${await new Response(proc.stderr).text()}`);
-    await Bun.sleep(50);
-  }
+  await waitForHealthy(url, { ms: 10_000, proc, why: () => new Response(proc.stderr).text() });
   return {
     url,
     async stop() {

@@ -3,7 +3,7 @@
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, secretsOf } from '../../src/config.ts';
-import { freePort } from '../support/replicas.ts';
+import { freePort } from '../support/process.ts';
 
 const MAIN = join(import.meta.dir, '../../src/main.ts');
 const PASSWORD = 'hunter2-s3cret';

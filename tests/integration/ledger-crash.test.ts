@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
-import { claimWhenSeen, deposit, heliusPayload, type HttpClient } from '../support/agent.ts';
-import { freePort, MAIN, sandboxGatewayEnv } from '../support/process.ts';
+import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../support/agent.ts';
+import { freePort, MAIN, sandboxGatewayEnv, waitForHealthy } from '../support/process.ts';
 
 const PRICE = 2_200_000;
 const SECRET = 'whsec_crash';
@@ -19,25 +19,6 @@ const sandbox = sandboxGateways();
 
 function startProcess(env: Record<string, string>) {
   return Bun.spawn(['bun', MAIN], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'ignore' });
-}
-
-async function waitForHealth(base: string) {
-  for (let i = 0; i < 400; i++) {
-    try {
-      if ((await fetch(base + '/healthz')).ok) return;
-    } catch {}
-    await Bun.sleep(25);
-  }
-  throw new Error('gateway did not become healthy');
-}
-
-function httpClient(base: string): HttpClient {
-  const read = async (res: Response) => ({ status: res.status, body: (await res.json()) as any, headers: res.headers });
-  return {
-    get: async (path, headers = {}) => read(await fetch(base + path, { headers })),
-    post: async (path, body, headers = {}) =>
-      read(await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
-  };
 }
 
 /**
@@ -57,7 +38,7 @@ async function fundedGateway(credit: number, extraEnv: Record<string, string> = 
     key: '',
     async restart() {
       g.proc = startProcess(env);
-      await waitForHealth(base);
+      await waitForHealthy(base);
     },
     async stop() {
       g.proc.kill('SIGKILL');
@@ -66,7 +47,7 @@ async function fundedGateway(credit: number, extraEnv: Record<string, string> = 
     },
   };
   try {
-    await waitForHealth(base);
+    await waitForHealthy(base);
     const agent = await sandbox.chain.newWallet(BigInt(2 * credit));
     const sig = await deposit(sandbox.chain, agent, gatewayAddress as Address, BigInt(credit));
     expect((await g.http.post('/api/payments/webhook', heliusPayload(sig, agent.address, gatewayAddress, credit), { authorization: SECRET })).status).toBe(200);

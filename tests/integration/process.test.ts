@@ -4,26 +4,9 @@ import { Database } from 'bun:sqlite';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, sandboxPorts, waitForHealthy } from '../support/process.ts';
 
 const MAIN = join(import.meta.dir, '../../src/main.ts');
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
-
-async function waitForHealth(url: string, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(url + '/healthz')).ok) return;
-    } catch {}
-    await Bun.sleep(50);
-  }
-  throw new Error('gateway did not become healthy');
-}
 
 describe('the gateway process', () => {
   test('--help lists the settings and exits 0', async () => {
@@ -72,7 +55,7 @@ describe('the gateway process', () => {
   }, 20_000);
 
   test('a second sandbox on a taken port fails instead of sharing it', async () => {
-    const port = String(freePort());
+    const port = String(sandboxPorts().sandbox);
     const dir = mkdtempSync(join(tmpdir(), 'cig-sandbox-'));
     const env = { ...process.env, SANDBOX_PORT: port, SANDBOX_WALLET: join(dir, 'wallet.json') };
     const first = Bun.spawn(['bun', join(import.meta.dir, '../support/sandbox/main.ts')], { env, stdout: 'pipe', stderr: 'pipe' });
@@ -105,7 +88,7 @@ describe('the gateway process', () => {
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: dbPath, MAINNET_RPC_URLS: 'http://127.0.0.1:9' };
     const first = Bun.spawn(['bun', MAIN], { env, stderr: 'pipe' });
     try {
-      await waitForHealth(`http://127.0.0.1:${port}`);
+      await waitForHealthy(`http://127.0.0.1:${port}`);
       expect(existsSync(dbPath)).toBe(true);
       const db = new Database(dbPath, { readonly: true });
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });

@@ -6,17 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway } from '../support/gateway.ts';
+import { freePort, waitForHealthy } from '../support/process.ts';
 import { fundedKey } from '../support/agent.ts';
 import { quoted } from '../../src/calls/outcome.ts';
 
 const MAIN = join(import.meta.dir, '../../src/main.ts');
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
 
 /** Peak resident memory of a process, from the kernel (VmHWM), in bytes. */
 function peakRss(pid: number): number {
@@ -62,14 +56,7 @@ describe('an upstream answering a 400 MB body', () => {
       stdout: 'ignore',
       stderr: 'ignore',
     });
-    const until = Date.now() + 15_000;
-    for (;;) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
-      } catch {}
-      if (Date.now() > until) throw new Error('gateway did not start');
-      await Bun.sleep(50);
-    }
+    await waitForHealthy(`http://127.0.0.1:${port}`, { ms: 15_000, proc: gateway });
   }, 20_000);
   afterAll(async () => {
     gateway.kill();

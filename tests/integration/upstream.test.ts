@@ -5,15 +5,13 @@ import { Upstream } from '../../src/chain/upstream.ts';
 import { silentLogger } from '../../src/log.ts';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { freePort } from '../support/process.ts';
 
 const sandbox = sandboxGateways();
 
 /** A loopback URL nothing listens on: connections are refused at once. */
 function deadUrl(): string {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const url = `http://127.0.0.1:${s.port}/?api-key=DEAD-SECRET-123`;
-  s.stop(true);
-  return url;
+  return `http://127.0.0.1:${freePort()}/?api-key=DEAD-SECRET-123`;
 }
 
 

@@ -10,7 +10,7 @@ import { base58 } from '@scure/base';
 import { createSolanaRpc, getPublicKeyFromAddress, verifySignature, type Address, type KeyPairSigner, type Signature, type SignatureBytes } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { keypairFile, readKeypairFile, SANDBOX_GATEWAY_ADDRESS } from '../support/sandbox/offline.ts';
-import { freePort } from '../support/process.ts';
+import { freePort, sandboxPorts } from '../support/process.ts';
 import { USDC_MINT } from '../support/sandbox/constants.ts';
 
 const WALLET = join(import.meta.dir, '../support/wallet.ts');
@@ -161,7 +161,7 @@ describe('the wallet command', () => {
 describe('bun run sandbox', () => {
   /** Starts the sandbox in `cwd`, waits for its instructions, reads the demo wallet, stops it. */
   async function sandboxRun(cwd: string, walletFile: string, env: Record<string, string> = {}) {
-    const port = String(freePort());
+    const port = String(sandboxPorts().sandbox);
     const p = Bun.spawn(['bun', SANDBOX_MAIN], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SANDBOX_PORT: port, ...env }, stdout: 'pipe', stderr: 'pipe' });
     let out = '';
     const reader = p.stdout.getReader();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import * as pgSchema from '../../src/db/pg-schema.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
-import { freePort } from '../support/replicas.ts';
+import { freePort, waitForHealthy } from '../support/process.ts';
 
 setDefaultTimeout(30_000);
 const BINARY = join(import.meta.dir, '../../dist/gateway');
@@ -33,14 +33,7 @@ beforeAll(async () => {
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {}
-    if (Date.now() > until || proc.exitCode !== null) throw new Error(`the binary did not answer /healthz: ${await new Response(proc.stderr as ReadableStream).text()}`);
-    await Bun.sleep(50);
-  }
+  await waitForHealthy(url, { ms: 30_000, proc, why: () => new Response(proc.stderr as ReadableStream).text() });
 }, POSTGRES_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {

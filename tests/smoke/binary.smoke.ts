@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
+import { freePort, waitForHealthy } from '../support/process.ts';
 
 const BINARY = join(import.meta.dir, '../../dist/gateway');
 const sandbox = sandboxGateways();
@@ -17,9 +18,7 @@ beforeAll(async () => {
   if (!existsSync(BINARY)) throw new Error('dist/gateway is missing: run `bun run build` first');
   dir = mkdtempSync(join(tmpdir(), 'cig-smoke-'));
   copyFileSync(BINARY, join(dir, 'gateway'));
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port!;
-  probe.stop(true);
+  const port = freePort();
   url = `http://127.0.0.1:${port}`;
   // A clean environment: nothing from this checkout leaks in but what is passed here.
   proc = Bun.spawn([join(dir, 'gateway')], {
@@ -28,14 +27,7 @@ beforeAll(async () => {
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  const until = Date.now() + 15_000;
-  for (;;) {
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {}
-    if (Date.now() > until) throw new Error('the binary did not answer /healthz');
-    await Bun.sleep(50);
-  }
+  await waitForHealthy(url, { ms: 15_000, proc, why: () => new Response(proc.stderr as ReadableStream).text() });
 });
 
 afterAll(async () => {

@@ -10,6 +10,16 @@ export interface HttpClient {
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
+/** An HttpClient over `fetch` for a gateway at `base` (a non-JSON body reads as null). */
+export function httpClient(base: string, send: (url: string, init?: RequestInit) => Promise<Response> = fetch): HttpClient {
+  const read = async (res: Response) => ({ status: res.status, body: await res.json().catch(() => null), headers: res.headers });
+  return {
+    get: async (path, headers = {}) => read(await send(base + path, { headers })),
+    post: async (path, body, headers = {}) =>
+      read(await send(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
+  };
+}
+
 export async function signChallenge(wallet: KeyPairSigner, challenge: string): Promise<string> {
   return base58.encode(new Uint8Array(await signBytes(wallet.keyPair.privateKey, new TextEncoder().encode(challenge))));
 }

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './process.ts';
 
 const PG_ROOT = '/usr/lib/postgresql';
 const RUN_AS = 'nobody';
@@ -19,13 +20,6 @@ function binDir(): string | null {
     .filter((v) => existsSync(join(PG_ROOT, v, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(PG_ROOT, versions[0]!, 'bin') : null;
-}
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = s.port!;
-  s.stop(true);
-  return port;
 }
 
 const isRoot = process.getuid?.() === 0;

@@ -14,6 +14,24 @@ export function freePort(): number {
 }
 
 /**
+ * Waits until `url`/healthz answers 200. Gives up after `ms`, or at once when `proc` has exited,
+ * with `why()` (its logs) in the error.
+ */
+export async function waitForHealthy(url: string, o: { ms?: number; proc?: { readonly exitCode: number | null }; why?: () => string | Promise<string> } = {}): Promise<void> {
+  const until = Date.now() + (o.ms ?? 20_000);
+  for (;;) {
+    try {
+      if ((await fetch(url + '/healthz')).ok) return;
+    } catch {}
+    if (Date.now() > until || (o.proc && o.proc.exitCode !== null)) {
+      const why = o.why ? await o.why() : '';
+      throw new Error(`${url} did not become healthy${o.proc?.exitCode != null ? ` (exited ${o.proc.exitCode})` : ''}${why ? `:\n${why}` : ''}`);
+    }
+    await Bun.sleep(50);
+  }
+}
+
+/**
  * Ports for a sandbox chain and a gateway beside it: the chain takes its port and the next (its
  * WebSocket API), so the pair is checked free and the gateway's port is neither of them.
  */
@@ -94,14 +112,7 @@ export async function spawnGateway(env: Record<string, string>, args: string[] =
     if (rest) lines.push(rest);
   })();
   const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {}
-    if (Date.now() > until || proc.exitCode !== null) throw new Error(`gateway did not start:\n${lines.join('\n')}`);
-    await Bun.sleep(50);
-  }
+  await waitForHealthy(url, { proc, why: () => lines.join('\n') });
   return {
     url,
     proc,

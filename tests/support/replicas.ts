@@ -1,12 +1,11 @@
 // Gateway processes started from the CLI entry, as an operator runs several replicas on one
 // database. Used by the replica tests and bench/replicas.ts.
-import { join } from 'node:path';
 import { expect } from 'bun:test';
 import type { Address, KeyPairSigner } from '@solana/kit';
 import { claimWhenSeen, deposit, heliusPayload } from './agent.ts';
 import type { Sandbox } from './sandbox/index.ts';
+import { freePort, MAIN, waitForHealthy } from './process.ts';
 
-const MAIN = join(import.meta.dir, '../../src/main.ts');
 
 export interface Replica {
   url: string;
@@ -18,13 +17,6 @@ export interface Replica {
   /** SIGKILL: no shutdown, no cleanup, connections dropped by the kernel. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
-}
-
-export function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = s.port!;
-  s.stop(true);
-  return port;
 }
 
 export async function startReplica(env: Record<string, string>, timeoutMs = 60_000): Promise<Replica> {
@@ -41,18 +33,10 @@ export async function startReplica(env: Record<string, string>, timeoutMs = 60_0
       logs.push(...lines);
     }
   })();
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`replica exited (${proc.exitCode}): ${logs.join('\n')}`);
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {}
-    if (Date.now() > until) {
-      proc.kill(9);
-      throw new Error(`replica did not become healthy: ${logs.join('\n')}`);
-    }
-    await Bun.sleep(50);
-  }
+  await waitForHealthy(url, { ms: timeoutMs, proc, why: () => logs.join('\n') }).catch((e) => {
+    proc.kill(9);
+    throw e;
+  });
   return {
     url,
     pid: proc.pid,
