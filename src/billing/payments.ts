@@ -9,6 +9,7 @@ import { afterFreeCalls } from './prices.ts';
 import type { MaybePromise } from '../maybe.ts';
 import type { Balance, Debit, Refund } from './credit.ts';
 import { KeyGone, type CreditLedger, type KeyStore } from './store.ts';
+import { admission, type Admission } from './rate-limit.ts';
 
 export type { KeyOwner };
 
@@ -21,6 +22,16 @@ export interface Payments {
    * be learned in time (then refund it by its call id: it is given back if it was taken).
    */
   charge(owner: KeyOwner | null, apiKey: string | undefined, price: number, callId: string): Promise<Debit>;
+  /**
+   * Whether chargeDrawing() is offered: where the rate-limit buckets are shared in the database, a
+   * paid call's draw and debit are one transaction (one commit, one wait) instead of two.
+   */
+  readonly drawsInDebit: boolean;
+  /**
+   * A token drawn from the bucket `bucket`, then, if the limit allows, charge() in the same
+   * transaction: the admission, and (when admitted) the charge's outcome, which settles as charge()'s does.
+   */
+  chargeDrawing(owner: KeyOwner, apiKey: string | undefined, price: number, callId: string, bucket: string): Promise<{ admission: Admission; charged?: () => Promise<Debit> }>;
   /**
    * Gives back what the call `debit.callId` was debited, once. Resolves with the refund when it is
    * written at once; else with undefined, and it is kept and written when the database answers
@@ -101,6 +112,24 @@ export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> &
       return { code: 'revoked_key', reason: key.revokedBy === 'claim' ? REFUSALS.revoked_key : REVOKED_UNSAID, revokedAt };
     });
   };
+  /** What a debit came to, as the call hears it: the debit, or the 402 saying why not. */
+  const taken = async (owner: KeyOwner, apiKey: string | undefined, price: number, debited: () => Debit | null | Promise<Debit | null>): Promise<Debit> => {
+    let debit: Debit | null;
+    try {
+      debit = await debited();
+    } catch (e) {
+      // Revoked since this replica last looked it up: refused as if it had just been.
+      if (!(e instanceof KeyGone)) throw e;
+      const { code, reason, ...extra } = await whyRefused(apiKey);
+      throw paymentRequired(reason, code, price, extra);
+    }
+    if (!debit) {
+      const account = await store.account(owner.wallet);
+      const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);
+      throw new PaymentRefused(refused.code, refused.body, account ? headers(account) : {});
+    }
+    return debit;
+  };
   return {
     identify: (apiKey) => store.identify(apiKey),
     whyRefused,
@@ -109,21 +138,13 @@ export function createPayments(store: Pick<KeyStore, 'identify' | 'keyStatus'> &
         const { code, reason, ...extra } = await whyRefused(apiKey);
         throw paymentRequired(reason, code, price, extra);
       }
-      let debit: Debit | null;
-      try {
-        debit = await store.debit(owner.wallet, price, callId, owner.keyHash);
-      } catch (e) {
-        // Revoked since this replica last looked it up: refused as if it had just been.
-        if (!(e instanceof KeyGone)) throw e;
-        const { code, reason, ...extra } = await whyRefused(apiKey);
-        throw paymentRequired(reason, code, price, extra);
-      }
-      if (!debit) {
-        const account = await store.account(owner.wallet);
-        const refused = paymentRequired(REFUSALS.no_credit, 'no_credit', price);
-        throw new PaymentRefused(refused.code, refused.body, account ? headers(account) : {});
-      }
-      return debit;
+      return taken(owner, apiKey, price, () => store.debit(owner.wallet, price, callId, owner.keyHash));
+    },
+    drawsInDebit: store.debitDrawing !== undefined,
+    async chargeDrawing(owner, apiKey, price, callId, bucket) {
+      const drawn = await store.debitDrawing!(owner.wallet, price, callId, owner.keyHash, bucket);
+      const admitted = admission(drawn.decision);
+      return admitted.refusal ? { admission: admitted } : { admission: admitted, charged: () => taken(owner, apiKey, price, drawn.taken) };
     },
     refund: (debit, written) =>
       kept.write('refund', { wallet: debit.wallet, callId: debit.callId, paidWith: debit.kind, price: debit.price }, () => store.refund(debit), written),

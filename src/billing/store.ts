@@ -7,6 +7,7 @@ import type { Network } from '../config.ts';
 import type { AccountView, Balance, Debit, DebitRef, Refund } from './credit.ts';
 import type { DepositOutcome, DepositRecord, DepositStatus } from './deposits.ts';
 import type { KeyOwner, Revocation } from './keys.ts';
+import type { RateDecision } from './rate-limit.ts';
 
 export interface ClaimedKey extends Balance {
   apiKey: string;
@@ -65,6 +66,12 @@ export interface CreditLedger {
    * transaction, else rejects with KeyGone.
    */
   debit(wallet: string, priceLamports: number, callId: string, keyHash?: string): Promise<Debit | null>;
+  /**
+   * debit() with one token drawn first from the rate-limit bucket `bucket`, in the same transaction:
+   * present where the buckets are shared in the database (one commit for both). Refused by the
+   * limit, nothing is taken. `taken()` is the debit (null without credit; throws KeyGone).
+   */
+  debitDrawing?(wallet: string, priceLamports: number, callId: string, keyHash: string, bucket: string): Promise<{ decision: RateDecision; taken(): Debit | null }>;
   /** Gives back what the call `call.callId` was debited (read from its record), once however often asked. Resolves once durable. */
   refund(call: DebitRef): Promise<Refund>;
   /** The account's committed state; at once when the store holds it in memory. */

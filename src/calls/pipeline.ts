@@ -129,12 +129,22 @@ function successBody(cap: Capability, input: Record<string, unknown>, result: ob
 // below (whose refunds are kept writes, which never reject).
 async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps): Promise<Outcome> {
   let owner: KeyOwner | null;
-  let admission: Admission;
+  let admission: Admission | undefined;
   // A sign-in proof stands for a key when no key (and no x402 payment) came with it: checked
   // before the rate limit, so that its wallet's bucket is the one drawn from (a refused proof draws
   // from the client address's, as a keyless call does).
   let signedIn: SignedIn | undefined;
   let signInRefused: SignInRefusal | undefined;
+  // Parsed before the rate limit: where a paid call's draw and debit are one transaction
+  // (payments.drawsInDebit), only a valid call goes there; a 400 still draws, alone, and costs nothing.
+  let input: Record<string, unknown> | undefined;
+  let invalid: unknown;
+  try {
+    input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
+  } catch (e) {
+    invalid = e;
+  }
+  let drawing = false;
   try {
     if (deps.signIn && caller.signIn && !caller.apiKey && !(deps.x402 && caller.payment)) {
       const proof = await deps.signIn.check(caller.signIn, caller.origin);
@@ -144,26 +154,36 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
     const found = signedIn ? { wallet: signedIn.wallet, keyHash: '' } : deps.payments.identify(caller.apiKey);
     const known = found instanceof Promise ? await found : found;
     owner = known;
-    const pending = admit(deps.limiter, () => bucketKey(bucketName(known, caller)));
-    admission = pending instanceof Promise ? await pending : pending;
+    // A key's valid call, paid from credit: its draw rides in its debit's transaction, below.
+    drawing = deps.payments.drawsInDebit && deps.limiter.enabled && known !== null && !signedIn && !signInRefused && !(deps.x402 && caller.payment) && input !== undefined;
+    if (!drawing) {
+      const pending = admit(deps.limiter, () => bucketKey(bucketName(known, caller)));
+      admission = pending instanceof Promise ? await pending : pending;
+    }
   } catch (e) {
     // Failed before it was charged (its key not looked up, or no bucket to draw from: the storage away): answered like any other failure.
     return errorOutcome(e, deps.log, cap.name);
   }
-  if (admission.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
-  const { headers } = admission;
+  if (admission?.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
+  let headers = admission?.headers ?? {};
   if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   // The call's own id: its debit, refund and usage row are each made once by it, whatever is retried.
   const callId = newCallId(at);
   const row = (status: number, refunded: boolean) => ({ capability: cap.name, face: caller.face, at, status, refunded });
+  const price = lamportsFor(deps.ctx.config, cap.name);
   try {
-    const input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
+    if (input === undefined) throw invalid;
     if (signInRefused) throw signInRefusal(signInRefused, cap, deps);
     // The nonce is used up by this call whatever follows (no credit, the call failing): a proof buys one try.
     if (signedIn && !(await deps.signIn!.use(signedIn, callId))) throw signInRefusal(REPLAYED, cap, deps);
-    receipt = counted(await deps.payments.charge(owner, caller.apiKey, lamportsFor(deps.ctx.config, cap.name), callId));
+    if (drawing) {
+      const drawn = await deps.payments.chargeDrawing(owner!, caller.apiKey, price, callId, bucketKey(bucketName(owner, caller)));
+      headers = drawn.admission.headers;
+      if (drawn.admission.refusal) return rateLimited(cap, owner, caller, deps, headers, drawn.admission.refusal);
+      receipt = counted(await drawn.charged!());
+    } else receipt = counted(await deps.payments.charge(owner, caller.apiKey, price, callId));
     const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
     const charged = receipt;
     countCharge(cap.name, charged, 'success');

@@ -144,4 +144,33 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
       for (const l of limiters) l.close();
     }
   });
+
+  test('a paid call draws its token in its debit\'s transaction: of 30 calls at once on two replicas with a burst of 6, six are debited, the rest take nothing, one commit each', async () => {
+    const policy = { rate: 0.001, burst: 6 };
+    const ledgers = [new PgLedger(db.$client, policy), new PgLedger(other, policy)];
+    const limiter = new PgRateLimiter(other, policy.rate, policy.burst);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const { wallet, apiKey } = await funded(100 * PRICE);
+        const keyHash = (await store.identify(apiKey))!.keyHash;
+        const bucket = `wallet:${wallet}`;
+        const before = ledgers.map((l) => l.commits);
+        const drawings = await Promise.all(Array.from({ length: 30 }, (_, i) => ledgers[i % 2]!.debitDrawing(wallet, PRICE, newCallId(), keyHash, bucket)));
+        const admitted = drawings.filter((d) => d.decision.allowed);
+        expect(admitted).toHaveLength(policy.burst);
+        expect(admitted.every((d) => d.debit !== null && typeof d.debit === 'object' && d.debit.price === PRICE)).toBe(true);
+        expect(drawings.filter((d) => !d.decision.allowed).every((d) => d.debit === null && d.decision.retryAfterSeconds >= 1)).toBe(true);
+        expect(admitted.map((d) => d.decision.remaining).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+        // Refused calls took nothing: the credit fell by exactly the admitted calls' price, and one record each.
+        expect(await credit(wallet)).toBe((100 - policy.burst) * PRICE);
+        expect(Number((await other`SELECT count(*) AS n FROM ledger_debits WHERE wallet = ${wallet}`)[0].n)).toBe(policy.burst);
+        // Each replica's 15 drawing debits went in one transaction: draw and debit, one commit.
+        expect(ledgers.map((l, i) => l.commits - before[i]!)).toEqual([1, 1]);
+        // The bucket is the one the plain limiter draws from (free calls, MCP messages): empty now.
+        expect((await limiter.take(bucket)).allowed).toBe(false);
+      }
+    } finally {
+      limiter.close();
+    }
+  });
 });

@@ -160,6 +160,33 @@ describe.skipIf(skip)('three gateways on one Postgres, under faults and limits',
       await Promise.all(trio.map((r) => r.stop()));
     }
   }, 120_000);
+
+  test('paid calls draw from the same shared limit, in their debit: a refused one takes nothing', async () => {
+    const N = 5;
+    const gatewayAddress = (await generateKeyPairSigner()).address;
+    const trio = await startTrio(gatewayAddress, { RATE_LIMIT_RPS: String(N), RATE_LIMIT_BURST: String(N) });
+    try {
+      const credit = 100 * PRICE;
+      const { key, agent } = await funded(trio, gatewayAddress, credit);
+      await Bun.sleep(1000);
+      const start = Date.now();
+      const answers = [];
+      while (Date.now() - start < 2000) {
+        answers.push(...(await Promise.all([...trio, ...trio].map((r) => http(r.url, `/api/chain/find-ata?wallet=${agent.address}&mint=${sandbox.mint}`, { headers: { 'x-api-key': key } })))));
+      }
+      const seconds = (Date.now() - start) / 1000;
+      const ok = answers.filter((r) => r.status === 200).length;
+      expect(answers.filter((r) => r.status !== 200 && r.status !== 429)).toEqual([]);
+      expect(ok).toBeGreaterThanOrEqual(N);
+      expect(ok).toBeLessThanOrEqual(N + Math.ceil(N * seconds));
+      expect(answers.filter((r) => r.status === 429).every((r) => Number(r.headers.get('retry-after')) >= 1 && r.body.error === 'Too many requests')).toBe(true);
+      // Only the answered calls were paid for, whichever replica answered.
+      const me = (await http(trio[2]!.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body;
+      expect(me).toMatchObject({ creditLamports: credit - ok * PRICE, callsMade: ok });
+    } finally {
+      await Promise.all(trio.map((r) => r.stop()));
+    }
+  }, 120_000);
 });
 
 test.skipIf(skip)('a claim races across replicas: one key', async () => {

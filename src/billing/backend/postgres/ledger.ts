@@ -11,7 +11,9 @@
 // takes it, and a refund gives back only a recorded debit not yet refunded. A paid call's key is
 // checked live in the same transaction (keyHash), so a key revoked by another replica or by the
 // operator cannot spend, whatever a replica remembers of it (key-cache.ts). Usage rows ride along
-// (carry): a paid call costs no commit of its own for its history.
+// (carry): a paid call costs no commit of its own for its history. So does its rate-limit draw
+// (debitDrawing): the token is drawn first in the same transaction (buckets.ts), and a call the limit
+// refuses takes nothing, so a paid call costs one commit, shared with the calls of its batch.
 //
 // When the connection is lost around COMMIT the batch may or may not have committed: the ledger then
 // looks its call ids up on a new connection, after taking the accounts' row locks (which the lost
@@ -25,6 +27,8 @@ import { callIdsBefore } from '../../resilience/call-id.ts';
 import { debitStep, refundStep, type AccountView, type Balance, type Debit, type DebitRef, type Refund } from '../../credit.ts';
 import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from '../../resilience/unsettled.ts';
 import type { usageRow } from '../../usage-history.ts';
+import type { RateDecision } from '../../rate-limit.ts';
+import { decisionOf, draw, type BucketPolicy, type Drawn } from './buckets.ts';
 import { LATE, within } from '../../../within.ts';
 
 /** What a debit resolves to when its key was found revoked in its own transaction: nothing was taken. */
@@ -41,13 +45,15 @@ interface Pending {
   price?: number;
   /** A debit's key: it must still be live when the debit is taken. */
   keyHash?: string;
+  /** A debit's rate-limit bucket: a token is drawn from it first, and without one nothing is taken. */
+  bucket?: string;
   /** The debit a refund gives back. */
   given?: DebitRef;
   /** A refund's stamp in refunded_at: after a lost COMMIT, tells this refund from an earlier one. */
   refundAt?: number;
   rows?: UsageRow[];
-  /** What the operation answers, learned from its call's record after a lost COMMIT. */
-  recovered(record: DebitRow | undefined, balance: Balance): { value: unknown } | 'again';
+  /** What the operation answers, learned from its call's record (and its bucket, if it drew) after a lost COMMIT. */
+  recovered(record: DebitRow | undefined, balance: Balance, bucket?: Drawn): { value: unknown } | 'again';
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Until when its outcome may be waited for. */
@@ -67,6 +73,16 @@ interface DebitRow {
   refunded_at: string | number | null;
 }
 
+/** A drawing debit's answer: the limit's decision, and the debit when the limit allowed it. */
+export interface Drawing {
+  decision: RateDecision;
+  debit: Debit | null | typeof KEY_GONE;
+}
+
+/** The debit a call's record says was made (null when refunded since). */
+const debitOf = (record: DebitRow, wallet: string, balance: Balance): Debit | null =>
+  record.refunded_at === null ? { callId: record.call_id, wallet, kind: record.kind, price: Number(record.price), balance } : null;
+
 // Bun's client returns bigint columns as decimal strings: exact through BigInt.
 const balanceOf = (r: BalanceRow): Balance => ({ freeCalls: Number(r.free_calls), creditLamports: BigInt(r.credit_lamports) });
 const viewOf = (a: AccountView): Balance => ({ freeCalls: a.freeCalls, creditLamports: a.creditLamports });
@@ -85,6 +101,8 @@ const DEFERRED_MS = 200;
 
 /** What one transaction writes, gathered while its operations are applied in memory. */
 interface Writes {
+  /** Each drawing debit's place among its bucket's requests, counted as the batch is applied. */
+  drawn: Map<string, number>;
   accounts: Map<string, AccountView>;
   records: { callId: string; wallet: string; kind: Debit['kind']; price: number }[];
   refunds: { callId: string; at: number }[];
@@ -98,7 +116,11 @@ export class PgLedger {
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
 
-  constructor(private readonly sql: SQL) {}
+  /** `buckets`: the shared rate limit's policy, when limits are on (debitDrawing). */
+  constructor(
+    private readonly sql: SQL,
+    readonly buckets?: BucketPolicy,
+  ) {}
 
   /** `keyHash`: the key the call came with, checked live in the debit's transaction (else KEY_GONE). */
   debit(wallet: string, price: number, firstCallId: string, keyHash?: string): Promise<Debit | null | typeof KEY_GONE> {
@@ -110,7 +132,30 @@ export class PgLedger {
       keyHash,
       recovered: (record, balance) => {
         if (!record || voided(record)) return 'again';
-        return { value: record.refunded_at === null ? ({ callId: record.call_id, wallet, kind: record.kind, price: Number(record.price), balance } satisfies Debit) : null };
+        return { value: debitOf(record, wallet, balance) };
+      },
+    });
+  }
+
+  /**
+   * debit() with a token drawn first from the rate-limit bucket `bucket` in the same transaction:
+   * refused by the limit, it takes nothing (debit null). Needs `buckets`.
+   */
+  debitDrawing(wallet: string, price: number, firstCallId: string, keyHash: string, bucket: string): Promise<Drawing> {
+    const policy = this.buckets!;
+    return this.enqueue({
+      kind: 'debit',
+      wallet,
+      callId: firstCallId,
+      price,
+      keyHash,
+      bucket,
+      // Made: its draw was too, in the same transaction. Not made (or refused by the limit, which
+      // leaves no record): made again, drawing again; a bucket is not money.
+      recovered: (record, balance, drawn) => {
+        if (!record || voided(record)) return 'again';
+        const decision = decisionOf({ tokens: drawn?.tokens ?? policy.burst, allowed: 1 }, 0, policy);
+        return { value: { decision, debit: debitOf(record, wallet, balance) } satisfies Drawing };
       },
     });
   }
@@ -218,21 +263,33 @@ export class PgLedger {
     const money = batch.filter((op) => op.kind !== 'rows');
     const wallets = [...new Set(money.map((op) => op.wallet))];
     const keys = [...new Set(money.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
-    const [accountRows, recordRows, liveRows] = money.length
-      ? await Promise.all([
-          // First: the row locks, held until COMMIT. The records are read under them, so a debit of
-          // the same call still committing elsewhere is seen once it has.
-          tx<(BalanceRow & { wallet: string; calls_made: number })[]>`
-            SELECT wallet, free_calls, credit_lamports, calls_made FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet FOR UPDATE`,
-          tx<DebitRow[]>`SELECT call_id, wallet, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${money.map((op) => op.callId)}::text[])`,
-          keys.length ? tx<{ key_hash: string }[]>`SELECT key_hash FROM api_keys WHERE key_hash = ANY(${keys}::text[]) AND revoked_at IS NULL` : Promise.resolve([]),
-        ])
-      : [[], [], []];
+    const counts = new Map<string, number>();
+    for (const op of money) if (op.bucket) counts.set(op.bucket, (counts.get(op.bucket) ?? 0) + 1);
+    const [drawn, [accountRows, recordRows, liveRows]] = await Promise.all([
+      // Sent first: the buckets' row locks come before the accounts' in every transaction.
+      counts.size ? draw(tx, counts, this.buckets!, false) : new Map<string, Drawn>(),
+      money.length
+        ? Promise.all([
+            // First: the row locks, held until COMMIT. The records are read under them, so a debit of
+            // the same call still committing elsewhere is seen once it has.
+            tx<(BalanceRow & { wallet: string; calls_made: number })[]>`
+              SELECT wallet, free_calls, credit_lamports, calls_made FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet FOR UPDATE`,
+            tx<DebitRow[]>`SELECT call_id, wallet, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${money.map((op) => op.callId)}::text[])`,
+            keys.length ? tx<{ key_hash: string }[]>`SELECT key_hash FROM api_keys WHERE key_hash = ANY(${keys}::text[]) AND revoked_at IS NULL` : Promise.resolve([]),
+          ])
+        : ([[], [], []] as const),
+    ]);
     const accounts = new Map<string, AccountView>(accountRows.map((r) => [r.wallet, { wallet: r.wallet, callsMade: Number(r.calls_made), ...balanceOf(r) }]));
     const records = new Map<string, DebitRow>(recordRows.map((r) => [r.call_id, r]));
     const live = new Set(liveRows.map((r) => r.key_hash));
-    const writes: Writes = { accounts: new Map(), records: [], refunds: [], rows: [] };
-    const results = batch.map((op) => this.step(op, accounts, records, live, writes));
+    const writes: Writes = { drawn: new Map(), accounts: new Map(), records: [], refunds: [], rows: [] };
+    const results = batch.map((op) => {
+      if (!op.bucket) return this.step(op, accounts, records, live, writes);
+      const i = writes.drawn.get(op.bucket) ?? 0;
+      writes.drawn.set(op.bucket, i + 1);
+      const decision = decisionOf(drawn.get(op.bucket)!, i, this.buckets!);
+      return { decision, debit: decision.allowed ? (this.step(op, accounts, records, live, writes) as Drawing['debit']) : null } satisfies Drawing;
+    });
     const at = Date.now();
     const statements: Promise<unknown>[] = [];
     if (writes.accounts.size) {
@@ -315,7 +372,7 @@ export class PgLedger {
     }
     for (const op of batch) {
       const balance = found.balances.get(op.wallet);
-      const outcome = balance ? op.recovered(found.records.get(op.callId), balance) : 'again';
+      const outcome = balance ? op.recovered(found.records.get(op.callId), balance, op.bucket ? found.buckets.get(op.bucket) : undefined) : 'again';
       if (outcome !== 'again') {
         op.resolve(outcome.value);
         continue;
@@ -334,6 +391,8 @@ export class PgLedger {
       const accounts = await tx<(BalanceRow & { wallet: string })[]>`
         SELECT wallet, free_calls, credit_lamports FROM credit_accounts WHERE wallet = ANY(${wallets}) ORDER BY wallet FOR UPDATE`;
       const records = await tx<DebitRow[]>`SELECT call_id, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${ids})`;
+      const bucketKeys = [...new Set(batch.flatMap((op) => (op.bucket ? [op.bucket] : [])))];
+      const buckets = bucketKeys.length ? await tx<Drawn[]>`SELECT key, tokens, 0 AS allowed FROM rate_buckets WHERE key = ANY(${bucketKeys}::text[])` : [];
       // A debit not made may still be on its way (its transaction not begun on the server yet):
       // its id is voided (recorded with nothing taken, refunded at VOID), so that transaction fails
       // on the primary key if it ever runs, and the debit is made again under another id.
@@ -345,7 +404,11 @@ export class PgLedger {
           SELECT id, w, 'credit', 0, ${VOID} FROM unnest(${absent.map((op) => op.callId)}::text[], ${absent.map((op) => op.wallet)}::text[]) AS v(id, w)
           ON CONFLICT DO NOTHING`;
       }
-      return { balances: new Map(accounts.map((a) => [a.wallet, balanceOf(a)])), records: new Map(records.map((r) => [r.call_id, r])) };
+      return {
+        balances: new Map(accounts.map((a) => [a.wallet, balanceOf(a)])),
+        records: new Map(records.map((r) => [r.call_id, r])),
+        buckets: new Map(buckets.map((b) => [b.key, { key: b.key, tokens: Number(b.tokens), allowed: 0 }])),
+      };
     });
   }
 }

@@ -1,10 +1,11 @@
-// Token buckets shared by every replica: one upsert at a time on PostgreSQL decides and updates
-// every bucket asked for since the last one, under their row locks, using the database's clock so
-// replicas' clocks cannot disagree.
+// Token buckets shared by every replica: one upsert at a time on PostgreSQL (buckets.ts) decides and
+// updates every bucket asked for since the last one. A paid call's draw rides in its debit's own
+// transaction instead (ledger.ts, debitDrawing): this limiter decides the rest.
 // Same buckets and answers as RateLimiter (rate-limit.ts), which keeps them in one process. While
 // the database cannot answer, the seam lets this process's buckets decide (backend/outage.ts guardLimiter).
 import type { SQL } from 'bun';
 import { admission, type Admission, type Limiter, type RateDecision } from '../../rate-limit.ts';
+import { decisionOf, draw, type BucketPolicy, type Drawn } from './buckets.ts';
 
 /** Buckets untouched this long are full again and can be forgotten. */
 const SWEEP_EVERY_MS = 60_000;
@@ -15,11 +16,14 @@ export class PgRateLimiter implements Limiter {
   private waiting = new Map<string, { resolve(d: RateDecision): void; reject(e: unknown): void }[]>();
   private deciding = false;
 
+  private readonly policy: BucketPolicy;
+
   constructor(
     private readonly sql: SQL,
     private readonly ratePerSecond: number,
     private readonly burst: number,
   ) {
+    this.policy = { rate: ratePerSecond, burst };
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), SWEEP_EVERY_MS);
     this.sweeper.unref();
   }
@@ -51,57 +55,21 @@ export class PgRateLimiter implements Limiter {
 
   /**
    * Every request asked for since the last upsert was sent, decided by one upsert: each bucket
-   * gives as many tokens as it holds, up to its requests, to the first of them in order. Buckets
-   * are taken in key order in every replica, so two replicas' upserts never wait on each other in
-   * a cycle. The bucket is not money: its commit does not wait for the disk (a crash of the
-   * database forgets at most the last moments of draws), so a request waits for no fsync for it.
+   * gives as many tokens as it holds, up to its requests, to the first of them in order
+   * (buckets.ts). Its commit does not wait for the disk (a crash of the database forgets at most
+   * the last moments of draws), so a request waits for no fsync for it.
    */
   private async decideNow(): Promise<void> {
     const batch = this.waiting;
     this.waiting = new Map();
-    const keys = [...batch.keys()].sort();
-    const rate = this.ratePerSecond;
-    const burst = this.burst;
-    let rows: { key: string; tokens: number; allowed: number }[];
+    let drawn: Map<string, Drawn>;
     try {
-      // EXCLUDED.at is the database's "now" when this statement read its clock, which may be before
-      // a racing replica's upsert that it waited for (hence GREATEST: time never runs back, or a
-      // bucket would go below empty and give a token back); EXCLUDED.allowed is the requests, at most
-      // what a full bucket holds; the SET expressions see the bucket as it was; allowed is left as
-      // what was given.
-      rows = await this.sql<{ key: string; tokens: number; allowed: number }[]>`
-        WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
-        INSERT INTO rate_buckets AS b (key, tokens, at, allowed)
-        SELECT v.key, ${burst}::float8 - LEAST(v.n, floor(${burst}::float8)), extract(epoch from clock_timestamp()) * 1000, LEAST(v.n, floor(${burst}::float8))::int
-        FROM unnest(${keys}::text[], ${keys.map((k) => String(batch.get(k)!.length))}::text[]::int[]) AS v(key, n), relaxed
-        ORDER BY v.key
-        ON CONFLICT (key) DO UPDATE SET
-          tokens = LEAST(${burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${rate}::float8)
-            - LEAST(EXCLUDED.allowed, floor(LEAST(${burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${rate}::float8))),
-          allowed = LEAST(EXCLUDED.allowed, floor(LEAST(${burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${rate}::float8)))::int,
-          at = GREATEST(EXCLUDED.at, b.at)
-        RETURNING key, tokens, allowed`;
+      drawn = await draw(this.sql, new Map([...batch].map(([key, waiting]) => [key, waiting.length])), this.policy, true);
     } catch (e) {
       for (const waiting of batch.values()) for (const w of waiting) w.reject(e);
       return;
     }
-    for (const row of rows) {
-      const left = Number(row.tokens);
-      const given = Number(row.allowed);
-      batch.get(row.key)!.forEach((w, i) => {
-        const allowed = i < given;
-        // What this request left in the bucket: the tokens before it, less its own.
-        const tokens = allowed ? left + given - i - 1 : left;
-        w.resolve({
-          allowed,
-          limit: burst,
-          remaining: Math.floor(tokens),
-          resetSeconds: Math.ceil((burst - tokens) / rate),
-          windowSeconds: Math.ceil(burst / rate),
-          retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - left) / rate)),
-        });
-      });
-    }
+    for (const [key, waiting] of batch) waiting.forEach((w, i) => w.resolve(decisionOf(drawn.get(key)!, i, this.policy)));
   }
 
   async admit(key: string): Promise<Admission> {

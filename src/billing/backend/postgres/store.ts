@@ -101,6 +101,19 @@ export function pgStore(db: PgDb, ledger: PgLedger): { store: BillingStore; rele
       keys.forget(keyHash!);
       throw new KeyGone();
     },
+    ...(ledger.buckets && {
+      async debitDrawing(wallet: string, price: number, callId: string, keyHash: string, bucket: string) {
+        const { decision, debit } = await ledger.debitDrawing(wallet, price, callId, keyHash, bucket);
+        if (debit === KEY_GONE) keys.forget(keyHash);
+        return {
+          decision,
+          taken() {
+            if (debit === KEY_GONE) throw new KeyGone();
+            return debit;
+          },
+        };
+      },
+    }),
     refund: (call) => ledger.refund(call),
     account: (wallet) => ledger.account(wallet),
     async issueChallenge(ttlSeconds, requester, wallet, now) {
