@@ -33,7 +33,7 @@ import { openBackend } from '../src/billing/backend/open.ts';
 import { defaultConfig } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
 import type { BillingStore } from '../src/billing/store.ts';
-import { BENCH_CONFIGS, cpuMs, drain, waitFor } from './wire.ts';
+import { BENCH_CONFIGS, cpuMs, cpuMsOfAll, drain, machineCpuMs, waitFor } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
@@ -162,6 +162,10 @@ interface Slice {
   /** Gateway CPU cores busy, summed over the gateways used. */
   cores: number;
   commitsPer1000?: number;
+  /** CPU per paid call (µs): the gateways', Postgres's (every postgres process), and the whole machine's (wrk included). */
+  us: { gateways: number; postgres: number; machine: number };
+  /** Cores the whole machine kept busy. */
+  machineCores: number;
 }
 
 async function wrkOne(url: string, conns: number, lua: string, duration: number) {
@@ -182,8 +186,13 @@ const lastCommits = new Map<SQL, number>();
 /** The connections split between the gateways, as evenly as they go. `admin`: the Postgres database whose commits to count. */
 async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = seconds): Promise<Slice> {
   const cpuBefore = gateways.map((g) => cpuMs(g.pid));
+  const pgBefore = cpuMsOfAll('postgres');
+  const machineBefore = machineCpuMs();
   const parts = await Promise.all(gateways.map((g, i) => wrkOne(g.url, Math.floor(connections / gateways.length) + (i < connections % gateways.length ? 1 : 0), lua, duration)));
-  const cores = gateways.reduce((sum, g, i) => sum + (cpuMs(g.pid) - cpuBefore[i]!) / (duration * 1000), 0);
+  const gatewayMs = gateways.reduce((sum, g, i) => sum + cpuMs(g.pid) - cpuBefore[i]!, 0);
+  const postgresMs = cpuMsOfAll('postgres') - pgBefore;
+  const machineMs = machineCpuMs() - machineBefore;
+  const cores = gatewayMs / (duration * 1000);
   let commits: number | undefined;
   if (admin) {
     await Bun.sleep(STATS_WAIT_MS);
@@ -199,7 +208,18 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
   const p50 = parts.reduce((s, p) => s + p.p50 * p.requests, 0) / Math.max(1, calls);
   const p99 = Math.max(...parts.map((p) => p.p99));
   const paid = calls - errors;
-  return { calls, rps, p50, p99, errors, cores, commitsPer1000: commits === undefined ? undefined : (commits / Math.max(1, paid)) * 1000 };
+  const perCall = (ms: number) => (ms * 1000) / Math.max(1, paid);
+  return {
+    calls,
+    rps,
+    p50,
+    p99,
+    errors,
+    cores,
+    commitsPer1000: commits === undefined ? undefined : (commits / Math.max(1, paid)) * 1000,
+    us: { gateways: perCall(gatewayMs), postgres: perCall(postgresMs), machine: perCall(machineMs) },
+    machineCores: machineMs / (duration * 1000),
+  };
 }
 
 const sets = [...(before ? [await gatewaySet('before', [before])] : []), await gatewaySet(before ? 'after' : 'this', command)];
@@ -245,12 +265,12 @@ console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 
 console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
 for (const w of workloads) {
   console.log(`\n${w}, ${connections} connections`);
-  console.log(`${'setup'.padEnd(22)} ${'paid calls/s'.padEnd(22)} ${'p50 ms'.padEnd(20)} ${'p99 ms'.padEnd(22)} ${'errors'.padEnd(8)} ${'gateway cores'.padEnd(18)} commits per 1,000 paid calls`);
+  console.log(`${'setup'.padEnd(22)} ${'paid calls/s'.padEnd(22)} ${'p50 ms'.padEnd(20)} ${'p99 ms'.padEnd(22)} ${'errors'.padEnd(8)} ${'gateway cores'.padEnd(18)} ${'commits per 1,000 paid calls'.padEnd(30)} CPU µs per call: gateways + postgres of machine (machine cores)`);
   for (const s of setups) {
     const rs = results.get(`${w} | ${s.name}`) ?? [];
     const commits = rs.map((r) => r.commitsPer1000).filter((c): c is number => c !== undefined);
     console.log(
-      `${s.name.padEnd(22)} ${fmt(rs.map((r) => r.rps)).padEnd(22)} ${fmt(rs.map((r) => r.p50), 1).padEnd(20)} ${fmt(rs.map((r) => r.p99), 1).padEnd(22)} ${String(rs.reduce((a, r) => a + r.errors, 0)).padEnd(8)} ${fmt(rs.map((r) => r.cores), 2).padEnd(18)} ${commits.length ? fmt(commits, 1) : '-'}`,
+      `${s.name.padEnd(22)} ${fmt(rs.map((r) => r.rps)).padEnd(22)} ${fmt(rs.map((r) => r.p50), 1).padEnd(20)} ${fmt(rs.map((r) => r.p99), 1).padEnd(22)} ${String(rs.reduce((a, r) => a + r.errors, 0)).padEnd(8)} ${fmt(rs.map((r) => r.cores), 2).padEnd(18)} ${(commits.length ? fmt(commits, 1) : '-').padEnd(30)} ${rs.map((r) => `${r.us.gateways.toFixed(0)} + ${r.us.postgres.toFixed(0)} of ${r.us.machine.toFixed(0)} (${r.machineCores.toFixed(2)})`).join(' / ')}`,
     );
   }
   const rate = (name: string) => (results.get(`${w} | ${name}`) ?? []).map((r) => r.rps);

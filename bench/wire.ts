@@ -1,7 +1,7 @@
 // What the wire benchmarks share: wrk against a URL with the serving process's CPU time per
 // request, a gateway's key bought the real way, and a Streamable HTTP session's tools/call as a
 // wrk script.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from '@solana/kit';
 import type { Sandbox } from '../tests/support/sandbox/index.ts';
@@ -19,8 +19,31 @@ export interface WrkResult {
 const CLOCK_TICKS_PER_S = 100;
 /** User plus system CPU time of a process so far, from /proc (ms). */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+function cpuMsOfStat(stat: string): number {
+  const fields = stat.split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+}
+
+/** cpuMs() summed over every process named `name` (postgres: the server and its backends). */
+export function cpuMsOfAll(name: string): number {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.includes(`(${name})`)) ms += cpuMsOfStat(stat);
+    } catch {}
+  }
+  return ms;
+}
+
+/** Busy CPU time (ms) of the whole machine, every core: all but idle and waiting on I/O. */
+export function machineCpuMs(): number {
+  const n = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  return ((n.reduce((a, b) => a + b, 0) - n[3]! - n[4]!) * 1000) / CLOCK_TICKS_PER_S;
 }
 
 /** One wrk run (one thread, closed loop) against `url`, served by process `pid`. */
