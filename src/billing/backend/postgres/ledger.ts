@@ -80,7 +80,7 @@ export interface Drawing {
 }
 
 /** The debit a call's record says was made (null when refunded since). */
-const debitOf = (record: DebitRow, wallet: string, balance: Balance): Debit | null =>
+const madeDebit = (record: DebitRow, wallet: string, balance: Balance): Debit | null =>
   record.refunded_at === null ? { callId: record.call_id, wallet, kind: record.kind, price: Number(record.price), balance } : null;
 
 // Bun's client returns bigint columns as decimal strings: exact through BigInt.
@@ -124,17 +124,7 @@ export class PgLedger {
 
   /** `keyHash`: the key the call came with, checked live in the debit's transaction (else KEY_GONE). */
   debit(wallet: string, price: number, firstCallId: string, keyHash?: string): Promise<Debit | null | typeof KEY_GONE> {
-    return this.enqueue({
-      kind: 'debit',
-      wallet,
-      callId: firstCallId,
-      price,
-      keyHash,
-      recovered: (record, balance) => {
-        if (!record || voided(record)) return 'again';
-        return { value: debitOf(record, wallet, balance) };
-      },
-    });
+    return this.debitOf(wallet, price, firstCallId, keyHash);
   }
 
   /**
@@ -142,20 +132,25 @@ export class PgLedger {
    * refused by the limit, it takes nothing (debit null). Needs `buckets`.
    */
   debitDrawing(wallet: string, price: number, firstCallId: string, keyHash: string, bucket: string): Promise<Drawing> {
-    const policy = this.buckets!;
+    return this.debitOf(wallet, price, firstCallId, keyHash, bucket);
+  }
+
+  private debitOf<T>(wallet: string, price: number, callId: string, keyHash?: string, bucket?: string): Promise<T> {
     return this.enqueue({
       kind: 'debit',
       wallet,
-      callId: firstCallId,
+      callId,
       price,
       keyHash,
       bucket,
-      // Made: its draw was too, in the same transaction. Not made (or refused by the limit, which
-      // leaves no record): made again, drawing again; a bucket is not money.
+      // Made: a drawing debit's draw was too, in the same transaction. Not made (or refused by the
+      // limit, which leaves no record): made again, drawing again; a bucket is not money.
       recovered: (record, balance, drawn) => {
         if (!record || voided(record)) return 'again';
-        const decision = decisionOf({ tokens: drawn?.tokens ?? policy.burst, allowed: 1 }, 0, policy);
-        return { value: { decision, debit: debitOf(record, wallet, balance) } satisfies Drawing };
+        const debit = madeDebit(record, wallet, balance);
+        if (!bucket) return { value: debit };
+        const policy = this.buckets!;
+        return { value: { decision: decisionOf({ tokens: drawn?.tokens ?? policy.burst, allowed: 1 }, 0, policy), debit } satisfies Drawing };
       },
     });
   }
