@@ -171,9 +171,13 @@ describe.skipIf(skip)('three gateways on one Postgres, under faults and limits',
       await Bun.sleep(1000);
       const start = Date.now();
       const answers = [];
+      const invalid = [];
       while (Date.now() - start < 2000) {
         answers.push(...(await Promise.all([...trio, ...trio].map((r) => http(r.url, `/api/chain/find-ata?wallet=${agent.address}&mint=${sandbox.mint}`, { headers: { 'x-api-key': key } })))));
+        // A paid call with bad input draws its token alone and costs nothing: 400, or 429 once the bucket is empty.
+        invalid.push(await http(trio[0]!.url, '/api/chain/find-ata?wallet=not-a-wallet', { headers: { 'x-api-key': key } }));
       }
+      expect(invalid.every((r) => r.status === 400 || r.status === 429)).toBe(true);
       const seconds = (Date.now() - start) / 1000;
       const ok = answers.filter((r) => r.status === 200).length;
       expect(answers.filter((r) => r.status !== 200 && r.status !== 429)).toEqual([]);
