@@ -15,20 +15,19 @@
 // latency figure, "floor" Bun's own cost of a peer address and a header read); BENCH_PROFILE=<dir>
 // runs the defaults gateway from source under `bun --cpu-prof-md` and leaves the profile there.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
-import { BENCH_CONFIGS, buyKey, drain, mcpSessionScript, mcpStatelessScript, waitFor, wrk as wrkOn, type BenchConfig, type WrkResult } from './wire.ts';
+import { BENCH_CONFIGS, builtGateway, buyKey, drain, mcpSessionScript, mcpStatelessScript, waitFor, wrk as wrkOn, type BenchConfig, type WrkResult } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
 const runs = Number(process.argv[4] ?? 3);
 const SECRET = 'bench-secret';
-const EXE = resolve(import.meta.dir, '../dist/gateway');
 const profile = process.env.BENCH_PROFILE;
-if (!profile && !existsSync(EXE)) throw new Error('dist/gateway is missing: bun run build (bun run bench does it)');
+const EXE = profile ? '' : builtGateway();
 const dir = mkdtempSync(join(tmpdir(), 'cig-bench-'));
 
 const chain = await startSandbox();

@@ -7,14 +7,14 @@
 import { cpus } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { freePort } from '../tests/support/process.ts';
-import { BENCH_CONFIGS, waitFor } from './wire.ts';
+import { BENCH_CONFIGS, builtGateway, waitFor } from './wire.ts';
 
 const rate = Number(process.argv[2] ?? 2000);
 const stallS = Number(process.argv[3] ?? 30);
-const EXE = resolve(import.meta.dir, '../dist/gateway');
+const EXE = builtGateway();
 const dir = mkdtempSync(join(tmpdir(), 'cig-log-stall-'));
 const fifo = join(dir, 'stderr');
 Bun.spawnSync(['mkfifo', fifo]);

@@ -21,8 +21,8 @@
 // BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
 // BENCH_LIMITS=off turns the rate limits off.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SQL } from 'bun';
 import { base58 } from '@scure/base';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -33,7 +33,7 @@ import { openBackend } from '../src/billing/backend/open.ts';
 import { defaultConfig } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
 import type { BillingStore } from '../src/billing/store.ts';
-import { BENCH_CONFIGS, cpuMs, cpuMsOfAll, drain, machineCpuMs, waitFor } from './wire.ts';
+import { BENCH_CONFIGS, builtGateway, cpuMs, cpuMsOfAll, drain, machineCpuMs, waitFor } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
@@ -43,10 +43,8 @@ const HOT = 8;
 const STATS_WAIT_MS = Number(process.env.BENCH_STATS_WAIT_MS ?? 11_000);
 const SECRET = 'bench-secret';
 const ROUTE = '/api/chain/optimal-fee';
-const EXE = resolve(import.meta.dir, '../dist/gateway');
 const fromSource = process.env.BENCH_SOURCE === '1';
-if (!fromSource && !existsSync(EXE)) throw new Error('dist/gateway is missing: bun run build (bun run bench:customers does it)');
-const command = fromSource ? ['bun', MAIN] : [EXE];
+const command = fromSource ? ['bun', MAIN] : [builtGateway()];
 
 const before = process.env.BENCH_BEFORE;
 /** BENCH_LIMITS=off: rate limits off (the access log still on), to tell the limiter's commits from the ledger's. */

@@ -3,11 +3,14 @@
 // notifies its WebSocket subscribers) until it is heard of:
 // - ingest: the ingester hands it to the watches (recordActivity), the ingester running as its own
 //   process (tests/support/ingest-process.ts) on a SQLite file;
-// - webhook: a loopback receiver gets the signed POST, from a gateway process (`bun src/main.ts`)
-//   with watches (POST /api/watches), when this tree has them (else said and skipped).
+// - webhook: a loopback receiver gets the signed POST, from the compiled gateway (dist/gateway, the
+//   shipped defaults; BENCH_SOURCE=1: `bun src/main.ts`) with watches (POST /api/watches);
+// - MCP: in the same run, a subscriber (the official SDK client, Streamable HTTP) subscribed to each
+//   watch's events resource reads the new events (watch_events after its cursor) each time it is
+//   told (notifications/resources/updated): until it has read the event, not just been told.
 // Also: events per second sustained, and the resident memory of that process with 1,000 watched
 // wallets against the same process with none (the same-run baseline).
-// Run: bun bench/watch.ts [events/s=100] [seconds=20] [wallets=1000]
+// Run: bun run bench:watch [events/s=100] [seconds=20] [wallets=1000]   (builds dist/gateway first)
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +18,9 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../tests/support/sandbox/index.ts';
 import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
 import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
-import { waitFor } from './wire.ts';
+import { builtGateway, cpuMs, waitFor } from './wire.ts';
+import { connectMcp } from '../tests/support/mcp.ts';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const rate = Number(process.argv[2] ?? 100);
 const seconds = Number(process.argv[3] ?? 20);
@@ -24,14 +29,12 @@ const walletCount = Number(process.argv[4] ?? 1000);
 const IN_FLIGHT = 16;
 const now = () => performance.timeOrigin + performance.now();
 
-console.log(`command: bun bench/watch.ts ${rate} ${seconds} ${walletCount}`);
+console.log(`command: bun bench/watch.ts ${rate} ${seconds} ${walletCount} (${process.env.BENCH_SOURCE === '1' ? 'BENCH_SOURCE=1: bun src/main.ts' : 'dist/gateway'})`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 
 /** CPU seconds (user + system) a process has used. */
-const cpuSeconds = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
+const cpuSeconds = (pid: number) => cpuMs(pid) / 1000;
+const gatewayCommand = process.env.BENCH_SOURCE === '1' ? ['bun', MAIN] : [builtGateway()];
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
@@ -133,14 +136,44 @@ console.log(`  ingester CPU: ${(((cpuSeconds(busy.proc.pid) - cpuBefore) * 1000)
 console.log(`  RSS after traffic: ${rssMb(busy.proc.pid).toFixed(1)} MB (+${(rssMb(busy.proc.pid) - idle.rss).toFixed(1)} MB over idle)`);
 busy.proc.kill(9);
 
-// ---- webhook: the whole gateway, when this tree has watches ----
+/**
+ * One MCP client subscribed to every watch's events resource: told that one changed, it reads that
+ * watch's new events after its cursor (one read at a time per watch), and notes when each arrived.
+ */
+async function mcpSubscriber(base: string, headers: Record<string, string>, resources: string[]) {
+  const mcp = await connectMcp(base, 'streamable-http', { headers });
+  const read = new Map<string, number>();
+  const cursors = new Map<string, string>();
+  const reading = new Map<string, Promise<void>>();
+  const readNew = async (uri: string) => {
+    const id = /watches\/(wch_[0-9a-f]+)\/events/.exec(uri)![1]!;
+    for (;;) {
+      const r = await mcp.call('watch_events', { id, after: cursors.get(id) ?? '0', limit: 100 });
+      const at = now();
+      for (const e of r.body.events as { signature: string }[]) if (!read.has(e.signature)) read.set(e.signature, at);
+      cursors.set(id, r.body.nextCursor);
+      if (r.body.events.length < 100) return;
+    }
+  };
+  (mcp.client as any).setNotificationHandler(ResourceUpdatedNotificationSchema, (n: { params: { uri: string } }) => {
+    const uri = n.params.uri;
+    reading.set(uri, (reading.get(uri) ?? Promise.resolve()).then(() => readNew(uri)).catch(() => {}));
+  });
+  for (const uri of resources) {
+    await (mcp.client as any).subscribeResource({ uri });
+    await readNew(uri);
+  }
+  return { read, close: () => mcp.close() };
+}
+
+// ---- webhook and MCP: the whole gateway ----
 async function webhookRun() {
   const SECRET = 'bench-secret';
   const dir = mkdtempSync(join(tmpdir(), 'cig-bench-watch-'));
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const gatewayAddress = (await generateKeyPairSigner()).address;
-  const gateway = Bun.spawn(['bun', MAIN], {
+  const gateway = Bun.spawn(gatewayCommand, {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...sandboxGatewayEnv({ chainUrl: chain.url, dir, gatewayAddress, webhookSecret: SECRET }), WEBHOOK_ALLOW_PRIVATE: 'true', PRICES: '', WATCH_MAX_PER_KEY: '20' },
     stdout: 'inherit',
     stderr: 'inherit',
@@ -167,8 +200,8 @@ async function webhookRun() {
     Bun.gc(true);
     const idleRss = rssMb(gateway.pid);
     const probe = await http.post('/api/watches', { wallets: [wallets[0]], webhookUrl: `http://127.0.0.1:${receiver.port}/hook` }, H);
-    if (probe.status === 404) return console.log('  skipped: this tree has no watches (POST /api/watches is 404); run it after the watch branch is merged');
     if (probe.status !== 201) return console.log(`  skipped: POST /api/watches answered ${probe.status} ${JSON.stringify(probe.body)}`);
+    const resources = [probe.body.eventsResource as string];
     // As many watches as the per-watch limit asks for (100 wallets, the default), all with the same
     // receiver: one key's 1,000 wallets take 11, so the bench allows a key 20 (WATCH_MAX_PER_KEY).
     for (let i = 1; i < wallets.length; ) {
@@ -180,8 +213,10 @@ async function webhookRun() {
         per = Math.max(1, Math.floor(per / 2));
       }
       if (res.status !== 201) return console.log(`  skipped: POST /api/watches answered ${res.status} ${JSON.stringify(res.body)}`);
+      resources.push(res.body.eventsResource);
       i += per;
     }
+    const subscriber = await mcpSubscriber(base, H, resources);
     await Bun.sleep(5000);
     Bun.gc(true);
     const watchedRss = rssMb(gateway.pid);
@@ -189,6 +224,9 @@ async function webhookRun() {
     const sent = await traffic(chain, senders, wallets);
     await until(() => [...sent.keys()].every((s) => heard.has(s)), 60_000, 'every webhook').catch((e) => console.log(`  ${e.message}`));
     report('webhook', sent, heard);
+    await until(() => [...sent.keys()].every((s) => subscriber.read.has(s)), 60_000, 'every event read over MCP').catch((e) => console.log(`  ${e.message}`));
+    report('MCP read', sent, subscriber.read);
+    await subscriber.close();
     console.log(`  gateway RSS after traffic: ${rssMb(gateway.pid).toFixed(1)} MB (+${(rssMb(gateway.pid) - idleRss).toFixed(1)} MB over idle)`);
   } finally {
     receiver.stop(true);
@@ -198,8 +236,7 @@ async function webhookRun() {
   }
 }
 
-console.log('\nwebhook (confirmation -> the receiver has the POST), the whole gateway:');
+console.log('\nwebhook (confirmation -> the receiver has the POST) and MCP (confirmation -> a subscriber told of it has read it), the whole gateway:');
 await webhookRun();
-console.log('\nMCP notification: not measured here yet (the watch resource and its subscription come with the watch branch)');
 await chain.stop();
 process.exit(0);

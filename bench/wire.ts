@@ -1,8 +1,8 @@
 // What the wire benchmarks share: wrk against a URL with the serving process's CPU time per
 // request, a gateway's key bought the real way, and a Streamable HTTP session's tools/call as a
 // wrk script.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Address } from '@solana/kit';
 import type { Sandbox } from '../tests/support/sandbox/index.ts';
 import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
@@ -14,6 +14,15 @@ export interface WrkResult {
   errors: number;
   /** CPU time the serving process spent per answered request (µs): steadier than req/s on a busy machine. */
   cpuUs: number;
+}
+
+/** The compiled binary an operator runs (`bun run build` makes it): what the benches measure. */
+export const EXE = resolve(import.meta.dir, '../dist/gateway');
+
+/** EXE, or a clear stop saying to build it first. */
+export function builtGateway(): string {
+  if (!existsSync(EXE)) throw new Error('dist/gateway is missing: bun run build first (the bench:* scripts that measure it do)');
+  return EXE;
 }
 
 const CLOCK_TICKS_PER_S = 100;
