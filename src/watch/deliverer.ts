@@ -90,6 +90,8 @@ export function post(url: string, headers: Record<string, string>, body: string,
 export class Deliverer {
   private readonly owner = randomBytes(8).toString('hex');
   private readonly running = new Set<string>();
+  /** Watches woken while a run held them: run again when it ends (it may have read before their new events). */
+  private readonly again = new Set<string>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
 
@@ -110,7 +112,9 @@ export class Deliverer {
 
   /** A watch has new events: send them now if nothing holds it back. */
   wake(watchId: string) {
-    if (!this.stopped) void this.run(watchId);
+    if (this.stopped) return;
+    if (this.running.has(watchId)) this.again.add(watchId);
+    else void this.run(watchId);
   }
 
   private async tick() {
@@ -143,6 +147,7 @@ export class Deliverer {
       log.warn('webhook delivery stopped', { watchId: id, error: (e as Error).message });
     } finally {
       this.running.delete(id);
+      if (this.again.delete(id)) this.wake(id);
     }
   }
 

@@ -9,6 +9,7 @@ import { dnsServer } from '../support/dns.ts';
 import { within } from '../support/poll.ts';
 import { WATCH_EVENT_DEFAULT_LAMPORTS as PRICE } from '../../src/watch/watches.ts';
 import { registry } from '../../src/metrics.ts';
+import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
 const fast = { webhookAllowPrivate: true, webhookRetryBaseSeconds: 0.05, webhookRetryMaxSeconds: 0.2, webhookFailingAfterSeconds: 0.5, freeCalls: 0 };
 
@@ -72,6 +73,37 @@ describe('retries', () => {
     gone.stop();
   });
 });
+
+for (const backend of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(backend === 'postgres' && shouldSkipPostgres('watch-delivery'))(`promptness on ${backend}`, () => {
+    let gw: TestGateway;
+    let key: string;
+    beforeAll(async () => {
+      gw = await startGateway({ ...fast, ...(backend === 'postgres' && { databaseUrl: await freshDatabase() }) });
+      ({ key } = await keyWithCredit(gw, BigInt(PRICE) * 1000n));
+    }, POSTGRES_HOOK_TIMEOUT_MS);
+    afterAll(() => gw?.stop());
+
+    // The deliverer also scans for due watches once a second: an event whose wake-up came while the
+    // watch's previous run was ending must not wait for that scan.
+    test('each event of a steady trickle reaches the receiver well before the next scan', async () => {
+      const rx = receiver();
+      const target = await newWallet();
+      await gw.post('/api/watches', { wallets: [target], webhookUrl: rx.url }, { 'x-api-key': key });
+      const recorded = new Map<string, number>();
+      for (let i = 0; i < 150; i++) {
+        const a = activity();
+        recorded.set(a.signature, Date.now());
+        await gw.services.watches.recordActivity('mainnet-beta', target, a);
+        await Bun.sleep(i % 7);
+      }
+      expect(await within(5000, () => rx.got.length >= recorded.size)).not.toBeNull();
+      const late = rx.got.map((r) => ({ signature: JSON.parse(r.body).signature as string, ms: r.at - recorded.get(JSON.parse(r.body).signature)! })).filter((r) => r.ms > 500);
+      expect(late).toEqual([]);
+      rx.stop();
+    });
+  });
+}
 
 describe('SSRF', () => {
   const dns = dnsServer();
