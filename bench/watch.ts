@@ -95,6 +95,9 @@ function report(label: string, landed: Map<string, number>, heard: Map<string, n
   const first = Math.min(...landed.values());
   const span = (Math.max(...times) - first) / 1000;
   console.log(`  ${label}: ${lat.length} of ${landed.size} heard (${lost} missing); confirmation -> ${label}: p50 ${ms(pct(lat, 50))}, p99 ${ms(pct(lat, 99))}, max ${ms(lat[lat.length - 1]!)}; ${(lat.length / span).toFixed(1)} events/s sustained`);
+  // When in the run the slowest were confirmed: a cluster at the start is warm-up, one spread out a stall.
+  const slowest = [...landed].filter(([sig]) => heard.has(sig)).sort((a, b) => heard.get(b[0])! - b[1] - (heard.get(a[0])! - a[1])).slice(0, 5);
+  console.log(`  its 5 slowest were confirmed at ${slowest.map(([, at]) => `${((at - first) / 1000).toFixed(1)} s`).join(', ')} into the run`);
 }
 
 const chain = await startSandbox();
