@@ -322,6 +322,12 @@ function components(): Json {
         ...jsonBody(ref('schemas', 'Error'), 'Rate limit reached; REST and MCP share the bucket', { example: { error: 'Too many requests', hint: 'Rate limit reached; retry after 1 s.', live_status: 'FAILED' } }),
         headers: { 'Retry-After': ref('headers', 'RetryAfter'), ...RATE_HEADERS },
       },
+      X402Unavailable: {
+        ...jsonBody(ref('schemas', 'Error'), "Where x402 is on: an x402 payment came while the gateway cannot settle one (its own accounts or facilitator); nothing was settled. Retry after Retry-After with a newly signed payment, or pay with an API key", {
+          example: { error: 'x402 payments cannot be taken right now', code: 'x402_unavailable', live_status: 'FAILED' },
+        }),
+        headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+      },
       UpstreamFailure: jsonBody(ref('schemas', 'Error'), 'The chain RPC (or the server) failed; a paid call is refunded', {
         example: { error: 'Upstream RPC error -32005: Node is behind by 42 slots', live_status: 'FAILED' },
       }),
@@ -396,6 +402,7 @@ function capabilityOperation(cap: Capability, priceLamports: number, x402: strin
       ...(cap.method === 'POST' ? { '413': ref('responses', 'PayloadTooLarge') } : {}),
       '429': ref('responses', 'TooManyRequests'),
       '500': ref('responses', 'UpstreamFailure'),
+      ...(cap.paid && x402 ? { '503': ref('responses', 'X402Unavailable') } : {}),
     },
   };
 }

@@ -139,6 +139,10 @@ describe('an unfunded fee payer', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
     expect(JSON.parse(text)).toMatchObject({ code: 'x402_unavailable' });
+    // The answer OpenAPI promises for it on paid routes.
+    const doc = (await gw.get('/openapi.json')).body;
+    expect(doc.paths['/api/chain/find-ata'].get.responses['503']).toEqual({ $ref: '#/components/responses/X402Unavailable' });
+    expect(Object.keys(doc.components.responses.X402Unavailable.headers)).toEqual(['Retry-After']);
     expectNothingOfTheOperator(text, a.feePayer);
     expect(await usdcOf(sandbox.chain, client.address)).toBe(1_000_000n);
   });
