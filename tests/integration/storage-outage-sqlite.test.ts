@@ -15,6 +15,8 @@ import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, type Answer 
 import { within } from '../support/poll.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { runCommand } from '../../src/cli/commands.ts';
+import { activity, keyWithCredit, newWallet, receiver } from '../support/watch.ts';
+import { WATCH_EVENT_DEFAULT_LAMPORTS as EVENT_PRICE } from '../../src/watch/watches.ts';
 
 setDefaultTimeout(60_000);
 
@@ -128,6 +130,41 @@ describe.skipIf(!tmpfs)(suite, () => {
     console.log(`OUTAGE-SQLITE disk full: paid calls back ${back} ms and /readyz 200 ${ready} ms after space was freed`);
     expect({ back: back !== null && back <= 2_000, ready: ready !== null && ready <= 2_000 }).toEqual({ back: true, ready: true });
     await expectExact(f, answers, databasePath);
+  });
+
+  test('a watched wallet\'s activity while the disk is full: refused and not charged, then recorded, charged and delivered once when the ingester hands it over again', async () => {
+    const databasePath = join(tmpfs!.dir, 'watches.sqlite');
+    const gw = await sandbox.gateway({ databasePath, webhookAllowPrivate: true, freeCalls: 0 });
+    gw.services.readiness.start();
+    const rx = receiver();
+    const filler = join(tmpfs!.dir, 'filler-watches');
+    try {
+      const { key, wallet: payer } = await keyWithCredit(gw, BigInt(EVENT_PRICE) * 10n);
+      const h = { 'x-api-key': key };
+      const target = await newWallet();
+      const watch = (await gw.post('/api/watches', { wallets: [target], webhookUrl: rx.url }, h)).body;
+      const credit = async () => (await gw.services.store.account(payer))!.creditLamports;
+      const before = await credit();
+      fillDisk(filler);
+      const a = activity();
+      // As the ingester hands it over: refused, so it keeps its cursor and hands it over again.
+      await expect(gw.services.watches.recordActivity('mainnet-beta', target, a)).rejects.toThrow();
+      const made = await gw.post('/api/watches', { wallets: [await newWallet()], webhookUrl: rx.url }, h);
+      expectStorageUnavailable({ status: made.status, body: made.body, retryAfter: made.headers.get('retry-after'), at: 0, ms: 0 });
+      expect(await credit()).toBe(before);
+      rmSync(filler);
+      expect(await within(5_000, async () => (await ask(gw.url + '/readyz')).status === 200)).not.toBeNull();
+      await gw.services.watches.recordActivity('mainnet-beta', target, a);
+      await gw.services.watches.recordActivity('mainnet-beta', target, a);
+      expect(await within(5_000, () => rx.got.length >= 1)).not.toBeNull();
+      await Bun.sleep(300);
+      expect(rx.got.map((r) => JSON.parse(r.body).signature)).toEqual([a.signature]);
+      expect((await gw.get(`/api/watches/${watch.id}/events`, h)).body.events.map((e: any) => e.signature)).toEqual([a.signature]);
+      expect(before - (await credit())).toBe(BigInt(EVENT_PRICE));
+    } finally {
+      rmSync(filler, { force: true });
+      rx.stop();
+    }
   });
 
   test('the write lock held by another process beyond the busy timeout: the same answer, and back within 2 s of its release', async () => {
