@@ -18,8 +18,15 @@ export interface UsageCall {
 }
 
 export const USAGE_PAGE_MAX = 100;
+const DAY_MS = 86_400_000;
 /** How long the ledger keeps a debit's record (ledger_debits): longer than any refund can be owed. */
-export const DEBIT_RECORD_MS = 7 * 86_400_000;
+export const DEBIT_RECORD_MS = 7 * DAY_MS;
+/** A usage log prunes at most this often: on the first call recorded after it. */
+export const PRUNE_EVERY_MS = 3_600_000;
+/** How long a usage log's settled() waits by default. */
+export const SETTLE_MS = 10_000;
+/** The oldest time a usage log keeps with `retentionDays` of history. */
+export const usageCutoff = (now: number, retentionDays: number) => now - retentionDays * DAY_MS;
 
 /** The row of one charged call, as both backends store it. */
 export function usageRow(debit: Debit, call: UsageCall) {

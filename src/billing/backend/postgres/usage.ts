@@ -9,13 +9,10 @@ import { usageEvents, x402Payments } from '../../../db/pg-schema.ts';
 import type { Logger } from '../../../log.ts';
 import type { Debit } from '../../credit.ts';
 import type { PgLedger } from './ledger.ts';
-import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from '../../usage-history.ts';
+import { DEBIT_RECORD_MS, PRUNE_EVERY_MS, SETTLE_MS, usageCutoff, usageRow, type UsageCall, type UsageHistory, type UsageMark, type UsagePage } from '../../usage-history.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor } from '../../usage-pages.ts';
 import { Backlog, waitFor } from '../../resilience/backlog.ts';
 
-const DAY_MS = 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
-const SETTLE_MS = 10_000;
 /** Rows written by one INSERT at most. */
 const ROWS_PER_INSERT = 1000;
 
@@ -106,7 +103,7 @@ export class PgUsageLog implements UsageHistory {
   }
 
   async page(wallet: string, limit: number, cursor: UsageCursor = {}, now = Date.now()): Promise<UsagePage> {
-    const cutoff = this.cutoff(now);
+    const cutoff = usageCutoff(now, this.retentionDays);
     const keyPaid = this.db.select().from(usageEvents).where(keyPaidWhere(usageEvents, wallet, cutoff, cursor)).orderBy(desc(usageEvents.id)).limit(limit + 1);
     if (cursor.x402 === null) return mergePage(await keyPaid, [], limit);
     const q = x402Query(x402Payments, wallet, cutoff, cursor.x402);
@@ -122,12 +119,8 @@ export class PgUsageLog implements UsageHistory {
    */
   async prune(now = Date.now()): Promise<void> {
     await this.ledger.prune(now - DEBIT_RECORD_MS);
-    const cutoff = this.cutoff(now);
+    const cutoff = usageCutoff(now, this.retentionDays);
     const [keep] = await this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, cutoff)).orderBy(usageEvents.id).limit(1);
     await this.db.delete(usageEvents).where(and(lt(usageEvents.at, cutoff), keep ? lt(usageEvents.id, keep.id) : undefined));
-  }
-
-  private cutoff(now: number): number {
-    return now - this.retentionDays * DAY_MS;
   }
 }

@@ -8,15 +8,11 @@ import type { Db } from '../../../db/client.ts';
 import { usageEvents, x402Payments } from '../../../db/schema.ts';
 import type { Logger } from '../../../log.ts';
 import type { Debit } from '../../credit.ts';
-import { DEBIT_RECORD_MS, usageRow, type UsageCall, type UsageHistory, type UsageMark } from '../../usage-history.ts';
+import { DEBIT_RECORD_MS, PRUNE_EVERY_MS, SETTLE_MS, usageCutoff, usageRow, type UsageCall, type UsageHistory, type UsageMark } from '../../usage-history.ts';
 import { keyPaidWhere, mergePage, x402Query, type UsageCursor, type UsagePage } from '../../usage-pages.ts';
 import { Backlog, waitFor } from '../../resilience/backlog.ts';
 import type { Ledger } from './ledger.ts';
 
-/** How long settled() waits by default. */
-const SETTLE_MS = 10_000;
-const DAY_MS = 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
 /** Rows written by one statement at most; a larger batch is written in several. */
 const ROWS_PER_INSERT = 64;
 
@@ -190,7 +186,7 @@ export class UsageLog implements UsageHistory {
   /** The wallet's calls, newest first, `limit` at a time, from the cursor on (usage-pages.ts). */
   page(wallet: string, limit: number, cursor: UsageCursor = {}, now = Date.now()): UsagePage {
     this.ledger.settle();
-    const cutoff = this.cutoff(now);
+    const cutoff = usageCutoff(now, this.retentionDays);
     const keyPaid = this.db.select().from(usageEvents).where(keyPaidWhere(usageEvents, wallet, cutoff, cursor)).orderBy(desc(usageEvents.id)).limit(limit + 1).all();
     if (cursor.x402 === null) return mergePage(keyPaid, [], limit);
     const q = x402Query(x402Payments, wallet, cutoff, cursor.x402);
@@ -203,16 +199,12 @@ export class UsageLog implements UsageHistory {
     this.ledger.prune(now - DEBIT_RECORD_MS);
     // Rows arrive in time order, so everything below the first row young enough to keep is old:
     // found by walking up the rowid from the oldest, with no index on `at` to keep up per call.
-    const cutoff = this.cutoff(now);
+    const cutoff = usageCutoff(now, this.retentionDays);
     const keep = this.db.select({ id: usageEvents.id }).from(usageEvents).where(gte(usageEvents.at, cutoff)).orderBy(usageEvents.id).limit(1).get();
     // Each deleted row is itself old, whatever the order it arrived in.
     this.db
       .delete(usageEvents)
       .where(and(lt(usageEvents.at, cutoff), keep ? lt(usageEvents.id, keep.id) : undefined))
       .run();
-  }
-
-  private cutoff(now: number): number {
-    return now - this.retentionDays * DAY_MS;
   }
 }
