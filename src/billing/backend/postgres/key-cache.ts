@@ -8,6 +8,7 @@
 // anyone fill the memory), by their hash, in memory only.
 import { LRUCache } from 'lru-cache';
 import { keyHashOf, type KeyOwner } from '../../keys.ts';
+import { KeyedBatch } from './keyed-batch.ts';
 
 /** How often every remembered key is looked at again (one query per RECHECK_CHUNK keys). */
 export const KEY_RECHECK_MS = 10_000;
@@ -20,9 +21,13 @@ export interface KeyQueries {
 
 export class KeyCache {
   private readonly known = new LRUCache<string, KeyOwner>({ max: 100_000 });
-  /** Keys to look up in the next query, with who waits for each. */
-  private asked = new Map<string, { resolve(owner: KeyOwner | null): void; reject(e: unknown): void }[]>();
-  private looking = false;
+  /** Keys not remembered, looked up together: one query for all those asked while the last ran. */
+  private readonly lookUps = new KeyedBatch<KeyOwner | null>(async (asked) => {
+    const found = new Map<string, KeyOwner>();
+    for (const [keyHash, wallet] of await this.queries.live([...asked.keys()])) found.set(keyHash, { wallet, keyHash });
+    for (const [keyHash, owner] of found) this.known.set(keyHash, owner);
+    return (keyHash) => found.get(keyHash) ?? null;
+  });
   private readonly recheck: ReturnType<typeof setInterval>;
 
   constructor(
@@ -37,7 +42,7 @@ export class KeyCache {
   identify(apiKey: string | undefined): KeyOwner | null | Promise<KeyOwner | null> {
     const keyHash = keyHashOf(apiKey);
     if (!keyHash) return null;
-    return this.known.get(keyHash) ?? this.lookUp(keyHash);
+    return this.known.get(keyHash) ?? this.lookUps.ask(keyHash);
   }
 
   forget(keyHash: string): void {
@@ -51,36 +56,6 @@ export class KeyCache {
 
   close(): void {
     clearInterval(this.recheck);
-  }
-
-  private lookUp(keyHash: string): Promise<KeyOwner | null> {
-    return new Promise((resolve, reject) => {
-      const waiting = this.asked.get(keyHash);
-      if (waiting) waiting.push({ resolve, reject });
-      else this.asked.set(keyHash, [{ resolve, reject }]);
-      if (this.looking) return;
-      this.looking = true;
-      setImmediate(() => void this.lookUpAll());
-    });
-  }
-
-  private async lookUpAll(): Promise<void> {
-    while (this.asked.size > 0) {
-      const batch = this.asked;
-      this.asked = new Map();
-      try {
-        const owners = await this.queries.live([...batch.keys()]);
-        for (const [keyHash, waiting] of batch) {
-          const wallet = owners.get(keyHash);
-          const owner = wallet ? { wallet, keyHash } : null;
-          if (owner) this.known.set(keyHash, owner);
-          for (const w of waiting) w.resolve(owner);
-        }
-      } catch (e) {
-        for (const waiting of batch.values()) for (const w of waiting) w.reject(e);
-      }
-    }
-    this.looking = false;
   }
 
   /** Forgets the remembered keys that were revoked meanwhile. */

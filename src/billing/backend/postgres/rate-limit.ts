@@ -5,18 +5,25 @@
 // the database cannot answer, the seam lets this process's buckets decide (backend/outage.ts guardLimiter).
 import type { SQL } from 'bun';
 import { admission, type Admission, type Limiter, type RateDecision } from '../../rate-limit.ts';
-import { decisionOf, draw, type BucketPolicy, type Drawn } from './buckets.ts';
+import { decisionOf, draw, type BucketPolicy } from './buckets.ts';
+import { KeyedBatch } from './keyed-batch.ts';
 
 /** Buckets untouched this long are full again and can be forgotten. */
 const SWEEP_EVERY_MS = 60_000;
 
 export class PgRateLimiter implements Limiter {
   private readonly sweeper: ReturnType<typeof setInterval>;
-  /** Requests waiting for the next upsert, by bucket, in the order they came. */
-  private waiting = new Map<string, { resolve(d: RateDecision): void; reject(e: unknown): void }[]>();
-  private deciding = false;
-
   private readonly policy: BucketPolicy;
+  /**
+   * One upsert in flight at a time, deciding every request asked for since the last was sent: each
+   * bucket gives as many tokens as it holds, up to its requests, to the first of them in order
+   * (buckets.ts). Its commit does not wait for the disk (a crash of the database forgets at most
+   * the last moments of draws), so a request waits for no fsync for it.
+   */
+  private readonly draws = new KeyedBatch<RateDecision>(async (counts) => {
+    const drawn = await draw(this.sql, counts, this.policy, true);
+    return (key, i) => decisionOf(drawn.get(key)!, i, this.policy);
+  });
 
   constructor(
     private readonly sql: SQL,
@@ -33,43 +40,7 @@ export class PgRateLimiter implements Limiter {
   }
 
   take(key: string): Promise<RateDecision> {
-    return this.shared(key);
-  }
-
-  private shared(key: string): Promise<RateDecision> {
-    return new Promise((resolve, reject) => {
-      const waiting = this.waiting.get(key);
-      if (waiting) waiting.push({ resolve, reject });
-      else this.waiting.set(key, [{ resolve, reject }]);
-      if (this.deciding) return;
-      this.deciding = true;
-      setImmediate(() => void this.decide());
-    });
-  }
-
-  /** One upsert in flight at a time: what is asked meanwhile goes in the next, as a group commit does. */
-  private async decide(): Promise<void> {
-    while (this.waiting.size > 0) await this.decideNow();
-    this.deciding = false;
-  }
-
-  /**
-   * Every request asked for since the last upsert was sent, decided by one upsert: each bucket
-   * gives as many tokens as it holds, up to its requests, to the first of them in order
-   * (buckets.ts). Its commit does not wait for the disk (a crash of the database forgets at most
-   * the last moments of draws), so a request waits for no fsync for it.
-   */
-  private async decideNow(): Promise<void> {
-    const batch = this.waiting;
-    this.waiting = new Map();
-    let drawn: Map<string, Drawn>;
-    try {
-      drawn = await draw(this.sql, new Map([...batch].map(([key, waiting]) => [key, waiting.length])), this.policy, true);
-    } catch (e) {
-      for (const waiting of batch.values()) for (const w of waiting) w.reject(e);
-      return;
-    }
-    for (const [key, waiting] of batch) waiting.forEach((w, i) => w.resolve(decisionOf(drawn.get(key)!, i, this.policy)));
+    return this.draws.ask(key);
   }
 
   async admit(key: string): Promise<Admission> {
