@@ -132,8 +132,13 @@ export class Watches implements WatchedSet, WatchSink {
     return this.reloading;
   }
 
-  private changed() {
+  /**
+   * Tells every replica, this one included (its bus subscription reloads), that the watches
+   * changed; resolves once this one has read them again after the change.
+   */
+  private changed(): Promise<void> {
     this.deps.bus.publish({ kind: 'watches' });
+    return this.reloadAgain ?? this.reloading ?? this.reload();
   }
 
   // ---- WatchSink ----
@@ -163,7 +168,7 @@ export class Watches implements WatchedSet, WatchSink {
           await store.setStatus(w.id, 'paused_no_credit', Date.now());
           w.status = 'paused_no_credit';
           log.info('watch paused: no credit', { event: 'watch_paused', watchId: w.id });
-          this.changed();
+          void this.changed();
         }
         return;
       }
@@ -179,7 +184,7 @@ export class Watches implements WatchedSet, WatchSink {
     await this.deps.store.setStatus(w.id, 'active', Date.now());
     w.status = 'active';
     this.deps.log.info('watch resumed', { event: 'watch_resumed', watchId: w.id });
-    this.changed();
+    void this.changed();
   }
 
   /** Paused watches whose account can pay an event again are resumed. */
@@ -293,8 +298,7 @@ export class Watches implements WatchedSet, WatchSink {
       throw new GatewayError(409, { error: 'Too many watches', hint: `A key's wallet has at most ${max} live watches (WATCH_MAX_PER_KEY); end one with DELETE /api/watches/{id} first.` });
     }
     this.deps.log.info('watch created', { event: 'watch_created', watchId: row.id, wallets: row.wallets.length, webhook: row.webhookUrl !== null });
-    await this.reload();
-    this.changed();
+    await this.changed();
     return { ...this.view({ ...row, lastSeq: 0 }), ...(secret ? { secret } : {}) };
   }
 
@@ -317,8 +321,7 @@ export class Watches implements WatchedSet, WatchSink {
     await this.own(owner, id);
     if (!(await this.deps.store.remove(id, owner))) throw notFound('Watch not found', { hint: 'List your watches with GET /api/watches.' });
     this.deps.log.info('watch ended', { event: 'watch_deleted', watchId: id });
-    await this.reload();
-    this.changed();
+    await this.changed();
     this.wake(id);
   }
 
