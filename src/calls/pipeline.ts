@@ -144,6 +144,11 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   } catch (e) {
     invalid = e;
   }
+  /** The arguments, or the 400 thrown where the call uses them. */
+  const parsed = (): Record<string, unknown> => {
+    if (input === undefined) throw invalid;
+    return input;
+  };
   let drawing = false;
   try {
     if (deps.signIn && caller.signIn && !caller.apiKey && !(deps.x402 && caller.payment)) {
@@ -166,7 +171,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   }
   if (admission?.refusal) return rateLimited(cap, owner, caller, deps, admission.headers, admission.refusal);
   let headers = admission?.headers ?? {};
-  if (deps.x402 && caller.payment) return x402Call(cap, raw, caller, deps, deps.x402, headers);
+  if (deps.x402 && caller.payment) return x402Call(cap, parsed, caller, deps, deps.x402, headers);
   let receipt: Awaited<ReturnType<Payments['charge']>> | undefined;
   const at = Date.now();
   // The call's own id: its debit, refund and usage row are each made once by it, whatever is retried.
@@ -174,7 +179,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
   const row = (status: number, refunded: boolean) => ({ capability: cap.name, face: caller.face, at, status, refunded });
   const price = lamportsFor(deps.ctx.config, cap.name);
   try {
-    if (input === undefined) throw invalid;
+    const args = parsed();
     if (signInRefused) throw signInRefusal(signInRefused, cap, deps);
     // The nonce is used up by this call whatever follows (no credit, the call failing): a proof buys one try.
     if (signedIn && !(await deps.signIn!.use(signedIn, callId))) throw signInRefusal(REPLAYED, cap, deps);
@@ -184,7 +189,7 @@ async function paidCall(cap: Capability, raw: Record<string, unknown>, caller: C
       if (drawn.admission.refusal) return rateLimited(cap, owner, caller, deps, headers, drawn.admission.refusal);
       receipt = counted(await drawn.charged!());
     } else receipt = counted(await deps.payments.charge(owner, caller.apiKey, price, callId));
-    const body = successBody(cap, input, await cap.run(contextFor(deps.ctx, caller), input));
+    const body = successBody(cap, args, await cap.run(contextFor(deps.ctx, caller), args));
     const charged = receipt;
     countCharge(cap.name, charged, 'success');
     const usage = deps.usage.record(charged, row(200, false));
@@ -270,13 +275,14 @@ async function offered(outcome: Outcome, cap: Capability, caller: Caller, deps: 
  * verify and record the payment -> run -> settle only on success. A failed call releases the
  * payment unsubmitted; a payment that does not settle withholds the answer (402 with the reason).
  */
-async function x402Call(cap: Capability, raw: Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
+/** `parsed`: the call's arguments as paidCall parsed them, or the 400 they are. */
+async function x402Call(cap: Capability, parsed: () => Record<string, unknown>, caller: Caller, deps: CallDeps, x402: X402, headers: Admission['headers']): Promise<Outcome> {
   const callId = newCallId();
   let input: Record<string, unknown>;
   let resource: Resource;
   let named: PaymentIdStart = { kind: 'none' };
   try {
-    input = parseInput(cap, raw, EXAMPLES[caller.face]) as Record<string, unknown>;
+    input = parsed();
     resource = x402Resource(cap, caller, deps.ctx.config);
     // Looked up before the payment is verified: a payment sent again after it settled no longer verifies.
     if (deps.paymentIds) named = await deps.paymentIds.start(caller.payment!, `${cap.name} ${toJson(input)}`, callId);
