@@ -27,7 +27,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
 import { deposit, signChallenge } from '../tests/support/agent.ts';
 import { connectMcp, type McpTransportKind } from '../tests/support/mcp.ts';
-import { freePort } from '../tests/support/process.ts';
+import { eachLine, freePort } from '../tests/support/process.ts';
 import { defaultConfig } from '../src/config.ts';
 import { waitFor } from './wire.ts';
 
@@ -108,25 +108,16 @@ const gateway = Bun.spawn([EXE], { cwd, env: { PATH: process.env.PATH ?? '/usr/b
 // The access log and everything else the gateway says, read as fast as it comes, counted by level.
 const logLevels = new Map<string, number>();
 const logProblems = new Map<string, number>();
-void (async () => {
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of gateway.stderr as ReadableStream<Uint8Array>) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const m = /^\S+ (DEBUG|INFO|WARN|ERROR|FATAL)\s+(.*)$/.exec(line);
-      const level = m?.[1] ?? 'other';
-      logLevels.set(level, (logLevels.get(level) ?? 0) + 1);
-      if (level !== 'INFO' && level !== 'DEBUG') {
-        // One entry per message, without the fields that change from line to line.
-        const what = (m?.[2] ?? line).replace(/\s\w+=.*$/, '').slice(0, 160);
-        logProblems.set(`${level} ${what}`, (logProblems.get(`${level} ${what}`) ?? 0) + 1);
-      }
-    }
+void eachLine(gateway.stderr as ReadableStream<Uint8Array>, (line) => {
+  const m = /^\S+ (DEBUG|INFO|WARN|ERROR|FATAL)\s+(.*)$/.exec(line);
+  const level = m?.[1] ?? 'other';
+  logLevels.set(level, (logLevels.get(level) ?? 0) + 1);
+  if (level !== 'INFO' && level !== 'DEBUG') {
+    // One entry per message, without the fields that change from line to line.
+    const what = (m?.[2] ?? line).replace(/\s\w+=.*$/, '').slice(0, 160);
+    logProblems.set(`${level} ${what}`, (logProblems.get(`${level} ${what}`) ?? 0) + 1);
   }
-})();
+});
 
 const rss = (pid: number) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

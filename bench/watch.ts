@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../tests/support/sandbox/index.ts';
 import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
-import { freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { eachLine, freePort, MAIN, sandboxGatewayEnv } from '../tests/support/process.ts';
+import { within } from '../tests/support/poll.ts';
 import { builtGateway, cpuMs, waitFor } from './wire.ts';
 import { connectMcp } from '../tests/support/mcp.ts';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -39,26 +40,9 @@ const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-/** Lines a child prints, as they come. */
-function linesOf(proc: ReturnType<typeof Bun.spawn>, onLine: (l: string) => void): void {
-  void (async () => {
-    const decoder = new TextDecoder();
-    let rest = '';
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-      rest += decoder.decode(chunk, { stream: true });
-      const parts = rest.split('\n');
-      rest = parts.pop()!;
-      for (const l of parts) onLine(l);
-    }
-  })();
-}
-
+/** Waits until `cond`, or throws naming `what` after `timeoutMs`. */
 async function until(cond: () => boolean, timeoutMs: number, what: string) {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await Bun.sleep(20);
-  }
+  if ((await within(timeoutMs, cond, 20)) === null) throw new Error(`timed out: ${what}`);
 }
 
 /**
@@ -115,7 +99,7 @@ async function ingestRun(watched: string[]) {
     stdout: 'pipe',
     stderr: 'inherit',
   });
-  linesOf(proc, (l) => {
+  void eachLine(proc.stdout as ReadableStream<Uint8Array>, (l) => {
     if (l === 'settled') settled = true;
     const m = /^recorded \S+ (\S+) ([\d.]+)$/.exec(l);
     if (m) heard.set(m[1]!, Number(m[2]));

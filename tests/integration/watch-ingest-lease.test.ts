@@ -8,6 +8,7 @@ import type { KeyPairSigner } from '@solana/kit';
 import { startSandbox, type Sandbox } from '../support/sandbox/index.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 import { within } from '../support/poll.ts';
+import { eachLine } from '../support/process.ts';
 import { migratePostgres } from '../../src/db/pg-client.ts';
 import { startTestIngestion, type TestIngestion } from '../support/watch-ingest.ts';
 
@@ -44,10 +45,7 @@ describe.skipIf(skip)('leases on PostgreSQL', () => {
       stderr: 'inherit',
     });
     const lines: string[] = [];
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of child!.stdout as ReadableStream<Uint8Array>) lines.push(...decoder.decode(chunk).split('\n').filter(Boolean));
-    })();
+    void eachLine(child.stdout as ReadableStream<Uint8Array>, (line) => line && lines.push(line));
     const sql = new SQL(url);
     const owners = async (): Promise<string[]> => (await sql`SELECT DISTINCT owner FROM watch_ingest_leases WHERE expires_at > ${Date.now()}`).map((r: { owner: string }) => r.owner);
     const cursors = async () => Number((await sql`SELECT count(*)::int AS n FROM watch_ingest_cursors WHERE wallet IN ${sql(addresses)}`)[0].n);

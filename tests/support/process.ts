@@ -6,6 +6,19 @@ import { join } from 'node:path';
 
 export const MAIN = join(import.meta.dir, '../../src/main.ts');
 
+/** Calls `onLine` with each line a child prints on `stream`, as it comes (and a last one without a newline). Resolves when it ends. */
+export async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of stream) {
+    rest += decoder.decode(chunk, { stream: true });
+    const parts = rest.split('\n');
+    rest = parts.pop()!;
+    for (const line of parts) onLine(line);
+  }
+  if (rest) onLine(rest);
+}
+
 export function freePort(): number {
   const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
   const port = s.port!;
@@ -100,17 +113,7 @@ export async function spawnGateway(env: Record<string, string>, args: string[] =
     stderr: fifoDir ? Bun.file(join(fifoDir, 'stderr')) : 'pipe',
   });
   const lines: string[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let rest = '';
-    for await (const chunk of (reader?.stdout ?? proc.stderr) as ReadableStream<Uint8Array>) {
-      rest += decoder.decode(chunk, { stream: true });
-      const parts = rest.split('\n');
-      rest = parts.pop()!;
-      lines.push(...parts);
-    }
-    if (rest) lines.push(rest);
-  })();
+  void eachLine((reader?.stdout ?? proc.stderr) as ReadableStream<Uint8Array>, (line) => lines.push(line));
   const url = `http://127.0.0.1:${port}`;
   await waitForHealthy(url, { proc, why: () => lines.join('\n') });
   return {

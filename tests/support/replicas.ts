@@ -4,7 +4,7 @@ import { expect } from 'bun:test';
 import type { Address, KeyPairSigner } from '@solana/kit';
 import { claimWhenSeen, deposit, heliusPayload } from './agent.ts';
 import type { Sandbox } from './sandbox/index.ts';
-import { freePort, MAIN, waitForHealthy } from './process.ts';
+import { eachLine, freePort, MAIN, waitForHealthy } from './process.ts';
 
 
 export interface Replica {
@@ -24,15 +24,7 @@ export async function startReplica(env: Record<string, string>, timeoutMs = 60_0
   const url = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn(['bun', MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env }, stdout: 'ignore', stderr: 'pipe' });
   const logs: string[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let rest = '';
-    for await (const chunk of proc.stderr) {
-      const lines = (rest + decoder.decode(chunk)).split('\n');
-      rest = lines.pop()!;
-      logs.push(...lines);
-    }
-  })();
+  void eachLine(proc.stderr, (line) => logs.push(line));
   await waitForHealthy(url, { ms: timeoutMs, proc, why: () => logs.join('\n') }).catch((e) => {
     proc.kill(9);
     throw e;
