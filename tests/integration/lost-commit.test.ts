@@ -67,6 +67,21 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
   });
 
+  test('on a debit that drew its rate-limit token in the same transaction: served, charged once, drawn once', async () => {
+    const BURST = 50;
+    const limited = await sandbox.gateway({ databaseUrl: cutter.url, gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_lost', freeCalls: 0, rateLimitRps: 0.001, rateLimitBurst: BURST });
+    const { key, wallet } = await fundedKey(limited, sandbox.chain, CREDIT);
+    const cut = cutter.arm({ on: COMMIT, within: DEBIT });
+    const res = await limited.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key });
+    await cut;
+    expect(res.status).toBe(200);
+    // Learned from the records after the lost answer: one token gone from the wallet's bucket, not two.
+    expect(res.headers.get('ratelimit-remaining')).toBe(String(BURST - 1));
+    expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - PRICE);
+    const written = await rows(wallet, 1);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
+  });
+
   test('on the refund: the failed call is refunded exactly once, its row says so', async () => {
     const { key, wallet } = await fundedKey(gw, sandbox.chain, CREDIT);
     const cut = cutter.arm({ on: COMMIT, within: REFUND });
