@@ -24,6 +24,8 @@ const CREDIT = 20 * PRICE;
 const DEBIT = /INSERT INTO ledger_debits \(call_id, wallet, kind, price\)\s+SELECT|calls_made = a\.calls_made \+ 1/;
 const REFUND = /SET refunded_at = v\.at|calls_made = (a\.)?calls_made - 1/;
 const COMMIT = /^\s*COMMIT/i;
+/** A batch of debits made at once: one statement, its own transaction (the ledger's atOnce). */
+const AT_ONCE = /locked AS \(/;
 const USAGE_INSERT = /^\s*insert into "?usage_events"?/i;
 
 const sandbox = sandboxGateways({ mint: true });
@@ -80,6 +82,30 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - PRICE);
     const written = await rows(wallet, 1);
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
+  });
+
+  test('on a debit made at once, in one statement that is its own transaction: served, charged once, drawn once', async () => {
+    const BURST = 50;
+    const limited = await sandbox.gateway({ databaseUrl: cutter.url, gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_lost', freeCalls: 0, rateLimitRps: 0.001, rateLimitBurst: BURST });
+    const { key, wallet } = await fundedKey(limited, sandbox.chain, CREDIT);
+    const call = () => limited.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key });
+    // The first call's transaction shows the gateway the account; the second is planned on it.
+    expect((await call()).status).toBe(200);
+    const cut = cutter.arm({ on: AT_ONCE });
+    const res = await call();
+    await cut;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-remaining')).toBe(String(BURST - 2));
+    expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - 2 * PRICE);
+    const written = await rows(wallet, 2);
+    expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200], [false, 200]]);
+    // Never sent (and never answered): its id voided, made again under the next attempt's, charged once.
+    const stalled = cutter.arm({ on: AT_ONCE, stall: true });
+    const late = await call();
+    await stalled;
+    expect(late.status).toBe(200);
+    expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - 3 * PRICE);
+    expect(Number((await db`SELECT count(*) AS n FROM ledger_debits WHERE wallet = ${wallet} AND price > 0`)[0].n)).toBe(3);
   });
 
   test('on the refund: the failed call is refunded exactly once, its row says so', async () => {

@@ -10,6 +10,7 @@ import { PgLedger } from '../../src/billing/backend/postgres/ledger.ts';
 import { PgRateLimiter } from '../../src/billing/backend/postgres/rate-limit.ts';
 import { pgStore } from '../../src/billing/backend/postgres/store.ts';
 import { KeyGone, type BillingStore } from '../../src/billing/store.ts';
+import type { Debit } from '../../src/billing/credit.ts';
 import { migratePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
@@ -85,6 +86,50 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     expect(await credit(wallet)).toBe(9 * PRICE);
     // Forgotten: looked up again, and found revoked.
     expect(await store.identify(apiKey)).toBeNull();
+  });
+
+  test('batches planned on the balances each replica saw commit in one statement; where another replica spent meanwhile, each wallet still pays exactly once per kept call and never below zero', async () => {
+    const policy = { rate: 1000, burst: 1000 };
+    const ledgers = [new PgLedger(db.$client, policy), new PgLedger(other, policy)];
+    const wallets = await Promise.all(Array.from({ length: 6 }, () => funded(40 * PRICE)));
+    // Three free calls each, so a plan must also tell free calls from paid ones.
+    await other`UPDATE credit_accounts SET free_calls = 3 WHERE wallet = ANY(${wallets.map((w) => w.wallet)}::text[])`;
+    const keyHashes = await Promise.all(wallets.map(async (w) => (await store.identify(w.apiKey))!.keyHash));
+    const before = ledgers.map((l) => ({ atOnce: l.atOnceCommits, replanned: l.replanned }));
+    // Waves of calls per wallet on both replicas: first one on each (so each saw a free call left that
+    // the other then took), then 12 a wave: 62 calls for 3 free calls and 40 paid, the last refused.
+    const kept: { wallet: string; kind: string }[] = [];
+    for (let wave = 0; wave < 6; wave++) {
+      if (wave === 3) {
+        // A free call given back elsewhere (a refund on another replica) comes first, though this replica saw none left.
+        await other`UPDATE credit_accounts SET free_calls = 1 WHERE wallet = ANY(${wallets.map((w) => w.wallet)}::text[])`;
+        const given = await Promise.all(wallets.map(({ wallet }, w) => ledgers[0]!.debitDrawing(wallet, PRICE, newCallId(), keyHashes[w]!, `wallet:${wallet}`)));
+        expect(given.map((d) => (d.debit as Debit).kind)).toEqual(wallets.map(() => 'free'));
+      }
+      const drawings = await Promise.all(
+        wallets.flatMap(({ wallet }, w) =>
+          Array.from({ length: wave ? 12 : 2 }, (_, i) => ledgers[(i + wave) % 2]!.debitDrawing(wallet, PRICE, newCallId(), keyHashes[w]!, `wallet:${wallet}`)),
+        ),
+      );
+      for (const d of drawings) {
+        expect(d.decision.allowed).toBe(true);
+        if (d.debit && typeof d.debit === 'object') {
+          kept.push({ wallet: d.debit.wallet, kind: d.debit.kind });
+          expect(d.debit.balance.creditLamports >= 0n).toBe(true);
+        }
+      }
+    }
+    for (const { wallet } of wallets) {
+      const mine = kept.filter((k) => k.wallet === wallet);
+      expect(mine.filter((k) => k.kind === 'free')).toHaveLength(3);
+      expect(mine.filter((k) => k.kind === 'credit')).toHaveLength(40);
+      expect(await credit(wallet)).toBe(0);
+      const rows = await other<{ kind: string; n: number }[]>`SELECT kind, count(*)::int AS n FROM ledger_debits WHERE wallet = ${wallet} GROUP BY kind ORDER BY kind`;
+      expect(rows.map((r) => [r.kind, r.n])).toEqual([['credit', 40], ['free', 4]]);
+    }
+    // Both ways were taken: at once on what a replica saw, and replanned where the other had changed it.
+    expect(ledgers.every((l, i) => l.atOnceCommits > before[i]!.atOnce)).toBe(true);
+    expect(ledgers.some((l, i) => l.replanned > before[i]!.replanned)).toBe(true);
   });
 
   test('keys not remembered are looked up together and only live ones remembered; a key revoked elsewhere is forgotten at the next look at all', async () => {

@@ -26,17 +26,25 @@ export interface Drawn {
  * its commit need not wait for the disk (a bucket is not money).
  */
 export async function draw(sql: SQL, counts: Map<string, number>, p: BucketPolicy, relaxed: boolean): Promise<Map<string, Drawn>> {
+  return drawnOf(await drawing(sql, counts, p, relaxed));
+}
+
+/** The rows draw's statement returns, by bucket. */
+export const drawnOf = (rows: Drawn[]): Map<string, Drawn> => new Map(rows.map((r) => [r.key, { key: r.key, tokens: Number(r.tokens), allowed: Number(r.allowed) }]));
+
+/** draw's statement, not yet sent: awaited alone, or a CTE of a larger statement (the ledger's at-once debits). */
+export function drawing(sql: SQL, counts: Map<string, number>, p: BucketPolicy, relaxed: boolean) {
   const keys = [...counts.keys()].sort();
   const n = keys.map((k) => String(counts.get(k)!));
   // EXCLUDED.at is the database's "now" when this statement read its clock, which may be before a
   // racing replica's upsert that it waited for (hence GREATEST: time never runs back, or a bucket
   // would go below empty and give a token back); EXCLUDED.allowed is the requests, at most what a
   // full bucket holds; the SET expressions see the bucket as it was; allowed is left as what was given.
-  const rows = await sql<{ key: string; tokens: number; allowed: number }[]>`
-    WITH relaxed AS (SELECT set_config('synchronous_commit', ${relaxed ? 'off' : 'on'}, true))
+  return sql<Drawn[]>`
+    ${relaxed ? sql`WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))` : sql``}
     INSERT INTO rate_buckets AS b (key, tokens, at, allowed)
     SELECT v.key, ${p.burst}::float8 - LEAST(v.n, floor(${p.burst}::float8)), extract(epoch from clock_timestamp()) * 1000, LEAST(v.n, floor(${p.burst}::float8))::int
-    FROM unnest(${keys}::text[], ${n}::text[]::int[]) AS v(key, n), relaxed
+    FROM unnest(${keys}::text[], ${n}::text[]::int[]) AS v(key, n) ${relaxed ? sql`, relaxed` : sql``}
     ORDER BY v.key
     ON CONFLICT (key) DO UPDATE SET
       tokens = LEAST(${p.burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${p.rate}::float8)
@@ -44,7 +52,6 @@ export async function draw(sql: SQL, counts: Map<string, number>, p: BucketPolic
       allowed = LEAST(EXCLUDED.allowed, floor(LEAST(${p.burst}::float8, b.tokens + (GREATEST(EXCLUDED.at, b.at) - b.at) / 1000 * ${p.rate}::float8)))::int,
       at = GREATEST(EXCLUDED.at, b.at)
     RETURNING key, tokens, allowed`;
-  return new Map(rows.map((r) => [r.key, { key: r.key, tokens: Number(r.tokens), allowed: Number(r.allowed) }]));
 }
 
 /** What the `i`-th request (from 0) of a bucket's draw was answered: the first `allowed` got a token. */

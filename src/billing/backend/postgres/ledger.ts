@@ -15,6 +15,11 @@
 // (debitDrawing): the token is drawn first in the same transaction (buckets.ts), and a call the limit
 // refuses takes nothing, so a paid call costs one commit, shared with the calls of its batch.
 //
+// Most batches need not read first: planned on the balances this replica last saw, a batch of debits
+// it expects paid goes at once (atOnce), one statement that is its own transaction, one round trip
+// instead of four. Its guards make it all or nothing: if the database is not as planned, nothing is
+// written and the batch goes the locking way above.
+//
 // When the connection is lost around COMMIT the batch may or may not have committed: the ledger then
 // looks its call ids up on a new connection, after taking the accounts' row locks (which the lost
 // transaction holds until the server has committed or rolled it back), and answers each operation
@@ -28,7 +33,7 @@ import { debitStep, refundStep, type AccountView, type Balance, type Debit, type
 import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from '../../resilience/unsettled.ts';
 import type { usageRow } from '../../usage-history.ts';
 import type { RateDecision } from '../../rate-limit.ts';
-import { decisionOf, draw, type BucketPolicy, type Drawn } from './buckets.ts';
+import { decisionOf, draw, drawing, drawnOf, type BucketPolicy, type Drawn } from './buckets.ts';
 import { LATE, within } from '../../../within.ts';
 
 /** What a debit resolves to when its key was found revoked in its own transaction: nothing was taken. */
@@ -99,6 +104,48 @@ const byWallet = (a: { wallet: string }, b: { wallet: string }) => (a.wallet < b
 /** Usage rows nobody waits for commit alone after this long if no debit comes to carry them. */
 const DEFERRED_MS = 200;
 
+/** What a batch is applied to: accounts, the records of its calls, the keys still live, and its draws. */
+interface Read {
+  accounts: Map<string, AccountView>;
+  records: Map<string, DebitRow>;
+  live: { has(keyHash: string): boolean };
+  drawn: Map<string, Drawn>;
+}
+
+const accountOf = (r: BalanceRow & { wallet: string; calls_made: number }): AccountView => ({ wallet: r.wallet, callsMade: Number(r.calls_made), ...balanceOf(r) });
+
+/** Requests per rate-limit bucket among a batch's drawing debits. */
+function bucketCounts(ops: Pending[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const op of ops) if (op.bucket) counts.set(op.bucket, (counts.get(op.bucket) ?? 0) + 1);
+  return counts;
+}
+
+/** A plan assumes every key live: the statement checks it. */
+const EVERY_KEY = { has: () => true };
+
+/**
+ * The SQLSTATEs of an at-once statement that found things not as planned: its own guard (division
+ * by zero), a call id recorded already (unique violation), a balance that would go below zero
+ * (check violation). The statement wrote nothing.
+ */
+const NOT_AS_PLANNED = new Set(['22012', '23505', '23514']);
+
+/** Accounts remembered for planning (one replica's customers; past this, it starts again). */
+const SEEN_MAX = 100_000;
+
+// No ON CONFLICT: a record made meanwhile (a voided id, pg-ledger settle) fails the batch, nothing moves.
+const recordsInsert = (sql: SQL, r: Writes['records']) => sql`
+  INSERT INTO ledger_debits (call_id, wallet, kind, price)
+  SELECT * FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => x.wallet)}::text[], ${r.map((x) => x.kind)}::text[], ${r.map((x) => String(x.price))}::text[]::bigint[])`;
+
+const usageInsert = (sql: SQL, r: UsageRow[]) => sql`
+  INSERT INTO usage_events (call_id, wallet, at, capability, face, paid_with, lamports, refunded, status)
+  SELECT * FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => x.wallet)}::text[], ${r.map((x) => String(x.at))}::text[]::bigint[],
+    ${r.map((x) => x.capability)}::text[], ${r.map((x) => x.face)}::text[], ${r.map((x) => x.paidWith)}::text[],
+    ${r.map((x) => String(x.lamports))}::text[]::bigint[], ${r.map((x) => String(x.refunded))}::text[]::boolean[], ${r.map((x) => String(x.status))}::text[]::int[])
+  ON CONFLICT (call_id) DO NOTHING`;
+
 /** What one transaction writes, gathered while its operations are applied in memory. */
 interface Writes {
   /** Each drawing debit's place among its bucket's requests, counted as the batch is applied. */
@@ -115,6 +162,10 @@ export class PgLedger {
   private lazy: ReturnType<typeof setTimeout> | undefined;
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
+  /** Of those, the batches committed at once (atOnce), and those that found things not as planned and went to the locking transaction. */
+  atOnceCommits = 0;
+  replanned = 0;
+  private readonly seen = new Map<string, AccountView>();
 
   /** `buckets`: the shared rate limit's policy, when limits are on (debitDrawing). */
   constructor(
@@ -228,10 +279,7 @@ export class PgLedger {
       try {
         // A refund of a vanished account fails alone; any error thrown is the database's: the whole
         // batch either committed or did not.
-        results = await within(
-          this.sql.begin((tx) => this.apply(tx, batch)),
-          COMMIT_WITHIN_MS,
-        );
+        results = await within(this.commit(batch, Date.now() + COMMIT_WITHIN_MS), COMMIT_WITHIN_MS);
       } catch (e) {
         if (outcomeUnknown(e)) await this.settle(batch);
         else for (const op of batch) op.reject(e);
@@ -253,13 +301,35 @@ export class PgLedger {
     if (this.queue.length) this.later();
   }
 
+  /**
+   * One batch, committed: at once when it can be (atOnce), else in a transaction that locks and reads
+   * first; but not after `until`, when the batch is being settled as late (settle) instead.
+   */
+  private async commit(batch: Pending[], until: number): Promise<unknown[]> {
+    const fast = this.atOnce(batch);
+    if (fast) {
+      try {
+        const results = await fast;
+        this.atOnceCommits++;
+        return results;
+      } catch (e) {
+        // The database found the batch not as planned (or a call id recorded already): nothing of it
+        // was written; the locking transaction decides it on what is there.
+        if (!NOT_AS_PLANNED.has((e as { errno?: unknown }).errno as string) || Date.now() >= until) throw e;
+        this.replanned++;
+      }
+    }
+    const { results, accounts } = await this.sql.begin((tx) => this.apply(tx, batch));
+    this.saw(accounts.values());
+    return results;
+  }
+
   /** One transaction: lock and read, apply in order in memory, write each account once and each kind of record in one statement. */
-  private async apply(tx: SQL, batch: Pending[]): Promise<unknown[]> {
+  private async apply(tx: SQL, batch: Pending[]): Promise<{ results: unknown[]; accounts: Map<string, AccountView> }> {
     const money = batch.filter((op) => op.kind !== 'rows');
     const wallets = [...new Set(money.map((op) => op.wallet))];
     const keys = [...new Set(money.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
-    const counts = new Map<string, number>();
-    for (const op of money) if (op.bucket) counts.set(op.bucket, (counts.get(op.bucket) ?? 0) + 1);
+    const counts = bucketCounts(money);
     const [drawn, [accountRows, recordRows, liveRows]] = await Promise.all([
       // Sent first: the buckets' row locks come before the accounts' in every transaction.
       counts.size ? draw(tx, counts, this.buckets!, false) : new Map<string, Drawn>(),
@@ -274,17 +344,10 @@ export class PgLedger {
           ])
         : ([[], [], []] as const),
     ]);
-    const accounts = new Map<string, AccountView>(accountRows.map((r) => [r.wallet, { wallet: r.wallet, callsMade: Number(r.calls_made), ...balanceOf(r) }]));
+    const accounts = new Map<string, AccountView>(accountRows.map((r) => [r.wallet, accountOf(r)]));
     const records = new Map<string, DebitRow>(recordRows.map((r) => [r.call_id, r]));
     const live = new Set(liveRows.map((r) => r.key_hash));
-    const writes: Writes = { drawn: new Map(), accounts: new Map(), records: [], refunds: [], rows: [] };
-    const results = batch.map((op) => {
-      if (!op.bucket) return this.step(op, accounts, records, live, writes);
-      const i = writes.drawn.get(op.bucket) ?? 0;
-      writes.drawn.set(op.bucket, i + 1);
-      const decision = decisionOf(drawn.get(op.bucket)!, i, this.buckets!);
-      return { decision, debit: decision.allowed ? (this.step(op, accounts, records, live, writes) as Drawing['debit']) : null } satisfies Drawing;
-    });
+    const { results, writes } = this.stepAll(batch, { accounts, records, live, drawn });
     const at = Date.now();
     const statements: Promise<unknown>[] = [];
     if (writes.accounts.size) {
@@ -295,13 +358,7 @@ export class PgLedger {
           AS v(w, f, c, m)
         WHERE c.wallet = v.w`.then(() => {}));
     }
-    // No ON CONFLICT: a record made meanwhile (a voided id, pg-ledger settle) fails the batch, nothing moves.
-    if (writes.records.length) {
-      const r = writes.records;
-      statements.push(tx`
-        INSERT INTO ledger_debits (call_id, wallet, kind, price)
-        SELECT * FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => x.wallet)}::text[], ${r.map((x) => x.kind)}::text[], ${r.map((x) => String(x.price))}::text[]::bigint[])`.then(() => {}));
-    }
+    if (writes.records.length) statements.push(recordsInsert(tx, writes.records).then(() => {}));
     if (writes.refunds.length) {
       const r = writes.refunds;
       statements.push(tx`
@@ -309,22 +366,101 @@ export class PgLedger {
         FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => String(x.at))}::text[]::bigint[]) AS v(id, at)
         WHERE d.call_id = v.id AND d.refunded_at IS NULL`.then(() => {}));
     }
-    for (const op of batch) if (op.rows) writes.rows.push(...op.rows);
-    if (writes.rows.length) {
-      const r = writes.rows;
-      statements.push(tx`
-        INSERT INTO usage_events (call_id, wallet, at, capability, face, paid_with, lamports, refunded, status)
-        SELECT * FROM unnest(${r.map((x) => x.callId)}::text[], ${r.map((x) => x.wallet)}::text[], ${r.map((x) => String(x.at))}::text[]::bigint[],
-          ${r.map((x) => x.capability)}::text[], ${r.map((x) => x.face)}::text[], ${r.map((x) => x.paidWith)}::text[],
-          ${r.map((x) => String(x.lamports))}::text[]::bigint[], ${r.map((x) => String(x.refunded))}::text[]::boolean[], ${r.map((x) => String(x.status))}::text[]::int[])
-        ON CONFLICT (call_id) DO NOTHING`.then(() => {}));
-    }
+    if (writes.rows.length) statements.push(usageInsert(tx, writes.rows).then(() => {}));
     await Promise.all(statements);
-    return results;
+    return { results, accounts };
+  }
+
+  /**
+   * The batch as one statement, which is its own transaction: one round trip and one commit instead
+   * of four round trips. It is planned here on the balances this replica last saw, so it can only
+   * carry debits (and usage rows) it expects to be paid and drawn, of accounts it has seen. Each
+   * account's change is written as a difference, guarded by the free calls being as seen and the
+   * credit being enough: other replicas' debits in the meantime do not matter, since what each of
+   * these calls takes (a free call or its price) is then what the locking transaction would take too.
+   * If anything is not as planned (an account, a draw, a key revoked, a call id recorded already),
+   * the statement fails whole (NOT_AS_PLANNED) and the batch goes to the locking transaction. Null
+   * when the batch cannot be planned.
+   */
+  private atOnce(batch: Pending[]): Promise<unknown[]> | null {
+    if (batch.some((op) => op.kind === 'refund')) return null;
+    const debits = batch.filter((op) => op.kind === 'debit');
+    const before = new Map<string, AccountView>();
+    for (const op of debits) {
+      const seen = this.seen.get(op.wallet);
+      if (!seen) return null;
+      before.set(op.wallet, seen);
+    }
+    const counts = bucketCounts(debits);
+    const everyDraw = new Map([...counts].map(([key, n]) => [key, { key, tokens: 0, allowed: n }]));
+    const plan = this.stepAll(batch, { accounts: new Map(before), records: new Map(), live: EVERY_KEY, drawn: everyDraw });
+    // Every debit paid: a refusal (no credit) is left to the locking transaction.
+    if (plan.writes.records.length !== debits.length) return null;
+    if (!debits.length) return usageInsert(this.sql, plan.writes.rows).then(() => plan.results);
+    const change = [...plan.writes.accounts.values()].map((after) => {
+      const b = before.get(after.wallet)!;
+      return { wallet: after.wallet, free0: b.freeCalls, free: b.freeCalls - after.freeCalls, credit: b.creditLamports - after.creditLamports, calls: after.callsMade - b.callsMade };
+    });
+    const keys = [...new Set(debits.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
+    const requests = debits.filter((op) => op.bucket).length;
+    const sql = this.sql;
+    const wallets = change.map((c) => c.wallet);
+    // The draws, then the accounts' row locks in wallet order (LockRows above the sort), as in every
+    // transaction: the locking CTE's condition on the draws is evaluated once, before its scan.
+    const statement = sql<{ ok: number; accounts: (BalanceRow & { wallet: string; calls_made: number })[]; drawn: Drawn[] | null }[]>`
+      WITH ${counts.size ? sql`drawn AS (${drawing(sql, counts, this.buckets!, false)}),` : sql``}
+      locked AS (
+        SELECT wallet FROM credit_accounts WHERE wallet = ANY(${wallets}::text[])
+          AND ${counts.size ? sql`(SELECT coalesce(sum(allowed), 0) FROM drawn) = ${requests}` : sql`true`}
+        ORDER BY wallet FOR UPDATE),
+      changed AS (
+        UPDATE credit_accounts c SET free_calls = c.free_calls - v.f, credit_lamports = c.credit_lamports - v.c, calls_made = c.calls_made + v.m, updated_at = ${Date.now()}
+        FROM unnest(${wallets}::text[], ${change.map((c) => String(c.free0))}::text[]::int[], ${change.map((c) => String(c.free))}::text[]::int[],
+          ${change.map((c) => String(c.credit))}::text[]::bigint[], ${change.map((c) => String(c.calls))}::text[]::int[]) AS v(w, f0, f, c, m)
+        WHERE c.wallet = v.w AND c.free_calls = v.f0 AND c.credit_lamports >= v.c AND (SELECT count(*) FROM locked) = ${wallets.length}
+        RETURNING c.wallet, c.free_calls, c.credit_lamports::text AS credit_lamports, c.calls_made),
+      recorded AS (${recordsInsert(sql, plan.writes.records)})
+      ${plan.writes.rows.length ? sql`, used AS (${usageInsert(sql, plan.writes.rows)})` : sql``}
+      SELECT
+        -- Not as planned: 1/0 fails the statement, and with it every write above.
+        1 / (CASE WHEN (SELECT count(*) FROM changed) = ${wallets.length}
+          AND (SELECT count(*) FROM unnest(${keys}::text[]) AS k(h) JOIN api_keys a ON a.key_hash = k.h WHERE a.revoked_at IS NULL) = ${keys.length} THEN 1 ELSE 0 END) AS ok,
+        (SELECT json_agg(changed) FROM changed) AS accounts,
+        ${counts.size ? sql`(SELECT json_agg(drawn) FROM drawn)` : sql`NULL`} AS drawn`;
+    return statement.then(([row]) => {
+      // The calls' answers, stepped again from the balances the database really had before them.
+      const accounts = new Map(row!.accounts.map((r) => [r.wallet, accountOf(r)]));
+      const actual = new Map(change.map((c) => {
+        const a = accounts.get(c.wallet)!;
+        return [c.wallet, { wallet: c.wallet, freeCalls: a.freeCalls + c.free, creditLamports: a.creditLamports + c.credit, callsMade: a.callsMade - c.calls }];
+      }));
+      this.saw(accounts.values());
+      return this.stepAll(batch, { accounts: actual, records: new Map(), live: EVERY_KEY, drawn: drawnOf(row!.drawn ?? []) }).results;
+    });
+  }
+
+  /** Remembers accounts as a committed transaction left them, for atOnce's plans. */
+  private saw(accounts: Iterable<AccountView>) {
+    if (this.seen.size > SEEN_MAX) this.seen.clear();
+    for (const a of accounts) this.seen.set(a.wallet, a);
+  }
+
+  /** Applies a batch in order to accounts, records, live keys and draws as read: what each operation answers, and what to write. */
+  private stepAll(batch: Pending[], read: Read): { results: unknown[]; writes: Writes } {
+    const writes: Writes = { drawn: new Map(), accounts: new Map(), records: [], refunds: [], rows: [] };
+    const results = batch.map((op) => {
+      if (!op.bucket) return this.step(op, read, writes);
+      const i = writes.drawn.get(op.bucket) ?? 0;
+      writes.drawn.set(op.bucket, i + 1);
+      const decision = decisionOf(read.drawn.get(op.bucket)!, i, this.buckets!);
+      return { decision, debit: decision.allowed ? (this.step(op, read, writes) as Drawing['debit']) : null } satisfies Drawing;
+    });
+    for (const op of batch) if (op.rows) writes.rows.push(...op.rows);
+    return { results, writes };
   }
 
   /** One operation on the accounts as read and stepped so far; what it answers (an Error fails it alone). */
-  private step(op: Pending, accounts: Map<string, AccountView>, records: Map<string, DebitRow>, live: Set<string>, writes: Writes): unknown {
+  private step(op: Pending, { accounts, records, live }: Read, writes: Writes): unknown {
     if (op.kind === 'rows') return undefined;
     const account = accounts.get(op.wallet) ?? null;
     if (op.kind === 'debit') {
