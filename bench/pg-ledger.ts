@@ -19,7 +19,7 @@ const ACCOUNTS = 1000;
 const PRICE = 1000;
 
 const pg = await startPostgres({ durable: true });
-const url = await freshDatabase();
+const url = await freshDatabase(pg.url);
 await migratePostgres(url);
 const db = openPostgres(url, 20);
 // Limits no load reaches: every draw is allowed, and each still updates its bucket's row.
@@ -60,7 +60,7 @@ async function run(drawing: boolean) {
   latencies.sort((a, b) => a - b);
   const perCall = (ms: number) => ((ms * 1000) / calls).toFixed(0);
   console.log(
-    `${(drawing ? 'debit with its draw' : 'debit alone').padEnd(20)} ${(calls / elapsed).toFixed(0).padStart(6)}/s  ${(calls / (ledger.commits - commitsBefore)).toFixed(1).padStart(5)} calls per commit` +
+    `${(drawing ? 'debit with its draw' : 'debit alone').padEnd(20)} ${(calls / elapsed).toFixed(0).padStart(6)}/s  ${(calls / (ledger.commits - commitsBefore)).toFixed(1).padStart(5)} calls per commit, ${ledger.atOnceCommits} at once, ${ledger.replanned} replanned` +
       `  p50 ${latencies[calls >> 1]!.toFixed(2)} ms  CPU µs per call: postgres ${perCall(cpuMsOfAll('postgres') - pgBefore)}, this process ${perCall(cpuMs(process.pid) - selfBefore)}`,
   );
 }
