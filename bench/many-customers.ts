@@ -4,7 +4,7 @@
 // same with 8 hot keys. For each: paid calls per second, p50/p99, and the database's commits
 // (pg_stat_database.xact_commit, read- and write-transactions alike) per 1,000 paid calls.
 // The gateways are the compiled binary (dist/gateway) with the shipped defaults: the access log on
-// at info (drained), rate limits on at a rate no load generator reaches, so the limiter (shared, on
+// at info (kept in a file, to tell any errors at the end), rate limits on at a rate no load generator reaches, so the limiter (shared, on
 // Postgres) does all its work and refuses nothing (bench/wire.ts BENCH_CONFIGS.defaults). The
 // route is served from the upstream cache, so the debit is the call's work.
 // Every gateway is started once and serves in turn: each round runs every setup one after the
@@ -21,8 +21,8 @@
 // BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
 // BENCH_LIMITS=off turns the rate limits off.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { SQL } from 'bun';
 import { base58 } from '@scure/base';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -33,7 +33,7 @@ import { openBackend } from '../src/billing/backend/open.ts';
 import { defaultConfig } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
 import type { BillingStore } from '../src/billing/store.ts';
-import { BENCH_CONFIGS, builtGateway, cpuMs, cpuMsOfAll, drain, machineCpuMs, waitFor } from './wire.ts';
+import { BENCH_CONFIGS, builtGateway, cpuMs, cpuMsOfAll, machineCpuMs, waitFor } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 64);
@@ -73,6 +73,8 @@ async function claimKeys(store: BillingStore, count: number): Promise<string[]> 
 interface Gateway {
   url: string;
   pid: number;
+  /** Its stderr: the access log and any warning. */
+  log: string;
   stop(): Promise<void>;
 }
 
@@ -93,14 +95,15 @@ async function startGateway(name: string, command: string[], env: Record<string,
       ...env,
     },
     stdout: 'ignore',
-    stderr: 'pipe',
+    // Kept, so a slice's errors can be told (see the end).
+    stderr: Bun.file(join(cwd, 'gateway.log')),
   });
-  drain(proc.stderr);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(url + '/healthz');
   return {
     url,
     pid: proc.pid,
+    log: join(cwd, 'gateway.log'),
     async stop() {
       proc.kill('SIGTERM');
       await proc.exited;
@@ -249,7 +252,23 @@ try {
   await Promise.all(sets.flatMap((set) => set.gateways).map((g) => g.stop()));
   await chain.stop();
   await pg.stop();
+  tellErrors(sets.flatMap((set) => set.gateways));
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** What any answer other than 200, and any warning, was: counted by gateway, level, status, code and message. */
+function tellErrors(gateways: Gateway[]) {
+  const seen = new Map<string, number>();
+  for (const g of gateways) {
+    for (const line of readFileSync(g.log, 'utf8').split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const e = JSON.parse(line) as { level?: string; status?: number; code?: string; message?: string };
+      if (e.level !== 'warn' && e.level !== 'error' && (e.status === undefined || e.status === 200)) continue;
+      const what = `${basename(dirname(g.log))}: ${e.level} ${e.status ?? ''} ${e.code ?? ''} ${e.message ?? ''}`;
+      seen.set(what, (seen.get(what) ?? 0) + 1);
+    }
+  }
+  for (const [what, n] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.error(`gateway log: ${n} x ${what}`);
 }
 
 const median = (xs: number[]) => {
