@@ -166,6 +166,12 @@ export const ledgerCommit = new Histogram({
   registers,
 });
 
+export const ledgerReplanned = new Counter({
+  name: 'gateway_ledger_replanned_total',
+  help: 'Postgres ledger batches sent at once that found the database not as this replica planned (a balance changed elsewhere, a draw refused, a key revoked), and went through the locking transaction instead',
+  registers,
+});
+
 export const keptWrites = new Gauge({
   name: 'gateway_kept_writes',
   help: 'Writes owed to the database that it could not take yet, retried until it does, by kind: refund (of a failed call), x402_release, x402_finish',

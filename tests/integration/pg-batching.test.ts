@@ -11,6 +11,7 @@ import { PgRateLimiter } from '../../src/billing/backend/postgres/rate-limit.ts'
 import { pgStore } from '../../src/billing/backend/postgres/store.ts';
 import { KeyGone, type BillingStore } from '../../src/billing/store.ts';
 import type { Debit } from '../../src/billing/credit.ts';
+import { ledgerReplanned } from '../../src/metrics.ts';
 import { migratePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.ts';
 import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
@@ -96,6 +97,8 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     await other`UPDATE credit_accounts SET free_calls = 3 WHERE wallet = ANY(${wallets.map((w) => w.wallet)}::text[])`;
     const keyHashes = await Promise.all(wallets.map(async (w) => (await store.identify(w.apiKey))!.keyHash));
     const before = ledgers.map((l) => ({ atOnce: l.atOnceCommits, replanned: l.replanned }));
+    const counted = async () => (await ledgerReplanned.get()).values[0]?.value ?? 0;
+    const countedBefore = await counted();
     // Waves of calls per wallet on both replicas: first one on each (so each saw a free call left that
     // the other then took), then 12 a wave: 62 calls for 3 free calls and 40 paid, the last refused.
     const kept: { wallet: string; kind: string }[] = [];
@@ -130,6 +133,8 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     // Both ways were taken: at once on what a replica saw, and replanned where the other had changed it.
     expect(ledgers.every((l, i) => l.atOnceCommits > before[i]!.atOnce)).toBe(true);
     expect(ledgers.some((l, i) => l.replanned > before[i]!.replanned)).toBe(true);
+    // And an operator sees how often: gateway_ledger_replanned_total.
+    expect((await counted()) - countedBefore).toBe(ledgers.reduce((n, l, i) => n + l.replanned - before[i]!.replanned, 0));
   });
 
   test('keys not remembered are looked up together and only live ones remembered; a key revoked elsewhere is forgotten at the next look at all', async () => {

@@ -35,6 +35,7 @@ import type { usageRow } from '../../usage-history.ts';
 import type { RateDecision } from '../../rate-limit.ts';
 import { decisionOf, draw, drawing, drawnOf, type BucketPolicy, type Drawn } from './buckets.ts';
 import { LATE, within } from '../../../within.ts';
+import { ledgerBatch, ledgerCommit, ledgerReplanned } from '../../../metrics.ts';
 
 /** What a debit resolves to when its key was found revoked in its own transaction: nothing was taken. */
 export const KEY_GONE = Symbol('key gone');
@@ -275,6 +276,7 @@ export class PgLedger {
       // The sort is stable: one wallet's operations keep their order.
       const batch = this.queue.sort(byWallet);
       this.queue = [];
+      const started = performance.now();
       let results: unknown[] | typeof LATE;
       try {
         // A refund of a vanished account fails alone; any error thrown is the database's: the whole
@@ -291,6 +293,8 @@ export class PgLedger {
         continue;
       }
       this.commits++;
+      ledgerBatch.observe(batch.filter((op) => op.kind !== 'rows').length);
+      ledgerCommit.observe((performance.now() - started) / 1000);
       batch.forEach((op, i) => {
         const r = results[i];
         if (r instanceof Error) op.reject(r);
@@ -317,6 +321,7 @@ export class PgLedger {
         // was written; the locking transaction decides it on what is there.
         if (!NOT_AS_PLANNED.has((e as { errno?: unknown }).errno as string) || Date.now() >= until) throw e;
         this.replanned++;
+        ledgerReplanned.inc();
       }
     }
     const { results, accounts } = await this.sql.begin((tx) => this.apply(tx, batch));
