@@ -167,6 +167,9 @@ interface Slice {
   us: { gateways: number; postgres: number; machine: number };
   /** Cores the whole machine kept busy. */
   machineCores: number;
+  /** The ledger's batches (gateway_ledger_batch_size, _commit_seconds): debits and refunds each, and milliseconds each from sending to answered. */
+  batchCalls: number;
+  batchMs: number;
 }
 
 async function wrkOne(url: string, conns: number, lua: string, duration: number) {
@@ -184,8 +187,22 @@ const xactCommit = async (admin: SQL) => Number((await admin`SELECT xact_commit 
 /** Each database's commit count as last read, after a quiet wait: where its next slice's count starts. */
 const lastCommits = new Map<SQL, number>();
 
+/** The gateways' ledger batches so far, from /metrics: how many, the calls they carried, and their seconds. */
+async function ledgerBatches(gateways: Gateway[]) {
+  const total = { batches: 0, calls: 0, seconds: 0 };
+  for (const g of gateways) {
+    const text = await (await fetch(`${g.url}/metrics`)).text();
+    const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? 0);
+    total.batches += value('gateway_ledger_batch_size_count');
+    total.calls += value('gateway_ledger_batch_size_sum');
+    total.seconds += value('gateway_ledger_commit_seconds_sum');
+  }
+  return total;
+}
+
 /** The connections split between the gateways, as evenly as they go. `admin`: the Postgres database whose commits to count. */
 async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = seconds): Promise<Slice> {
+  const batchesBefore = await ledgerBatches(gateways);
   const cpuBefore = gateways.map((g) => cpuMs(g.pid));
   const pgBefore = cpuMsOfAll('postgres');
   const machineBefore = machineCpuMs();
@@ -194,6 +211,8 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
   const postgresMs = cpuMsOfAll('postgres') - pgBefore;
   const machineMs = machineCpuMs() - machineBefore;
   const cores = gatewayMs / (duration * 1000);
+  const batchesAfter = await ledgerBatches(gateways);
+  const batches = batchesAfter.batches - batchesBefore.batches;
   let commits: number | undefined;
   if (admin) {
     await Bun.sleep(STATS_WAIT_MS);
@@ -220,6 +239,8 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
     commitsPer1000: commits === undefined ? undefined : (commits / Math.max(1, paid)) * 1000,
     us: { gateways: perCall(gatewayMs), postgres: perCall(postgresMs), machine: perCall(machineMs) },
     machineCores: machineMs / (duration * 1000),
+    batchCalls: (batchesAfter.calls - batchesBefore.calls) / Math.max(1, batches),
+    batchMs: ((batchesAfter.seconds - batchesBefore.seconds) * 1000) / Math.max(1, batches),
   };
 }
 
@@ -243,7 +264,7 @@ try {
         const r = await slice(s.gateways, s.set.lua[w]![s.postgres ? 'pg' : 'sqlite'], s.postgres ? s.set.admin : undefined);
         const key = `${w} | ${s.name}`;
         results.set(key, [...(results.get(key) ?? []), r]);
-        console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}`);
+        console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}, ledger batches of ${r.batchCalls.toFixed(1)} calls in ${r.batchMs.toFixed(1)} ms`);
       }
     }
   }
