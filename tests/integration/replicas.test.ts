@@ -54,7 +54,7 @@ describe.skipIf(skip)('three gateways on one Postgres', () => {
     for (const r of trio) expect((await http(r.url, '/api/keys/me', { headers: { 'x-api-key': key } })).body).toMatchObject({ creditLamports: 0, callsMade: 111 });
   }, 120_000);
 
-  test('no replica remembers a key or a balance: a spend or a revocation on one shows at once on the others', async () => {
+  test('what a replica remembers of a key or a balance never decides: a spend or a revocation on one shows at once on the others', async () => {
     const { key, agent } = await funded(trio, gatewayAddress, 5 * PRICE);
     // Every replica has seen the key and the balance before anything changes.
     for (const [i, r] of trio.entries()) {
