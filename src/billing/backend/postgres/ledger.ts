@@ -427,9 +427,10 @@ export class PgLedger {
       recorded AS (${recordsInsert(sql, plan.writes.records)})
       ${plan.writes.rows.length ? sql`, used AS (${usageInsert(sql, plan.writes.rows)})` : sql``}
       SELECT
-        -- Not as planned: 1/0 fails the statement, and with it every write above.
+        -- Not as planned: 1/0 fails the statement, and with it every write above. Each key is looked up
+        -- by its index (LATERAL, LIMIT 1), not found by scanning them all: a cached plan cannot see how few are asked.
         1 / (CASE WHEN (SELECT count(*) FROM changed) = ${wallets.length}
-          AND (SELECT count(*) FROM unnest(${keys}::text[]) AS k(h) JOIN api_keys a ON a.key_hash = k.h WHERE a.revoked_at IS NULL) = ${keys.length} THEN 1 ELSE 0 END) AS ok,
+          AND (SELECT count(*) FROM unnest(${keys}::text[]) AS k(h), LATERAL (SELECT FROM api_keys a WHERE a.key_hash = k.h AND a.revoked_at IS NULL LIMIT 1) live) = ${keys.length} THEN 1 ELSE 0 END) AS ok,
         (SELECT json_agg(changed) FROM changed) AS accounts,
         ${counts.size ? sql`(SELECT json_agg(drawn) FROM drawn)` : sql`NULL`} AS drawn`;
     return statement.then(([row]) => {
