@@ -68,10 +68,18 @@ const SOCKET: Record<string, StorageFailure> = {
   ETIMEDOUT: failure('timeout'),
 };
 
-/** One error's own code (Bun's Postgres client: ERR_POSTGRES_SERVER_ERROR carries the server's SQLSTATE as errno). */
+/** The server's SQLSTATE on one error: Bun's Postgres client gives it as errno of ERR_POSTGRES_SERVER_ERROR. */
+function ownState(e: { code?: unknown; errno?: unknown }): string | undefined {
+  return e.code === 'ERR_POSTGRES_SERVER_ERROR' && typeof e.errno === 'string' ? e.errno : undefined;
+}
+
+/** One error's own code. */
 function ownFailure(e: { code?: unknown; errno?: unknown }): StorageFailure | undefined {
   const code = typeof e.code === 'string' ? e.code : '';
-  if (code === 'ERR_POSTGRES_SERVER_ERROR') return typeof e.errno === 'string' ? sqlState(e.errno) : undefined;
+  if (code === 'ERR_POSTGRES_SERVER_ERROR') {
+    const state = ownState(e);
+    return state ? sqlState(state) : undefined;
+  }
   const sqlite = /^SQLITE_[A-Z]+/.exec(code)?.[0];
   if (sqlite) return Object.hasOwn(SQLITE, sqlite) ? SQLITE[sqlite] : undefined;
   return Object.hasOwn(PG_CLIENT, code) ? PG_CLIENT[code] : Object.hasOwn(SOCKET, code) ? SOCKET[code] : undefined;
@@ -82,10 +90,20 @@ function ownFailure(e: { code?: unknown; errno?: unknown }): StorageFailure | un
  * wraps a driver's error in its own "Failed query" error) a few levels deep.
  */
 export function storageFailure(e: unknown): StorageFailure | undefined {
+  return firstInCauses(e, ownFailure);
+}
+
+/** The SQLSTATE PostgreSQL answered `e` with (a constraint, a statement's own error), looked for through `cause` as storageFailure does. */
+export function serverState(e: unknown): string | undefined {
+  return firstInCauses(e, ownState);
+}
+
+/** What `read` finds first on `e` or the errors it wraps (`cause`, a few levels deep). */
+function firstInCauses<T>(e: unknown, read: (e: { code?: unknown; errno?: unknown }) => T | undefined): T | undefined {
   let at: unknown = e;
   for (let depth = 0; depth < 4 && typeof at === 'object' && at !== null; depth++) {
-    const found = ownFailure(at as { code?: unknown; errno?: unknown });
-    if (found) return found;
+    const found = read(at as { code?: unknown; errno?: unknown });
+    if (found !== undefined) return found;
     at = (at as { cause?: unknown }).cause;
   }
   return undefined;

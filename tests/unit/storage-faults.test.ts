@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { storageFailure, storageFault } from '../../src/db/faults.ts';
+import { serverState, storageFailure, storageFault } from '../../src/db/faults.ts';
 
 const pgError = (code: string, errno?: string) => Object.assign(new Error('x'), { name: 'PostgresError', code, errno });
 
@@ -50,6 +50,14 @@ describe('Postgres', () => {
     let deep: unknown = pgError('ERR_POSTGRES_CONNECTION_CLOSED');
     for (let i = 0; i < 6; i++) deep = Object.assign(new Error('wrap'), { cause: deep });
     expect(storageFault(deep)).toBeUndefined();
+  });
+
+  test("the server's SQLSTATE, for a statement's own errors (the ledger's at-once guard), found the same way; none for the client's own codes", () => {
+    expect(serverState(pgError('ERR_POSTGRES_SERVER_ERROR', '22012'))).toBe('22012');
+    expect(serverState(Object.assign(new Error('Failed query'), { cause: pgError('ERR_POSTGRES_SERVER_ERROR', '23505') }))).toBe('23505');
+    expect(serverState(pgError('ERR_POSTGRES_CONNECTION_CLOSED'))).toBeUndefined();
+    expect(serverState(Object.assign(new Error('x'), { errno: '22012' }))).toBeUndefined();
+    expect(serverState('22012')).toBeUndefined();
   });
 });
 

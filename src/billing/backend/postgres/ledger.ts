@@ -27,7 +27,7 @@
 // COMMIT_WITHIN_MS is settled the same way. If the database cannot be asked within
 // SETTLE_WITHIN_MS, the operation fails with UnsettledWrite and its caller keeps the question.
 import type { SQL } from 'bun';
-import { outcomeUnknown } from '../../../db/faults.ts';
+import { outcomeUnknown, serverState } from '../../../db/faults.ts';
 import { callIdsBefore } from '../../resilience/call-id.ts';
 import { debitStep, refundStep, type AccountView, type Balance, type Debit, type DebitRef, type Refund } from '../../credit.ts';
 import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from '../../resilience/unsettled.ts';
@@ -319,7 +319,7 @@ export class PgLedger {
       } catch (e) {
         // The database found the batch not as planned (or a call id recorded already): nothing of it
         // was written; the locking transaction decides it on what is there.
-        if (!NOT_AS_PLANNED.has((e as { errno?: unknown }).errno as string) || Date.now() >= until) throw e;
+        if (!NOT_AS_PLANNED.has(serverState(e) ?? '') || Date.now() >= until) throw e;
         this.replanned++;
         ledgerReplanned.inc();
       }
