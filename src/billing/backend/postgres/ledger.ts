@@ -122,6 +122,9 @@ function bucketCounts(ops: Pending[]): Map<string, number> {
   return counts;
 }
 
+/** The keys a batch's debits came with, each once: checked live in the debits' own transaction. */
+const keyHashes = (ops: Pending[]): string[] => [...new Set(ops.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
+
 /** A plan assumes every key live: the statement checks it. */
 const EVERY_KEY = { has: () => true };
 
@@ -333,7 +336,7 @@ export class PgLedger {
   private async apply(tx: SQL, batch: Pending[]): Promise<{ results: unknown[]; accounts: Map<string, AccountView> }> {
     const money = batch.filter((op) => op.kind !== 'rows');
     const wallets = [...new Set(money.map((op) => op.wallet))];
-    const keys = [...new Set(money.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
+    const keys = keyHashes(money);
     const counts = bucketCounts(money);
     const [drawn, [accountRows, recordRows, liveRows]] = await Promise.all([
       // Sent first: the buckets' row locks come before the accounts' in every transaction.
@@ -406,7 +409,7 @@ export class PgLedger {
       const b = before.get(after.wallet)!;
       return { wallet: after.wallet, free0: b.freeCalls, free: b.freeCalls - after.freeCalls, credit: b.creditLamports - after.creditLamports, calls: after.callsMade - b.callsMade };
     });
-    const keys = [...new Set(debits.flatMap((op) => (op.keyHash ? [op.keyHash] : [])))];
+    const keys = keyHashes(debits);
     const requests = debits.filter((op) => op.bucket).length;
     const sql = this.sql;
     const wallets = change.map((c) => c.wallet);
