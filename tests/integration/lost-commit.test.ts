@@ -69,26 +69,36 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
   });
 
+  /** Rate limits on (so a paid call draws its token in its debit), BURST tokens a wallet. */
+  const BURST = 50;
+  let limited: TestGateway | undefined;
+  /** A funded key on the limited gateway (started once): its paid call and its credit. */
+  async function limitedKey() {
+    limited ??= await sandbox.gateway({ databaseUrl: cutter.url, gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_lost', freeCalls: 0, rateLimitRps: 0.001, rateLimitBurst: BURST });
+    const through = limited;
+    const { key, wallet } = await fundedKey(through, sandbox.chain, CREDIT);
+    return {
+      wallet,
+      call: () => through.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key }),
+      credit: async () => (await through.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports as number,
+    };
+  }
+
   test('on a debit that drew its rate-limit token in the same transaction: served, charged once, drawn once', async () => {
-    const BURST = 50;
-    const limited = await sandbox.gateway({ databaseUrl: cutter.url, gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_lost', freeCalls: 0, rateLimitRps: 0.001, rateLimitBurst: BURST });
-    const { key, wallet } = await fundedKey(limited, sandbox.chain, CREDIT);
+    const { wallet, call, credit } = await limitedKey();
     const cut = cutter.arm({ on: COMMIT, within: DEBIT });
-    const res = await limited.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key });
+    const res = await call();
     await cut;
     expect(res.status).toBe(200);
     // Learned from the records after the lost answer: one token gone from the wallet's bucket, not two.
     expect(res.headers.get('ratelimit-remaining')).toBe(String(BURST - 1));
-    expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - PRICE);
+    expect(await credit()).toBe(CREDIT - PRICE);
     const written = await rows(wallet, 1);
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200]]);
   });
 
   test('on a debit made at once, in one statement that is its own transaction: served, charged once, drawn once', async () => {
-    const BURST = 50;
-    const limited = await sandbox.gateway({ databaseUrl: cutter.url, gatewayAddress: (await generateKeyPairSigner()).address, webhookSecret: 'whsec_lost', freeCalls: 0, rateLimitRps: 0.001, rateLimitBurst: BURST });
-    const { key, wallet } = await fundedKey(limited, sandbox.chain, CREDIT);
-    const call = () => limited.get(`/api/chain/find-ata?wallet=${wallet}&mint=${sandbox.mint}`, { 'x-api-key': key });
+    const { wallet, call, credit } = await limitedKey();
     // The first call's transaction shows the gateway the account; the second is planned on it.
     expect((await call()).status).toBe(200);
     const cut = cutter.arm({ on: AT_ONCE });
@@ -96,7 +106,7 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     await cut;
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-remaining')).toBe(String(BURST - 2));
-    expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - 2 * PRICE);
+    expect(await credit()).toBe(CREDIT - 2 * PRICE);
     const written = await rows(wallet, 2);
     expect(written.map((r) => [r.refunded, r.status])).toEqual([[false, 200], [false, 200]]);
     // Never sent (and never answered): its id voided, made again under the next attempt's, charged once.
@@ -104,7 +114,7 @@ describe.skipIf(shouldSkipPostgres('lost-commit'))('a COMMIT whose answer is los
     const late = await call();
     await stalled;
     expect(late.status).toBe(200);
-    expect((await limited.get('/api/keys/me', { 'x-api-key': key })).body.creditLamports).toBe(CREDIT - 3 * PRICE);
+    expect(await credit()).toBe(CREDIT - 3 * PRICE);
     expect(Number((await db`SELECT count(*) AS n FROM ledger_debits WHERE wallet = ${wallet} AND price > 0`)[0].n)).toBe(3);
   });
 
