@@ -19,7 +19,11 @@
 // claim) in the bench process before the gateways start: 1,000 claims over the wire would cost minutes.
 // Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
 // BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
-// BENCH_LIMITS=off turns the rate limits off.
+// BENCH_LIMITS=off turns the rate limits off; BENCH_REPLICAS=1,3 and BENCH_WORKLOADS=many|hot run only those slices.
+// BENCH_PAIRED=1 runs each before slice at the same moment as its after slice (each with every
+// connection), so the machine's swings, which move a slice's rate by up to 2x from one minute to the
+// next, hit both alike; it measures the two sharing a saturated machine, so it tells a change in CPU
+// per call, not one in waiting.
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -47,6 +51,10 @@ const fromSource = process.env.BENCH_SOURCE === '1';
 const command = fromSource ? ['bun', MAIN] : [builtGateway()];
 
 const before = process.env.BENCH_BEFORE;
+/** BENCH_PAIRED=1 (with BENCH_BEFORE): each before slice runs at the same moment as its after slice, each with all the connections. */
+const paired = Boolean(before) && process.env.BENCH_PAIRED === '1';
+/** BENCH_REPLICAS=1,3: only these Postgres setups (and SQLite), for more rounds of the slices in question. */
+const REPLICAS = (process.env.BENCH_REPLICAS ?? '1,2,3').split(',').map(Number);
 /** BENCH_LIMITS=off: rate limits off (the access log still on), to tell the limiter's commits from the ledger's. */
 const limitsOff = process.env.BENCH_LIMITS === 'off';
 
@@ -247,9 +255,9 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
 const sets = [...(before ? [await gatewaySet('before', [before])] : []), await gatewaySet(before ? 'after' : 'this', command)];
 const setups = sets.flatMap((set) => [
   { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, 1 gateway`, set, gateways: [set.sqlite], postgres: false },
-  ...[1, 2, 3].map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), postgres: true })),
+  ...REPLICAS.map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), postgres: true })),
 ]);
-const workloads = [`${KEYS} keys`, `${HOT} hot keys`];
+const workloads = [`${KEYS} keys`, `${HOT} hot keys`].filter((_, i) => !process.env.BENCH_WORKLOADS || process.env.BENCH_WORKLOADS.split(',').includes(['many', 'hot'][i]!));
 
 const results = new Map<string, Slice[]>();
 const load = loadavg()[0]!.toFixed(1);
@@ -260,11 +268,16 @@ try {
   for (const set of sets) lastCommits.set(set.admin, await xactCommit(set.admin));
   for (let round = 1; round <= rounds; round++) {
     for (const w of workloads) {
-      for (const s of setups) {
-        const r = await slice(s.gateways, s.set.lua[w]![s.postgres ? 'pg' : 'sqlite'], s.postgres ? s.set.admin : undefined);
-        const key = `${w} | ${s.name}`;
-        results.set(key, [...(results.get(key) ?? []), r]);
-        console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}, ledger batches of ${r.batchCalls.toFixed(1)} calls in ${r.batchMs.toFixed(1)} ms`);
+      // Paired: the before's slice and the after's run at the same moment, so the machine's swings hit both.
+      const turns = paired ? setups.slice(0, setups.length / 2).map((s, i) => [s, setups[setups.length / 2 + i]!]) : setups.map((s) => [s]);
+      for (const turn of turns) {
+        const rs = await Promise.all(turn.map((s) => slice(s.gateways, s.set.lua[w]![s.postgres ? 'pg' : 'sqlite'], s.postgres ? s.set.admin : undefined)));
+        turn.forEach((s, i) => {
+          const r = rs[i]!;
+          const key = `${w} | ${s.name}`;
+          results.set(key, [...(results.get(key) ?? []), r]);
+          console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}, ledger batches of ${r.batchCalls.toFixed(1)} calls in ${r.batchMs.toFixed(1)} ms`);
+        });
       }
     }
   }
@@ -298,7 +311,7 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(' / ');
 
-console.log(`command: ${before ? `BENCH_BEFORE=${before} ` : ''}${limitsOff ? 'BENCH_LIMITS=off ' : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
+console.log(`command: ${paired ? 'BENCH_PAIRED=1 ' : ''}${process.env.BENCH_REPLICAS ? `BENCH_REPLICAS=${process.env.BENCH_REPLICAS} ` : ''}${process.env.BENCH_WORKLOADS ? `BENCH_WORKLOADS=${process.env.BENCH_WORKLOADS} ` : ''}${before ? `BENCH_BEFORE=${before} ` : ''}${limitsOff ? 'BENCH_LIMITS=off ' : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${load} at start; wrk, Postgres and every gateway on the same machine`);
 console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
 for (const w of workloads) {
@@ -313,7 +326,7 @@ for (const w of workloads) {
   }
   const rate = (name: string) => (results.get(`${w} | ${name}`) ?? []).map((r) => r.rps);
   const ratio = (a: string, b: string) => median(rate(a).map((x, i) => x / rate(b)[i]!));
-  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  const pct = (x: number) => (Number.isNaN(x) ? '-' : `${(x * 100).toFixed(0)} %`);
   for (const prefix of before ? ['before: ', 'after: '] : ['']) {
     console.log(
       `${prefix}ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio(`${prefix}Postgres, 1 gateway`, `${prefix}SQLite, 1 gateway`))}; Postgres 2 / 1 ${pct(ratio(`${prefix}Postgres, 2 gateways`, `${prefix}Postgres, 1 gateway`))}; Postgres 3 / 1 ${pct(ratio(`${prefix}Postgres, 3 gateways`, `${prefix}Postgres, 1 gateway`))}`,
