@@ -2,10 +2,13 @@
 // back to back (a debit, with its rate-limit draw in the same transaction or without one, and the
 // usage row riding along) on 1,000 funded accounts, against a durable Postgres on this machine.
 // What the database costs per paid call when nothing else is in the way: calls per second, calls
-// per commit, p50, and the CPU per call of Postgres (every postgres process) and of this process.
+// per commit, p50, and the CPU per call of Postgres (every postgres process) and of this process;
+// with pg_stat_statements (PostgreSQL's contrib), the ledger's statement's own time in Postgres per
+// batch and how often it was planned.
 // Run: bun run bench:pg-ledger [seconds] [clients]
 import { cpus } from 'node:os';
-import { freshDatabase, startPostgres } from '../tests/support/postgres.ts';
+import { SQL } from 'bun';
+import { freshDatabase, startPostgres, type PostgresServer } from '../tests/support/postgres.ts';
 import { migratePostgres, openPostgres } from '../src/db/pg-client.ts';
 import { PgLedger } from '../src/billing/backend/postgres/ledger.ts';
 import { pgStore } from '../src/billing/backend/postgres/store.ts';
@@ -19,8 +22,11 @@ const ACCOUNTS = 1000;
 const PRICE = 1000;
 
 const pg = await startPostgres({ durable: true });
+const statements = await statementStats(pg);
 const url = await freshDatabase(pg.url);
 await migratePostgres(url);
+const admin = new SQL(url, { max: 1 });
+if (statements) await admin.unsafe('CREATE EXTENSION pg_stat_statements');
 const db = openPostgres(url, 20);
 // Limits no load reaches: every draw is allowed, and each still updates its bucket's row.
 const ledger = new PgLedger(db.$client, { rate: 1e9, burst: 1e9 });
@@ -33,7 +39,35 @@ for (let i = 0; i < ACCOUNTS; i++) {
   accounts.push({ wallet, keyHash: (await store.identify(claimed!.apiKey))!.keyHash });
 }
 
+/** Loads pg_stat_statements (timing planning too) if this PostgreSQL has it: false when it does not. */
+async function statementStats(server: PostgresServer): Promise<boolean> {
+  const sql = new SQL(server.url, { max: 1 });
+  try {
+    await sql.unsafe("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+    await sql.close();
+    await server.restart();
+    const again = new SQL(server.url, { max: 1 });
+    await again.unsafe('ALTER SYSTEM SET pg_stat_statements.track_planning = on');
+    await again.unsafe('SELECT pg_reload_conf()');
+    await again.close();
+    return true;
+  } catch {
+    await sql.unsafe('ALTER SYSTEM RESET shared_preload_libraries').catch(() => {});
+    await server.restart();
+    return false;
+  }
+}
+
+/** The statement Postgres spent most time on since the last reset (the ledger's batch): per execution, in ms. */
+async function busiestStatement(): Promise<string> {
+  if (!statements) return '';
+  const [top] = await admin`SELECT calls, plans, total_exec_time / greatest(calls, 1) AS exec, total_plan_time / greatest(plans, 1) AS plan FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 1`;
+  await admin`SELECT pg_stat_statements_reset()`;
+  return top ? `; in Postgres its batch statement ran ${Number(top.exec).toFixed(2)} ms each (${top.calls} runs, planned ${top.plans} times)` : '';
+}
+
 async function run(drawing: boolean) {
+  await busiestStatement();
   const commitsBefore = ledger.commits;
   const pgBefore = cpuMsOfAll('postgres');
   const selfBefore = cpuMs(process.pid);
@@ -61,7 +95,8 @@ async function run(drawing: boolean) {
   const perCall = (ms: number) => ((ms * 1000) / calls).toFixed(0);
   console.log(
     `${(drawing ? 'debit with its draw' : 'debit alone').padEnd(20)} ${(calls / elapsed).toFixed(0).padStart(6)}/s  ${(calls / (ledger.commits - commitsBefore)).toFixed(1).padStart(5)} calls per commit, ${ledger.atOnceCommits} at once, ${ledger.replanned} replanned` +
-      `  p50 ${latencies[calls >> 1]!.toFixed(2)} ms  CPU µs per call: postgres ${perCall(cpuMsOfAll('postgres') - pgBefore)}, this process ${perCall(cpuMs(process.pid) - selfBefore)}`,
+      `  p50 ${latencies[calls >> 1]!.toFixed(2)} ms  CPU µs per call: postgres ${perCall(cpuMsOfAll('postgres') - pgBefore)}, this process ${perCall(cpuMs(process.pid) - selfBefore)}` +
+      (await busiestStatement()),
   );
 }
 
@@ -72,6 +107,7 @@ try {
   for (let round = 0; round < 3; round++) for (const drawing of [true, false]) await run(drawing);
 } finally {
   await release();
+  await admin.close();
   await db.$client.close();
   await pg.stop();
 }
