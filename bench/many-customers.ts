@@ -1,6 +1,7 @@
 // Paid calls from many customers: 1,000 keys with claimed credit, each request from one of them at
-// random, 64 connections (wrk, closed loop) through one gateway on SQLite and through 1, 2 and 3
-// gateways on one PostgreSQL (durable settings: fsync on, like SQLite's synchronous=FULL); then the
+// random, 64 connections (wrk, closed loop) through one gateway on SQLite (as shipped: a debit's
+// commit is written but not fsynced, LEDGER_SYNC=normal; and again with LEDGER_SYNC=full, fsynced as
+// Postgres's is) and through 1, 2 and 3 gateways on one PostgreSQL (durable settings: fsync on); then the
 // same with 8 hot keys. For each: paid calls per second, p50/p99, and the database's commits
 // (pg_stat_database.xact_commit, read- and write-transactions alike) per 1,000 paid calls.
 // The gateways are the compiled binary (dist/gateway) with the shipped defaults: the access log on
@@ -19,7 +20,8 @@
 // claim) in the bench process before the gateways start: 1,000 claims over the wire would cost minutes.
 // Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
 // BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
-// BENCH_LIMITS=off turns the rate limits off; BENCH_REPLICAS=1,3 and BENCH_WORKLOADS=many|hot run only those slices.
+// BENCH_LIMITS=off turns the rate limits off; BENCH_REPLICAS=1,3 and BENCH_WORKLOADS=many|hot run only those slices;
+// BENCH_WAITS=1 prints what Postgres's busy backends waited for in each slice (pg_stat_activity, sampled).
 // BENCH_PAIRED=1 runs each before slice at the same moment as its after slice (each with every
 // connection), so the machine's swings, which move a slice's rate by up to 2x from one minute to the
 // next, hit both alike; it measures the two sharing a saturated machine, so it tells a change in CPU
@@ -53,6 +55,8 @@ const command = fromSource ? ['bun', MAIN] : [builtGateway()];
 const before = process.env.BENCH_BEFORE;
 /** BENCH_PAIRED=1 (with BENCH_BEFORE): each before slice runs at the same moment as its after slice, each with all the connections. */
 const paired = Boolean(before) && process.env.BENCH_PAIRED === '1';
+/** BENCH_WAITS=1: sample what Postgres's busy backends wait for during each Postgres slice (costs the machine a little). */
+const sampleWaits = process.env.BENCH_WAITS === '1';
 /** BENCH_REPLICAS=1,3: only these Postgres setups (and SQLite), for more rounds of the slices in question. */
 const REPLICAS = (process.env.BENCH_REPLICAS ?? '1,2,3').split(',').map(Number);
 /** BENCH_LIMITS=off: rate limits off (the access log still on), to tell the limiter's commits from the ledger's. */
@@ -125,19 +129,25 @@ async function gatewaySet(label: string, command: string[]) {
   const sqliteSeeding = await openBackend({ ...defaultConfig(), databasePath: sqlitePath }, silentLogger);
   const sqliteKeys = await claimKeys(sqliteSeeding.store, KEYS);
   await sqliteSeeding.close();
+  // A gateway that fsyncs every debit's commit (LEDGER_SYNC=full), as Postgres does, on a file of its own.
+  const fullPath = join(dir, `${label}-full.sqlite`);
+  const fullSeeding = await openBackend({ ...defaultConfig(), databasePath: fullPath }, silentLogger);
+  const fullKeys = await claimKeys(fullSeeding.store, KEYS);
+  await fullSeeding.close();
   const databaseUrl = await freshDatabase(pg.url);
   const seeding = await openBackend({ ...defaultConfig(), databaseUrl }, silentLogger);
   const pgKeys = await claimKeys(seeding.store, KEYS);
   await seeding.close();
   const sqlite = await startGateway(`${label}-sqlite`, command, { DATABASE_PATH: sqlitePath });
+  const sqliteFull = await startGateway(`${label}-sqlite-full`, command, { DATABASE_PATH: fullPath, LEDGER_SYNC: 'full' });
   const replicas: Gateway[] = [];
   for (const i of [1, 2, 3]) replicas.push(await startGateway(`${label}-pg-${i}`, command, { DATABASE_URL: databaseUrl }));
   const admin = new SQL(databaseUrl, { max: 1 });
   const lua = {
-    [`${KEYS} keys`]: { sqlite: script(`${label}-many-sqlite`, sqliteKeys), pg: script(`${label}-many-pg`, pgKeys) },
-    [`${HOT} hot keys`]: { sqlite: script(`${label}-hot-sqlite`, sqliteKeys.slice(0, HOT)), pg: script(`${label}-hot-pg`, pgKeys.slice(0, HOT)) },
+    [`${KEYS} keys`]: { sqlite: script(`${label}-many-sqlite`, sqliteKeys), full: script(`${label}-many-full`, fullKeys), pg: script(`${label}-many-pg`, pgKeys) },
+    [`${HOT} hot keys`]: { sqlite: script(`${label}-hot-sqlite`, sqliteKeys.slice(0, HOT)), full: script(`${label}-hot-full`, fullKeys.slice(0, HOT)), pg: script(`${label}-hot-pg`, pgKeys.slice(0, HOT)) },
   };
-  return { label, sqlite, replicas, admin, lua, gateways: [sqlite, ...replicas] };
+  return { label, sqlite, sqliteFull, replicas, admin, lua, gateways: [sqlite, sqliteFull, ...replicas] };
 }
 
 /** A wrk script calling the paid route with one of `keys` at random per request; prints its count and latency quantiles. */
@@ -178,6 +188,28 @@ interface Slice {
   /** The ledger's batches (gateway_ledger_batch_size, _commit_seconds): debits and refunds each, and milliseconds each from sending to answered. */
   batchCalls: number;
   batchMs: number;
+  /** BENCH_WAITS=1: what the database's busy backends were doing, as shares of the samples. */
+  waits?: string;
+}
+
+/**
+ * Samples pg_stat_activity every few ms while `going()`: each busy backend of the bench's database
+ * (the gateways' statements) counted by its wait event, or CPU when it waits for nothing.
+ */
+async function sampleWaitsOf(admin: SQL, going: () => boolean): Promise<{ text: string; queries: number }> {
+  const tally = new Map<string, number>();
+  let total = 0;
+  let queries = 0;
+  for (; going(); queries++) {
+    const rows = await admin<{ w: string }[]>`
+      SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS w FROM pg_stat_activity
+      WHERE datname = current_database() AND state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`;
+    for (const r of rows) tally.set(r.w, (tally.get(r.w) ?? 0) + 1);
+    total += rows.length;
+    await Bun.sleep(3);
+  }
+  const shares = [...tally].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([w, n]) => `${w} ${((n / Math.max(1, total)) * 100).toFixed(0)} %`);
+  return { text: shares.join(', '), queries };
 }
 
 async function wrkOne(url: string, conns: number, lua: string, duration: number) {
@@ -214,7 +246,11 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
   const cpuBefore = gateways.map((g) => cpuMs(g.pid));
   const pgBefore = cpuMsOfAll('postgres');
   const machineBefore = machineCpuMs();
+  let sampling = true;
+  const waits = admin && sampleWaits ? sampleWaitsOf(admin, () => sampling) : undefined;
   const parts = await Promise.all(gateways.map((g, i) => wrkOne(g.url, Math.floor(connections / gateways.length) + (i < connections % gateways.length ? 1 : 0), lua, duration)));
+  sampling = false;
+  const waited = await waits;
   const gatewayMs = gateways.reduce((sum, g, i) => sum + cpuMs(g.pid) - cpuBefore[i]!, 0);
   const postgresMs = cpuMsOfAll('postgres') - pgBefore;
   const machineMs = machineCpuMs() - machineBefore;
@@ -225,8 +261,8 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
   if (admin) {
     await Bun.sleep(STATS_WAIT_MS);
     const now = await xactCommit(admin);
-    // Less the read of this bench.
-    commits = now - lastCommits.get(admin)! - 1;
+    // Less the reads of this bench.
+    commits = now - lastCommits.get(admin)! - 1 - (waited?.queries ?? 0);
     lastCommits.set(admin, now);
   }
   const calls = parts.reduce((s, p) => s + p.requests, 0);
@@ -249,13 +285,15 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
     machineCores: machineMs / (duration * 1000),
     batchCalls: (batchesAfter.calls - batchesBefore.calls) / Math.max(1, batches),
     batchMs: ((batchesAfter.seconds - batchesBefore.seconds) * 1000) / Math.max(1, batches),
+    waits: waited?.text,
   };
 }
 
 const sets = [...(before ? [await gatewaySet('before', [before])] : []), await gatewaySet(before ? 'after' : 'this', command)];
 const setups = sets.flatMap((set) => [
-  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, 1 gateway`, set, gateways: [set.sqlite], postgres: false },
-  ...REPLICAS.map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), postgres: true })),
+  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, 1 gateway`, set, gateways: [set.sqlite], keys: 'sqlite' as const, postgres: false },
+  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, sync full`, set, gateways: [set.sqliteFull], keys: 'full' as const, postgres: false },
+  ...REPLICAS.map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), keys: 'pg' as const, postgres: true })),
 ]);
 const workloads = [`${KEYS} keys`, `${HOT} hot keys`].filter((_, i) => !process.env.BENCH_WORKLOADS || process.env.BENCH_WORKLOADS.split(',').includes(['many', 'hot'][i]!));
 
@@ -263,7 +301,7 @@ const results = new Map<string, Slice[]>();
 const load = loadavg()[0]!.toFixed(1);
 try {
   // Warm-up: JIT, the upstream cache, every connection pool.
-  for (const s of setups) await slice(s.gateways, s.set.lua[workloads[0]!]![s.postgres ? 'pg' : 'sqlite'], undefined, 2);
+  for (const s of setups) await slice(s.gateways, s.set.lua[workloads[0]!]![s.keys], undefined, 2);
   await Bun.sleep(STATS_WAIT_MS);
   for (const set of sets) lastCommits.set(set.admin, await xactCommit(set.admin));
   for (let round = 1; round <= rounds; round++) {
@@ -271,12 +309,12 @@ try {
       // Paired: the before's slice and the after's run at the same moment, so the machine's swings hit both.
       const turns = paired ? setups.slice(0, setups.length / 2).map((s, i) => [s, setups[setups.length / 2 + i]!]) : setups.map((s) => [s]);
       for (const turn of turns) {
-        const rs = await Promise.all(turn.map((s) => slice(s.gateways, s.set.lua[w]![s.postgres ? 'pg' : 'sqlite'], s.postgres ? s.set.admin : undefined)));
+        const rs = await Promise.all(turn.map((s) => slice(s.gateways, s.set.lua[w]![s.keys], s.postgres ? s.set.admin : undefined)));
         turn.forEach((s, i) => {
           const r = rs[i]!;
           const key = `${w} | ${s.name}`;
           results.set(key, [...(results.get(key) ?? []), r]);
-          console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}, ledger batches of ${r.batchCalls.toFixed(1)} calls in ${r.batchMs.toFixed(1)} ms`);
+          console.error(`round ${round}: ${key}: ${r.rps.toFixed(0)}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}, commits/1000 ${r.commitsPer1000?.toFixed(1) ?? '-'}, ledger batches of ${r.batchCalls.toFixed(1)} calls in ${r.batchMs.toFixed(1)} ms${r.waits ? `; Postgres busy: ${r.waits}` : ''}`);
         });
       }
     }
@@ -329,7 +367,7 @@ for (const w of workloads) {
   const pct = (x: number) => (Number.isNaN(x) ? '-' : `${(x * 100).toFixed(0)} %`);
   for (const prefix of before ? ['before: ', 'after: '] : ['']) {
     console.log(
-      `${prefix}ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio(`${prefix}Postgres, 1 gateway`, `${prefix}SQLite, 1 gateway`))}; Postgres 2 / 1 ${pct(ratio(`${prefix}Postgres, 2 gateways`, `${prefix}Postgres, 1 gateway`))}; Postgres 3 / 1 ${pct(ratio(`${prefix}Postgres, 3 gateways`, `${prefix}Postgres, 1 gateway`))}`,
+      `${prefix}ratios (median of rounds): Postgres 1 / SQLite ${pct(ratio(`${prefix}Postgres, 1 gateway`, `${prefix}SQLite, 1 gateway`))} (/ SQLite with sync full ${pct(ratio(`${prefix}Postgres, 1 gateway`, `${prefix}SQLite, sync full`))}); Postgres 2 / 1 ${pct(ratio(`${prefix}Postgres, 2 gateways`, `${prefix}Postgres, 1 gateway`))}; Postgres 3 / 1 ${pct(ratio(`${prefix}Postgres, 3 gateways`, `${prefix}Postgres, 1 gateway`))}`,
     );
   }
   if (before) {
