@@ -21,7 +21,8 @@
 // Run: bun run bench:customers [seconds per slice] [connections] [rounds]   (builds dist/gateway first)
 // BENCH_SOURCE=1 runs `bun src/main.ts` instead of the binary; BENCH_KEYS sets the number of keys;
 // BENCH_LIMITS=off turns the rate limits off; BENCH_REPLICAS=1,3 and BENCH_WORKLOADS=many|hot run only those slices;
-// BENCH_WAITS=1 prints what Postgres's busy backends waited for in each slice (pg_stat_activity, sampled).
+// BENCH_WAITS=1 prints what Postgres's busy backends waited for in each slice (pg_stat_activity, sampled);
+// BENCH_PG=name=value,... changes Postgres's settings (one the server reloads).
 // BENCH_PAIRED=1 runs each before slice at the same moment as its after slice (each with every
 // connection), so the machine's swings, which move a slice's rate by up to 2x from one minute to the
 // next, hit both alike; it measures the two sharing a saturated machine, so it tells a change in CPU
@@ -65,6 +66,14 @@ const limitsOff = process.env.BENCH_LIMITS === 'off';
 const dir = mkdtempSync(join(tmpdir(), 'cig-customers-'));
 const chain = await startSandbox();
 const pg = await startPostgres({ durable: true });
+/** BENCH_PG="commit_delay=200,commit_siblings=2": server settings other than Postgres's defaults, for an operator's tuning. */
+const pgSettings = (process.env.BENCH_PG ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]);
+if (pgSettings.length) {
+  const server = new SQL(pg.url, { max: 1 });
+  for (const [name, value] of pgSettings) await server.unsafe(`ALTER SYSTEM SET ${name} = '${value}'`);
+  await server.unsafe('SELECT pg_reload_conf()');
+  await server.close();
+}
 const gatewayAddress = (await generateKeyPairSigner()).address;
 
 /** `count` wallets with a deposit each and a key claimed, through the store the gateway uses. */
@@ -349,7 +358,7 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(' / ');
 
-console.log(`command: ${paired ? 'BENCH_PAIRED=1 ' : ''}${process.env.BENCH_REPLICAS ? `BENCH_REPLICAS=${process.env.BENCH_REPLICAS} ` : ''}${process.env.BENCH_WORKLOADS ? `BENCH_WORKLOADS=${process.env.BENCH_WORKLOADS} ` : ''}${before ? `BENCH_BEFORE=${before} ` : ''}${limitsOff ? 'BENCH_LIMITS=off ' : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
+console.log(`command: ${pgSettings.length ? `BENCH_PG=${process.env.BENCH_PG} ` : ''}${paired ? 'BENCH_PAIRED=1 ' : ''}${process.env.BENCH_REPLICAS ? `BENCH_REPLICAS=${process.env.BENCH_REPLICAS} ` : ''}${process.env.BENCH_WORKLOADS ? `BENCH_WORKLOADS=${process.env.BENCH_WORKLOADS} ` : ''}${before ? `BENCH_BEFORE=${before} ` : ''}${limitsOff ? 'BENCH_LIMITS=off ' : ''}bun bench/many-customers.ts ${seconds} ${connections} ${rounds}${fromSource ? ' (BENCH_SOURCE=1: from source)' : ' (dist/gateway)'}`);
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, bun ${Bun.version}, load average ${load} at start; wrk, Postgres and every gateway on the same machine`);
 console.log('each cell: the rounds in order (r1 / r2 / ...); ratios are taken within a round, then the median of the rounds');
 for (const w of workloads) {
