@@ -42,20 +42,16 @@ for (let i = 0; i < ACCOUNTS; i++) {
 /** Loads pg_stat_statements (timing planning too) if this PostgreSQL has it: false when it does not. */
 async function statementStats(server: PostgresServer): Promise<boolean> {
   const sql = new SQL(server.url, { max: 1 });
-  try {
-    await sql.unsafe("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
-    await sql.close();
-    await server.restart();
-    const again = new SQL(server.url, { max: 1 });
-    await again.unsafe('ALTER SYSTEM SET pg_stat_statements.track_planning = on');
-    await again.unsafe('SELECT pg_reload_conf()');
-    await again.close();
-    return true;
-  } catch {
-    await sql.unsafe('ALTER SYSTEM RESET shared_preload_libraries').catch(() => {});
-    await server.restart();
-    return false;
-  }
+  const [available] = await sql`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements'`;
+  if (available) await sql.unsafe("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  await sql.close();
+  if (!available) return false;
+  await server.restart();
+  const again = new SQL(server.url, { max: 1 });
+  await again.unsafe('ALTER SYSTEM SET pg_stat_statements.track_planning = on');
+  await again.unsafe('SELECT pg_reload_conf()');
+  await again.close();
+  return true;
 }
 
 /** The statement Postgres spent most time on since the last reset (the ledger's batch): per execution, in ms. */
