@@ -132,30 +132,34 @@ async function startGateway(name: string, command: string[], env: Record<string,
   };
 }
 
-/** One gateway on SQLite and three on one Postgres database, run by `command`, each database with KEYS keys claimed. */
+/** Two gateways on SQLite (shipped, and LEDGER_SYNC=full) and three on one Postgres database, run by `command`, each database with KEYS keys claimed. */
 async function gatewaySet(label: string, command: string[]) {
+  /** A database opened as the gateway would open it, with KEYS keys claimed in it. */
+  const seeded = async (where: { databasePath: string } | { databaseUrl: string }) => {
+    const seeding = await openBackend({ ...defaultConfig(), ...where }, silentLogger);
+    const keys = await claimKeys(seeding.store, KEYS);
+    await seeding.close();
+    return keys;
+  };
   const sqlitePath = join(dir, `${label}.sqlite`);
-  const sqliteSeeding = await openBackend({ ...defaultConfig(), databasePath: sqlitePath }, silentLogger);
-  const sqliteKeys = await claimKeys(sqliteSeeding.store, KEYS);
-  await sqliteSeeding.close();
+  const sqliteKeys = await seeded({ databasePath: sqlitePath });
   // A gateway that fsyncs every debit's commit (LEDGER_SYNC=full), as Postgres does, on a file of its own.
   const fullPath = join(dir, `${label}-full.sqlite`);
-  const fullSeeding = await openBackend({ ...defaultConfig(), databasePath: fullPath }, silentLogger);
-  const fullKeys = await claimKeys(fullSeeding.store, KEYS);
-  await fullSeeding.close();
+  const fullKeys = await seeded({ databasePath: fullPath });
   const databaseUrl = await freshDatabase(pg.url);
-  const seeding = await openBackend({ ...defaultConfig(), databaseUrl }, silentLogger);
-  const pgKeys = await claimKeys(seeding.store, KEYS);
-  await seeding.close();
+  const pgKeys = await seeded({ databaseUrl });
   const sqlite = await startGateway(`${label}-sqlite`, command, { DATABASE_PATH: sqlitePath });
   const sqliteFull = await startGateway(`${label}-sqlite-full`, command, { DATABASE_PATH: fullPath, LEDGER_SYNC: 'full' });
   const replicas: Gateway[] = [];
   for (const i of [1, 2, 3]) replicas.push(await startGateway(`${label}-pg-${i}`, command, { DATABASE_URL: databaseUrl }));
   const admin = new SQL(databaseUrl, { max: 1 });
-  const lua = {
-    [`${KEYS} keys`]: { sqlite: script(`${label}-many-sqlite`, sqliteKeys), full: script(`${label}-many-full`, fullKeys), pg: script(`${label}-many-pg`, pgKeys) },
-    [`${HOT} hot keys`]: { sqlite: script(`${label}-hot-sqlite`, sqliteKeys.slice(0, HOT)), full: script(`${label}-hot-full`, fullKeys.slice(0, HOT)), pg: script(`${label}-hot-pg`, pgKeys.slice(0, HOT)) },
-  };
+  /** One wrk script per database for a workload: its first `count` keys, each request one at random. */
+  const scripts = (workload: string, count: number) => ({
+    sqlite: script(`${label}-${workload}-sqlite`, sqliteKeys.slice(0, count)),
+    full: script(`${label}-${workload}-full`, fullKeys.slice(0, count)),
+    pg: script(`${label}-${workload}-pg`, pgKeys.slice(0, count)),
+  });
+  const lua = { [`${KEYS} keys`]: scripts('many', KEYS), [`${HOT} hot keys`]: scripts('hot', HOT) };
   return { label, sqlite, sqliteFull, replicas, admin, lua, gateways: [sqlite, sqliteFull, ...replicas] };
 }
 
@@ -299,11 +303,14 @@ async function slice(gateways: Gateway[], lua: string, admin?: SQL, duration = s
 }
 
 const sets = [...(before ? [await gatewaySet('before', [before])] : []), await gatewaySet(before ? 'after' : 'this', command)];
-const setups = sets.flatMap((set) => [
-  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, 1 gateway`, set, gateways: [set.sqlite], keys: 'sqlite' as const, postgres: false },
-  { name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}SQLite, sync full`, set, gateways: [set.sqliteFull], keys: 'full' as const, postgres: false },
-  ...REPLICAS.map((n) => ({ name: `${set === sets[0] && before ? 'before: ' : before ? 'after: ' : ''}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), keys: 'pg' as const, postgres: true })),
-]);
+const setups = sets.flatMap((set) => {
+  const prefix = !before ? '' : set === sets[0] ? 'before: ' : 'after: ';
+  return [
+    { name: `${prefix}SQLite, 1 gateway`, set, gateways: [set.sqlite], keys: 'sqlite' as const },
+    { name: `${prefix}SQLite, sync full`, set, gateways: [set.sqliteFull], keys: 'full' as const },
+    ...REPLICAS.map((n) => ({ name: `${prefix}Postgres, ${n} gateway${n > 1 ? 's' : ''}`, set, gateways: set.replicas.slice(0, n), keys: 'pg' as const })),
+  ];
+});
 const workloads = [`${KEYS} keys`, `${HOT} hot keys`].filter((_, i) => !process.env.BENCH_WORKLOADS || process.env.BENCH_WORKLOADS.split(',').includes(['many', 'hot'][i]!));
 
 const results = new Map<string, Slice[]>();
@@ -318,7 +325,7 @@ try {
       // Paired: the before's slice and the after's run at the same moment, so the machine's swings hit both.
       const turns = paired ? setups.slice(0, setups.length / 2).map((s, i) => [s, setups[setups.length / 2 + i]!]) : setups.map((s) => [s]);
       for (const turn of turns) {
-        const rs = await Promise.all(turn.map((s) => slice(s.gateways, s.set.lua[w]![s.keys], s.postgres ? s.set.admin : undefined)));
+        const rs = await Promise.all(turn.map((s) => slice(s.gateways, s.set.lua[w]![s.keys], s.keys === 'pg' ? s.set.admin : undefined)));
         turn.forEach((s, i) => {
           const r = rs[i]!;
           const key = `${w} | ${s.name}`;
