@@ -54,15 +54,16 @@ async function statementStats(server: PostgresServer): Promise<boolean> {
   return true;
 }
 
-/** The statement Postgres spent most time on since the last reset (the ledger's batch): per execution, in ms. */
+/** The statement Postgres spent most time on (the ledger's batch) since this was last asked, whose counts start again: ms per run. */
 async function busiestStatement(): Promise<string> {
   if (!statements) return '';
-  const [top] = await admin`SELECT calls, plans, total_exec_time / greatest(calls, 1) AS exec, total_plan_time / greatest(plans, 1) AS plan FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 1`;
+  const [top] = await admin`SELECT calls, plans, total_exec_time / greatest(calls, 1) AS exec FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 1`;
   await admin`SELECT pg_stat_statements_reset()`;
   return top ? `; in Postgres its batch statement ran ${Number(top.exec).toFixed(2)} ms each (${top.calls} runs, planned ${top.plans} times)` : '';
 }
 
 async function run(drawing: boolean) {
+  // The statements' counts start here.
   await busiestStatement();
   const commitsBefore = ledger.commits;
   const pgBefore = cpuMsOfAll('postgres');
