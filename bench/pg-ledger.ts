@@ -18,7 +18,8 @@ import { cpuMs, cpuMsOfAll } from './wire.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const clients = Number(process.argv[3] ?? 64);
-const ACCOUNTS = 1000;
+/** BENCH_KEYS: how many accounts the calls are spread over (8: a few hot customers). */
+const ACCOUNTS = Number(process.env.BENCH_KEYS ?? 1000);
 const PRICE = 1000;
 
 const pg = await startPostgres({ durable: true });

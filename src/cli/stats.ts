@@ -83,8 +83,16 @@ async function byCapability(db: OperatorDb, hasX402: boolean): Promise<NonNullab
   return [...caps.values()].sort((a, b) => b.calls + b.x402Calls - (a.calls + a.x402Calls) || a.capability.localeCompare(b.capability));
 }
 
+/** The credit accounts as their wallets have them: on PostgreSQL, with what replicas hold of them (credit_holds). */
+async function accountsOf(db: OperatorDb): Promise<string> {
+  if (!(await db.hasTable('credit_holds'))) return 'credit_accounts';
+  return `(SELECT a.wallet, a.free_calls, a.credit_lamports + coalesce(h.c, 0) AS credit_lamports, a.calls_made + coalesce(h.m, 0) AS calls_made
+     FROM credit_accounts a LEFT JOIN (SELECT wallet, sum(credit_lamports) AS c, sum(calls_made) AS m FROM credit_holds GROUP BY wallet) h ON h.wallet = a.wallet)`;
+}
+
 export async function collectStats(db: OperatorDb): Promise<Stats> {
   const one = async (sql: string) => (await db.rows(sql))[0]!;
+  const accounts = await accountsOf(db);
   const keys = await one(
     `SELECT count(*) FILTER (WHERE revoked_at IS NULL) AS active, count(*) FILTER (WHERE revoked_at IS NOT NULL) AS revoked, count(DISTINCT wallet) AS wallets FROM api_keys`,
   );
@@ -96,7 +104,7 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
   const dust = await one(`SELECT count(*) AS n, coalesce(sum(transfers), 0) AS transfers, coalesce(sum(lamports), 0) AS lamports FROM dust_totals`);
   const pending = await one(`SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports FROM pending_claims`);
   const credit = await one(
-    `SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports, coalesce(sum(free_calls), 0) AS free, coalesce(sum(calls_made), 0) AS calls FROM credit_accounts`,
+    `SELECT count(*) AS n, coalesce(sum(credit_lamports), 0) AS lamports, coalesce(sum(free_calls), 0) AS free, coalesce(sum(calls_made), 0) AS calls FROM ${accounts} a`,
   );
   const credited = big(depositRows.find((r) => r.status === 'credited')?.lamports);
 
@@ -134,7 +142,7 @@ export async function collectStats(db: OperatorDb): Promise<Stats> {
   const top = await db.rows(
     `SELECT a.wallet, a.calls_made AS calls, a.credit_lamports AS credit, a.free_calls AS free,
             coalesce((SELECT sum(d.lamports) FROM deposits d WHERE d.wallet = a.wallet AND d.status = 'credited'), 0) AS deposited
-     FROM credit_accounts a ORDER BY a.calls_made DESC, a.wallet LIMIT 10`,
+     FROM ${accounts} a ORDER BY a.calls_made DESC, a.wallet LIMIT 10`,
   );
 
   const counts = [keys.active, keys.revoked, depositRows.length, dust.n, pending.n, credit.n, x402 ? x402.settled.length + x402.failed : 0];
@@ -223,10 +231,11 @@ const iso = (ms: unknown) => new Date(num(ms)).toISOString();
 
 export async function listKeys(db: OperatorDb): Promise<KeyRow[]> {
   const by = (await db.hasColumn('api_keys', 'revoked_by')) ? 'revoked_by' : 'NULL';
+  const accounts = await accountsOf(db);
   const rows = await db.rows(
     `SELECT substr(k.key_hash, 1, 12) AS key_id, k.wallet, k.created_at, k.revoked_at, ${by === 'NULL' ? 'NULL' : 'k.revoked_by'} AS revoked_by,
             coalesce(a.credit_lamports, 0) AS credit, coalesce(a.free_calls, 0) AS free
-     FROM api_keys k LEFT JOIN credit_accounts a ON a.wallet = k.wallet ORDER BY k.created_at, k.key_hash`,
+     FROM api_keys k LEFT JOIN ${accounts} a ON a.wallet = k.wallet ORDER BY k.created_at, k.key_hash`,
   );
   return rows.map((k) => ({
     keyId: String(k.key_id),

@@ -8,6 +8,7 @@ import m4 from '../../drizzle/pg/0004_call_ids.sql' with { type: 'text' };
 import m5 from '../../drizzle/pg/0005_watch_ingest.sql' with { type: 'text' };
 import m6 from '../../drizzle/pg/0006_curvy_lenny_balinger.sql' with { type: 'text' };
 import m7 from '../../drizzle/pg/0007_x402_extensions.sql' with { type: 'text' };
+import m8 from '../../drizzle/pg/0008_credit_holds.sql' with { type: 'text' };
 
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
@@ -18,5 +19,6 @@ export const migrationSql: Record<string, string> = {
   "0005_watch_ingest": m5,
   "0006_curvy_lenny_balinger": m6,
   "0007_x402_extensions": m7,
+  "0008_credit_holds": m8,
 };
 export { journal };

@@ -157,6 +157,23 @@ export const rateBuckets = pgTable('rate_buckets', {
   allowed: integer('allowed').notNull(),
 });
 
+/**
+ * Credit a replica holds out of a busy account (backend/postgres/holds.ts): its debits of that
+ * wallet touch this row alone, not the account every replica shares. An account's balance is its
+ * row plus its holds; any replica folds a hold back when the account needs it, or once it expires.
+ */
+export const creditHolds = pgTable(
+  'credit_holds',
+  {
+    wallet: text('wallet').notNull(),
+    holder: text('holder').notNull(),
+    creditLamports: lamports('credit_lamports').notNull(),
+    callsMade: integer('calls_made').notNull().default(0),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.wallet, t.holder] }), check('credit_holds_credit_nonnegative', sql`${t.creditLamports} >= 0`), index('credit_holds_expires_idx').on(t.expiresAt)],
+);
+
 /** schema.ts siwxNonces: the primary key lets one replica, and one call, use a nonce. */
 export const siwxNonces = pgTable(
   'siwx_nonces',

@@ -9,8 +9,8 @@ import { getTableConfig as sqliteConfig, SQLiteTable } from 'drizzle-orm/sqlite-
 import * as pg from '../../src/db/pg-schema.ts';
 import * as sqlite from '../../src/db/schema.ts';
 
-/** Tables only Postgres needs: state one process keeps in memory. */
-const PG_ONLY = new Set(['rate_buckets', 'watch_ingest_leases']);
+/** Tables only Postgres needs: state one process keeps in memory, and what replicas hold apart. */
+const PG_ONLY = new Set(['rate_buckets', 'watch_ingest_leases', 'credit_holds']);
 /** SQLite's typeof(...) = 'integer' checks: Postgres refuses a bigint overflow by itself. */
 const sqliteOnlyCheck = (name: string) => name.endsWith('_integer');
 

@@ -20,6 +20,13 @@
 // instead of four. Its guards make it all or nothing: if the database is not as planned, nothing is
 // written and the batch goes the locking way above.
 //
+// A busy account (more than one debit in a batch, credit for many calls) is not debited in its own
+// row, which every replica's batches would queue on, one COMMIT's fsync after another: the locking
+// transaction moves part of it into a hold of this replica's (holds.ts), and the batches after it
+// debit that hold at once, a row no other replica touches, until it runs short and is refilled.
+// Likewise a busy rate-limit bucket: a drawing batch takes up to 16 times its tokens ahead while the
+// bucket stays at least half full, and the next batches use those before drawing again (TokensAhead).
+//
 // When the connection is lost around COMMIT the batch may or may not have committed: the ledger then
 // looks its call ids up on a new connection, after taking the accounts' row locks (which the lost
 // transaction holds until the server has committed or rolled it back), and answers each operation
@@ -34,6 +41,7 @@ import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from
 import type { usageRow } from '../../usage-history.ts';
 import type { RateDecision } from '../../rate-limit.ts';
 import { decisionOf, draw, drawing, drawnOf, type BucketPolicy, type Drawn } from './buckets.ts';
+import { foldHolds, holdFor, HOLD_TTL_MS, SWEEP_EVERY_MS, type HoldRow } from './holds.ts';
 import { LATE, within } from '../../../within.ts';
 import { ledgerBatch, ledgerCommit, ledgerReplanned } from '../../../metrics.ts';
 
@@ -138,6 +146,37 @@ const NOT_AS_PLANNED = new Set(['22012', '23505', '23514']);
 /** Accounts remembered for planning (one replica's customers; past this, it starts again). */
 const SEEN_MAX = 100_000;
 
+/** Tokens drawn ahead and not used within this long are dropped (never given twice; a few refused early at most). */
+const AHEAD_MS = 1_000;
+/** A busy bucket's draw takes up to this many times its requests ahead... */
+const AHEAD_TIMES = 16;
+
+/** Tokens this replica drew ahead of a bucket, and what the bucket held after that draw. */
+interface TokensAhead {
+  tokens: number;
+  left: number;
+  at: number;
+}
+
+/** What a batch's debits ask of each account: how many calls, their lamports, and the dearest price. */
+function demandOf(ops: Pending[]): Map<string, { calls: number; lamports: bigint; price: number }> {
+  const demand = new Map<string, { calls: number; lamports: bigint; price: number }>();
+  for (const op of ops) {
+    if (op.kind !== 'debit') continue;
+    const d = demand.get(op.wallet) ?? { calls: 0, lamports: 0n, price: 0 };
+    demand.set(op.wallet, { calls: d.calls + 1, lamports: d.lamports + BigInt(op.price!), price: Math.max(d.price, op.price!) });
+  }
+  return demand;
+}
+
+/** An answer as the caller sees it: its balance with what other replicas hold of the account (`spare`), which the batch did not touch. */
+function withSpare(r: unknown, spare: bigint | undefined): unknown {
+  if (!spare || !r || typeof r !== 'object' || r instanceof Error) return r;
+  if ('decision' in r) return { ...r, debit: withSpare((r as Drawing).debit, spare) };
+  const { balance } = r as { balance: Balance };
+  return { ...r, balance: { ...balance, creditLamports: balance.creditLamports + spare } };
+}
+
 // No ON CONFLICT: a record made meanwhile (a voided id, pg-ledger settle) fails the batch, nothing moves.
 const recordsInsert = (sql: SQL, r: Writes['records']) => sql`
   INSERT INTO ledger_debits (call_id, wallet, kind, price)
@@ -170,12 +209,20 @@ export class PgLedger {
   atOnceCommits = 0;
   replanned = 0;
   private readonly seen = new Map<string, AccountView>();
+  /** Names this replica's holds (holds.ts) while it runs. */
+  readonly holder = crypto.randomUUID();
+  /** The credit each of this replica's holds has left, as its last committed batch left it. */
+  private readonly held = new Map<string, bigint>();
+  private readonly ahead = new Map<string, TokensAhead>();
+  private readonly sweeper = setInterval(() => void foldHolds(this.sql).catch(() => {}), SWEEP_EVERY_MS);
 
   /** `buckets`: the shared rate limit's policy, when limits are on (debitDrawing). */
   constructor(
     private readonly sql: SQL,
     readonly buckets?: BucketPolicy,
-  ) {}
+  ) {
+    this.sweeper.unref();
+  }
 
   /** `keyHash`: the key the call came with, checked live in the debit's transaction (else KEY_GONE). */
   debit(wallet: string, price: number, firstCallId: string, keyHash?: string): Promise<Debit | null | typeof KEY_GONE> {
@@ -238,9 +285,21 @@ export class PgLedger {
     });
   }
 
+  /** The account with every replica's holds of it: what it has. */
   async account(wallet: string): Promise<AccountView | null> {
-    const [row] = await this.sql<(BalanceRow & { calls_made: number })[]>`SELECT free_calls, credit_lamports, calls_made FROM credit_accounts WHERE wallet = ${wallet}`;
+    const [row] = await this.sql<(BalanceRow & { calls_made: number })[]>`
+      SELECT a.free_calls, (a.credit_lamports + coalesce(sum(h.credit_lamports), 0))::text AS credit_lamports, a.calls_made + coalesce(sum(h.calls_made), 0) AS calls_made
+      FROM credit_accounts a LEFT JOIN credit_holds h ON h.wallet = a.wallet WHERE a.wallet = ${wallet} GROUP BY a.wallet`;
     return row ? { wallet, callsMade: Number(row.calls_made), ...balanceOf(row) } : null;
+  }
+
+  /** On a graceful stop: once nothing is in flight, this replica's holds go back to their accounts (else they expire, holds.ts). */
+  async close(waitMs = 2_000): Promise<void> {
+    clearInterval(this.sweeper);
+    const until = Date.now() + waitMs;
+    while ((this.flushing || this.queue.length) && Date.now() < until) await Bun.sleep(5);
+    this.held.clear();
+    await foldHolds(this.sql, this.holder).catch(() => {});
   }
 
   /** Forgets the records of calls made before `before` (Unix ms): no refund is owed that long. */
@@ -327,18 +386,26 @@ export class PgLedger {
         ledgerReplanned.inc();
       }
     }
-    const { results, accounts } = await this.sql.begin((tx) => this.apply(tx, batch));
+    const { results, accounts, holds } = await this.sql.begin((tx) => this.apply(tx, batch));
     this.saw(accounts.values());
+    for (const [wallet, hold] of holds) {
+      if (hold > 0n) this.held.set(wallet, hold);
+      else this.held.delete(wallet);
+    }
     return results;
   }
 
-  /** One transaction: lock and read, apply in order in memory, write each account once and each kind of record in one statement. */
-  private async apply(tx: SQL, batch: Pending[]): Promise<{ results: unknown[]; accounts: Map<string, AccountView> }> {
+  /**
+   * One transaction: lock and read, apply in order in memory, write each account once and each kind
+   * of record in one statement. Returns the accounts' rows as written, and this replica's hold of
+   * each account from now on (0n: none).
+   */
+  private async apply(tx: SQL, batch: Pending[]): Promise<{ results: unknown[]; accounts: Map<string, AccountView>; holds: Map<string, bigint> }> {
     const money = batch.filter((op) => op.kind !== 'rows');
     const wallets = [...new Set(money.map((op) => op.wallet))];
     const keys = keyHashes(money);
     const counts = bucketCounts(money);
-    const [drawn, [accountRows, recordRows, liveRows]] = await Promise.all([
+    const [drawn, [accountRows, holdRows, recordRows, liveRows]] = await Promise.all([
       // Sent first: the buckets' row locks come before the accounts' in every transaction.
       counts.size ? draw(tx, counts, this.buckets!, false) : new Map<string, Drawn>(),
       money.length
@@ -347,24 +414,54 @@ export class PgLedger {
             // the same call still committing elsewhere is seen once it has.
             tx<(BalanceRow & { wallet: string; calls_made: number })[]>`
               SELECT wallet, free_calls, credit_lamports, calls_made FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet FOR UPDATE`,
+            // Then every replica's holds of them, in the same order (holds.ts): a hold being debited
+            // at once elsewhere is seen once that has committed.
+            tx<HoldRow[]>`
+              SELECT wallet, holder, credit_lamports, calls_made, expires_at < extract(epoch from clock_timestamp()) * 1000 AS expired
+              FROM credit_holds WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet, holder FOR UPDATE`,
             tx<DebitRow[]>`SELECT call_id, wallet, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${money.map((op) => op.callId)}::text[])`,
             keys.length ? tx<{ key_hash: string }[]>`SELECT key_hash FROM api_keys WHERE key_hash = ANY(${keys}::text[]) AND revoked_at IS NULL` : Promise.resolve([]),
           ])
-        : ([[], [], []] as const),
+        : ([[], [], [], []] as const),
     ]);
-    const accounts = new Map<string, AccountView>(accountRows.map((r) => [r.wallet, accountOf(r)]));
+    const demand = demandOf(money);
+    const { accounts, folded, spare } = this.pool(accountRows.map(accountOf), holdRows, demand);
     const records = new Map<string, DebitRow>(recordRows.map((r) => [r.call_id, r]));
     const live = new Set(liveRows.map((r) => r.key_hash));
     const { results, writes } = this.stepAll(batch, { accounts, records, live, drawn });
+    // This replica's hold of each busy account from here on (refilled, or taken); the rest is its row.
+    const holds = new Map<string, bigint>();
+    const rows = new Map<string, AccountView>();
+    const touched = new Set(folded.map((h) => h.wallet));
+    const a: AccountView[] = [];
+    for (const [wallet, account] of accounts) {
+      const d = demand.get(wallet);
+      const hold = d && (d.calls > 1 || this.held.has(wallet)) ? holdFor(account, d.price) : 0n;
+      holds.set(wallet, hold);
+      rows.set(wallet, { ...account, creditLamports: account.creditLamports - hold });
+      if (hold > 0n || touched.has(wallet) || writes.accounts.has(wallet)) a.push(rows.get(wallet)!);
+    }
     const at = Date.now();
     const statements: Promise<unknown>[] = [];
-    if (writes.accounts.size) {
-      const a = [...writes.accounts.values()];
+    if (a.length) {
       statements.push(tx`
         UPDATE credit_accounts c SET free_calls = v.f, credit_lamports = v.c, calls_made = v.m, updated_at = ${at}
         FROM unnest(${a.map((x) => x.wallet)}::text[], ${a.map((x) => String(x.freeCalls))}::text[]::int[], ${a.map((x) => String(x.creditLamports))}::text[]::bigint[], ${a.map((x) => String(x.callsMade))}::text[]::int[])
           AS v(w, f, c, m)
         WHERE c.wallet = v.w`.then(() => {}));
+    }
+    if (folded.length) {
+      statements.push(tx`
+        DELETE FROM credit_holds h USING unnest(${folded.map((x) => x.wallet)}::text[], ${folded.map((x) => x.holder)}::text[]) AS v(w, holder)
+        WHERE h.wallet = v.w AND h.holder = v.holder`.then(() => {}));
+    }
+    const taken = [...holds].filter(([, hold]) => hold > 0n);
+    if (taken.length) {
+      statements.push(tx`
+        INSERT INTO credit_holds (wallet, holder, credit_lamports, calls_made, expires_at)
+        SELECT w, ${this.holder}, c, 0, (extract(epoch from clock_timestamp()) * 1000)::bigint + ${HOLD_TTL_MS}
+        FROM unnest(${taken.map(([w]) => w)}::text[], ${taken.map(([, c]) => String(c))}::text[]::bigint[]) AS v(w, c)
+        ON CONFLICT (wallet, holder) DO UPDATE SET credit_lamports = EXCLUDED.credit_lamports, calls_made = 0, expires_at = EXCLUDED.expires_at`.then(() => {}));
     }
     if (writes.records.length) statements.push(recordsInsert(tx, writes.records).then(() => {}));
     if (writes.refunds.length) {
@@ -376,7 +473,36 @@ export class PgLedger {
     }
     if (writes.rows.length) statements.push(usageInsert(tx, writes.rows).then(() => {}));
     await Promise.all(statements);
-    return { results, accounts };
+    return { results: spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results, accounts: rows, holds };
+  }
+
+  /**
+   * The accounts a locking batch is applied to: each account's row with this replica's hold and
+   * every expired one folded back in, and other replicas' live holds too where the batch might need
+   * them; those it leaves alone (`spare`) are only added to the balances it answers.
+   */
+  private pool(rows: AccountView[], holds: readonly HoldRow[], demand: ReturnType<typeof demandOf>) {
+    const accounts = new Map(rows.map((a) => [a.wallet, a]));
+    const folded: HoldRow[] = [];
+    const fold = (h: HoldRow) => {
+      const a = accounts.get(h.wallet);
+      if (!a) return;
+      accounts.set(h.wallet, { ...a, creditLamports: a.creditLamports + BigInt(h.credit_lamports), callsMade: a.callsMade + Number(h.calls_made) });
+      folded.push(h);
+    };
+    const others = new Map<string, HoldRow[]>();
+    for (const h of holds) {
+      if (h.holder === this.holder || h.expired) fold(h);
+      else others.set(h.wallet, [...(others.get(h.wallet) ?? []), h]);
+    }
+    const spare = new Map<string, bigint>();
+    for (const [wallet, theirs] of others) {
+      const a = accounts.get(wallet);
+      const d = demand.get(wallet);
+      if (a && d && a.freeCalls < d.calls && a.creditLamports < d.lamports) theirs.forEach(fold);
+      else spare.set(wallet, theirs.reduce((sum, h) => sum + BigInt(h.credit_lamports), 0n));
+    }
+    return { accounts, folded, spare };
   }
 
   /**
@@ -393,13 +519,23 @@ export class PgLedger {
   private atOnce(batch: Pending[]): Promise<unknown[]> | null {
     if (batch.some((op) => op.kind === 'refund')) return null;
     const debits = batch.filter((op) => op.kind === 'debit');
+    const demand = demandOf(debits);
     const before = new Map<string, AccountView>();
-    for (const op of debits) {
-      const seen = this.seen.get(op.wallet);
-      if (!seen) return null;
-      before.set(op.wallet, seen);
+    for (const [wallet, d] of demand) {
+      const hold = this.held.get(wallet);
+      if (hold !== undefined) {
+        // Its debits go on this replica's hold alone, which must pay them all; else the locking way refills it.
+        if (hold < d.lamports) return null;
+        before.set(wallet, { wallet, freeCalls: 0, creditLamports: hold, callsMade: 0 });
+        continue;
+      }
+      const seen = this.seen.get(wallet);
+      // A busy account worth a hold goes the locking way once, which takes it.
+      if (!seen || (d.calls > 1 && holdFor(seen, d.price) > 0n)) return null;
+      before.set(wallet, seen);
     }
     const counts = bucketCounts(debits);
+    const draws = this.drawsAhead(counts);
     const everyDraw = new Map([...counts].map(([key, n]) => [key, { key, tokens: 0, allowed: n }]));
     const plan = this.stepAll(batch, { accounts: new Map(before), records: new Map(), live: EVERY_KEY, drawn: everyDraw });
     // Every debit paid: a refusal (no credit) is left to the locking transaction.
@@ -409,43 +545,120 @@ export class PgLedger {
       const b = before.get(after.wallet)!;
       return { wallet: after.wallet, free0: b.freeCalls, free: b.freeCalls - after.freeCalls, credit: b.creditLamports - after.creditLamports, calls: after.callsMade - b.callsMade };
     });
+    const shared = change.filter((c) => !this.held.has(c.wallet));
+    const held = change.filter((c) => this.held.has(c.wallet));
     const keys = keyHashes(debits);
-    const requests = debits.filter((op) => op.bucket).length;
     const sql = this.sql;
-    const wallets = change.map((c) => c.wallet);
-    // The draws, then the accounts' row locks in wallet order (LockRows above the sort), as in every
-    // transaction: the locking CTE's condition on the draws is evaluated once, before its scan.
-    const statement = sql<{ ok: number; accounts: (BalanceRow & { wallet: string; calls_made: number })[]; drawn: Drawn[] | null }[]>`
-      WITH ${counts.size ? sql`drawn AS (${drawing(sql, counts, this.buckets!, false)}),` : sql``}
+    const wallets = shared.map((c) => c.wallet);
+    const heldWallets = held.map((c) => c.wallet);
+    // Every bucket drawn from gave at least what this batch needs of it (the rest is taken ahead).
+    const drawnEnough = draws.fromDb.size
+      ? sql`(SELECT count(*) FROM drawn d JOIN unnest(${[...draws.fromDb.keys()]}::text[], ${[...draws.fromDb.values()].map(String)}::text[]::int[]) AS q(k, n)
+          ON d.key = q.k WHERE d.allowed >= q.n) = ${draws.fromDb.size}`
+      : sql`true`;
+    // The draws, then the accounts' row locks in wallet order (LockRows above the sort), then this
+    // replica's holds, as in every transaction: each locking CTE's condition on the one before is
+    // evaluated once, before its scan.
+    const statement = sql<{ ok: number; accounts: (BalanceRow & { wallet: string; calls_made: number })[]; held: { wallet: string; credit_lamports: string }[] | null; spare: { wallet: string; credit: string }[] | null; drawn: Drawn[] | null }[]>`
+      WITH ${draws.asked.size ? sql`drawn AS (${drawing(sql, draws.asked, this.buckets!, false)}),` : sql``}
       locked AS (
-        SELECT wallet FROM credit_accounts WHERE wallet = ANY(${wallets}::text[])
-          AND ${counts.size ? sql`(SELECT coalesce(sum(allowed), 0) FROM drawn) = ${requests}` : sql`true`}
+        SELECT wallet FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) AND ${drawnEnough}
         ORDER BY wallet FOR UPDATE),
       changed AS (
         UPDATE credit_accounts c SET free_calls = c.free_calls - v.f, credit_lamports = c.credit_lamports - v.c, calls_made = c.calls_made + v.m, updated_at = ${Date.now()}
-        FROM unnest(${wallets}::text[], ${change.map((c) => String(c.free0))}::text[]::int[], ${change.map((c) => String(c.free))}::text[]::int[],
-          ${change.map((c) => String(c.credit))}::text[]::bigint[], ${change.map((c) => String(c.calls))}::text[]::int[]) AS v(w, f0, f, c, m)
+        FROM unnest(${wallets}::text[], ${shared.map((c) => String(c.free0))}::text[]::int[], ${shared.map((c) => String(c.free))}::text[]::int[],
+          ${shared.map((c) => String(c.credit))}::text[]::bigint[], ${shared.map((c) => String(c.calls))}::text[]::int[]) AS v(w, f0, f, c, m)
         WHERE c.wallet = v.w AND c.free_calls = v.f0 AND c.credit_lamports >= v.c AND (SELECT count(*) FROM locked) = ${wallets.length}
         RETURNING c.wallet, c.free_calls, c.credit_lamports::text AS credit_lamports, c.calls_made),
+      ${
+        heldWallets.length
+          ? sql`holding AS (
+        SELECT wallet FROM credit_holds WHERE holder = ${this.holder} AND wallet = ANY(${heldWallets}::text[]) AND (SELECT count(*) FROM changed) = ${wallets.length}
+        ORDER BY wallet FOR UPDATE),
+      spent AS (
+        UPDATE credit_holds h SET credit_lamports = h.credit_lamports - v.c, calls_made = h.calls_made + v.m,
+          expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + ${HOLD_TTL_MS}
+        FROM unnest(${heldWallets}::text[], ${held.map((c) => String(c.credit))}::text[]::bigint[], ${held.map((c) => String(c.calls))}::text[]::int[]) AS v(w, c, m)
+        WHERE h.holder = ${this.holder} AND h.wallet = v.w AND h.credit_lamports >= v.c AND (SELECT count(*) FROM holding) = ${heldWallets.length}
+        RETURNING h.wallet, h.credit_lamports::text AS credit_lamports),`
+          : sql``
+      }
       recorded AS (${recordsInsert(sql, plan.writes.records)})
       ${plan.writes.rows.length ? sql`, used AS (${usageInsert(sql, plan.writes.rows)})` : sql``}
       SELECT
         -- Not as planned: 1/0 fails the statement, and with it every write above. Each key is looked up
         -- by its index (LATERAL, LIMIT 1), not found by scanning them all: a cached plan cannot see how few are asked.
-        1 / (CASE WHEN (SELECT count(*) FROM changed) = ${wallets.length}
+        1 / (CASE WHEN (SELECT count(*) FROM changed) = ${wallets.length} AND ${drawnEnough}
+          ${heldWallets.length ? sql`AND (SELECT count(*) FROM spent) = ${heldWallets.length}` : sql``}
           AND (SELECT count(*) FROM unnest(${keys}::text[]) AS k(h), LATERAL (SELECT FROM api_keys a WHERE a.key_hash = k.h AND a.revoked_at IS NULL LIMIT 1) live) = ${keys.length} THEN 1 ELSE 0 END) AS ok,
         (SELECT json_agg(changed) FROM changed) AS accounts,
-        ${counts.size ? sql`(SELECT json_agg(drawn) FROM drawn)` : sql`NULL`} AS drawn`;
+        ${heldWallets.length ? sql`(SELECT json_agg(spent) FROM spent)` : sql`NULL`} AS held,
+        -- What the rest of a held account has (its row and other replicas' holds), for the balances answered.
+        ${
+          heldWallets.length
+            ? sql`(SELECT json_agg(s) FROM (SELECT a.wallet, (a.credit_lamports + coalesce((SELECT sum(o.credit_lamports) FROM credit_holds o WHERE o.wallet = a.wallet AND o.holder <> ${this.holder}), 0))::text AS credit
+                FROM credit_accounts a WHERE a.wallet = ANY(${heldWallets}::text[])) s)`
+            : sql`NULL`
+        } AS spare,
+        ${draws.asked.size ? sql`(SELECT json_agg(drawn) FROM drawn)` : sql`NULL`} AS drawn`;
     return statement.then(([row]) => {
       // The calls' answers, stepped again from the balances the database really had before them.
-      const accounts = new Map(row!.accounts.map((r) => [r.wallet, accountOf(r)]));
-      const actual = new Map(change.map((c) => {
+      const accounts = new Map(row!.accounts?.map((r) => [r.wallet, accountOf(r)]) ?? []);
+      const actual = new Map(shared.map((c) => {
         const a = accounts.get(c.wallet)!;
         return [c.wallet, { wallet: c.wallet, freeCalls: a.freeCalls + c.free, creditLamports: a.creditLamports + c.credit, callsMade: a.callsMade - c.calls }];
       }));
+      const left = new Map((row!.held ?? []).map((r) => [r.wallet, BigInt(r.credit_lamports)]));
+      for (const c of held) {
+        const hold = left.get(c.wallet)!;
+        this.held.set(c.wallet, hold);
+        actual.set(c.wallet, { wallet: c.wallet, freeCalls: 0, creditLamports: hold + c.credit, callsMade: 0 });
+      }
       this.saw(accounts.values());
-      return this.stepAll(batch, { accounts: actual, records: new Map(), live: EVERY_KEY, drawn: drawnOf(row!.drawn ?? []) }).results;
+      const drawn = this.tookAhead(counts, draws, drawnOf(row!.drawn ?? []));
+      const { results } = this.stepAll(batch, { accounts: actual, records: new Map(), live: EVERY_KEY, drawn });
+      const spare = new Map((row!.spare ?? []).map((r) => [r.wallet, BigInt(r.credit)]));
+      return spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results;
     });
+  }
+
+  /**
+   * What a batch draws of each bucket: its tokens taken ahead first (`local`), the rest from the
+   * database (`fromDb`), asking there for up to AHEAD_TIMES as many more (`asked`) while the bucket
+   * was busy here and stays at least half full.
+   */
+  private drawsAhead(counts: Map<string, number>) {
+    const now = Date.now();
+    const local = new Map<string, number>();
+    const fromDb = new Map<string, number>();
+    const asked = new Map<string, number>();
+    for (const [bucket, n] of counts) {
+      const a = this.ahead.get(bucket);
+      const fresh = a && now - a.at < AHEAD_MS ? a : undefined;
+      const mine = Math.min(fresh?.tokens ?? 0, n);
+      local.set(bucket, mine);
+      if (n === mine) continue;
+      fromDb.set(bucket, n - mine);
+      const spare = fresh ? Math.floor(fresh.left - (n - mine) - this.buckets!.burst / 2) : 0;
+      asked.set(bucket, n - mine + Math.max(0, Math.min(AHEAD_TIMES * n, spare)));
+    }
+    return { local, fromDb, asked, now };
+  }
+
+  /** After a batch committed at once: the tokens left ahead of each bucket, and each bucket's draw as its requests are answered. */
+  private tookAhead(counts: Map<string, number>, draws: ReturnType<PgLedger['drawsAhead']>, fromDb: Map<string, Drawn>): Map<string, Drawn> {
+    if (this.ahead.size > SEEN_MAX) this.ahead.clear();
+    const drawn = new Map<string, Drawn>();
+    for (const [bucket, n] of counts) {
+      const a = this.ahead.get(bucket);
+      const had = a && draws.now - a.at < AHEAD_MS ? a.tokens : 0;
+      const d = fromDb.get(bucket);
+      const tokens = had - draws.local.get(bucket)! + (d ? d.allowed - draws.fromDb.get(bucket)! : 0);
+      const left = d?.tokens ?? a?.left ?? this.buckets!.burst;
+      this.ahead.set(bucket, { tokens, left, at: draws.now });
+      drawn.set(bucket, { key: bucket, tokens: left + tokens, allowed: n });
+    }
+    return drawn;
   }
 
   /** Remembers accounts as a committed transaction left them, for atOnce's plans. */
@@ -510,6 +723,13 @@ export class PgLedger {
       for (const op of batch) op.reject(new UnsettledWrite(op.callId));
       return;
     }
+    // What this replica holds is as the look-up found it; tokens it drew ahead may have been spent unheard, so they are dropped.
+    for (const op of batch) {
+      const hold = found.mine.get(op.wallet);
+      if (hold === undefined) this.held.delete(op.wallet);
+      else this.held.set(op.wallet, hold);
+      if (op.bucket) this.ahead.delete(op.bucket);
+    }
     for (const op of batch) {
       const balance = found.balances.get(op.wallet);
       const outcome = balance ? op.recovered(found.records.get(op.callId), balance, op.bucket ? found.buckets.get(op.bucket) : undefined) : 'again';
@@ -527,9 +747,14 @@ export class PgLedger {
     const wallets = [...new Set(batch.map((op) => op.wallet))].sort();
     const ids = batch.map((op) => op.callId);
     return this.sql.begin(async (tx) => {
-      // The lost transaction holds these row locks until the server has finished it either way.
+      // The lost transaction holds these row locks until the server has finished it either way: the
+      // accounts', and this replica's holds' (a batch made at once locks only those of a held account).
       const accounts = await tx<(BalanceRow & { wallet: string })[]>`
         SELECT wallet, free_calls, credit_lamports FROM credit_accounts WHERE wallet = ANY(${wallets}) ORDER BY wallet FOR UPDATE`;
+      const mine = await tx<{ wallet: string; credit_lamports: string }[]>`
+        SELECT wallet, credit_lamports FROM credit_holds WHERE holder = ${this.holder} AND wallet = ANY(${wallets}) ORDER BY wallet FOR UPDATE`;
+      const holds = await tx<{ wallet: string; credit: string }[]>`
+        SELECT wallet, sum(credit_lamports)::text AS credit FROM credit_holds WHERE wallet = ANY(${wallets}) GROUP BY wallet`;
       const records = await tx<DebitRow[]>`SELECT call_id, kind, price, refunded_at FROM ledger_debits WHERE call_id = ANY(${ids})`;
       const bucketKeys = [...new Set(batch.flatMap((op) => (op.bucket ? [op.bucket] : [])))];
       const buckets = bucketKeys.length ? await tx<Drawn[]>`SELECT key, tokens, 0 AS allowed FROM rate_buckets WHERE key = ANY(${bucketKeys}::text[])` : [];
@@ -544,8 +769,10 @@ export class PgLedger {
           SELECT id, w, 'credit', 0, ${VOID} FROM unnest(${absent.map((op) => op.callId)}::text[], ${absent.map((op) => op.wallet)}::text[]) AS v(id, w)
           ON CONFLICT DO NOTHING`;
       }
+      const heldOf = new Map(holds.map((h) => [h.wallet, BigInt(h.credit)]));
       return {
-        balances: new Map(accounts.map((a) => [a.wallet, balanceOf(a)])),
+        mine: new Map(mine.map((h) => [h.wallet, BigInt(h.credit_lamports)])),
+        balances: new Map(accounts.map((a) => [a.wallet, { ...balanceOf(a), creditLamports: BigInt(a.credit_lamports) + (heldOf.get(a.wallet) ?? 0n) }])),
         records: new Map(records.map((r) => [r.call_id, r])),
         buckets: new Map(buckets.map((b) => [b.key, { key: b.key, tokens: Number(b.tokens), allowed: 0 }])),
       };

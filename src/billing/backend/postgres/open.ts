@@ -26,6 +26,8 @@ export function openPostgresBackend(url: string, config: Config, log: Logger): O
     storeOf: (other) => other.postgres(db),
     async close() {
       limiter?.close();
+      // Its holds go back to their accounts while the pool is still open.
+      await ledger.close();
       await release();
       await db.$client.close();
     },

@@ -5,7 +5,7 @@ import type { SQL } from 'bun';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Network } from '../../../config.ts';
 import type { PgDb } from '../../../db/pg-client.ts';
-import { apiKeys, challenges, creditAccounts, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../../../db/pg-schema.ts';
+import { apiKeys, challenges, creditAccounts, creditHolds, deposits, dustTotals, pendingClaims, watcherCursors, x402Payments } from '../../../db/pg-schema.ts';
 import { outcomeUnknown } from '../../../db/faults.ts';
 import { MAX_LAMPORTS, type DepositOutcome, type DepositRecord } from '../../deposits.ts';
 import { generateApiKey, hashApiKey } from '../../keys.ts';
@@ -146,7 +146,9 @@ export function pgStore(db: PgDb, ledger: PgLedger): { store: BillingStore; rele
           .values({ wallet, freeCalls, creditLamports: pending.creditLamports, callsMade: 0, createdAt: now, updatedAt: now })
           .onConflictDoUpdate({ target: creditAccounts.wallet, set: { creditLamports: sql`${creditAccounts.creditLamports} + ${pending.creditLamports}`, updatedAt: now } })
           .returning(balanceColumns);
-        return { apiKey, ...balance! };
+        // What replicas hold of the account is the wallet's too (holds.ts).
+        const [held] = await tx.select({ lamports: sql<string>`coalesce(sum(${creditHolds.creditLamports}), 0)::text` }).from(creditHolds).where(eq(creditHolds.wallet, wallet));
+        return { apiKey, ...balance!, creditLamports: balance!.creditLamports + BigInt(held!.lamports) };
       });
       if (claimed) keys.forgetWallet(wallet);
       return claimed;
