@@ -18,6 +18,41 @@ const HOLD_SHARE = 4n;
 const HOLD_CALLS = 1024n;
 /** and is taken only if worth at least this many calls: a small balance stays in one row. */
 const HOLD_MIN_CALLS = 64n;
+/** Debits per second of one account, in one replica, from which its row would be a queue worth avoiding. */
+const BUSY_PER_SECOND = 100;
+
+/**
+ * Which accounts are busy in this replica: debited at least BUSY_PER_SECOND times in this second
+ * or the last. Two debits of one account in a batch happen by chance among many quiet customers;
+ * a hold for each would cost them a locking transaction apiece and win nothing.
+ */
+export class BusyAccounts {
+  private current = new Map<string, number>();
+  private last = new Map<string, number>();
+  private since: number;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.since = now();
+  }
+
+  count(wallet: string, debits: number): void {
+    this.roll();
+    this.current.set(wallet, (this.current.get(wallet) ?? 0) + debits);
+  }
+
+  busy(wallet: string): boolean {
+    this.roll();
+    return Math.max(this.current.get(wallet) ?? 0, this.last.get(wallet) ?? 0) >= BUSY_PER_SECOND;
+  }
+
+  private roll() {
+    const t = this.now();
+    if (t - this.since < 1000) return;
+    this.last = t - this.since < 2000 ? this.current : new Map();
+    this.current = new Map();
+    this.since = t;
+  }
+}
 
 export interface HoldRow {
   wallet: string;
@@ -44,15 +79,21 @@ export function holdFor(account: Pick<AccountView, 'freeCalls' | 'creditLamports
  * touches a hold; a hold renewed meanwhile by its replica is left alone.
  */
 export async function foldHolds(sql: SQL, holder?: string): Promise<number> {
-  const which = holder ? sql`holder = ${holder}` : sql`expires_at < extract(epoch from clock_timestamp()) * 1000`;
+  // now() (the transaction's start), not clock_timestamp(): stable, so the expiry index can serve it.
+  const which = holder ? sql`holder = ${holder}` : sql`expires_at < extract(epoch from now()) * 1000`;
   return sql.begin(async (tx) => {
     const wallets = (await tx<{ wallet: string }[]>`SELECT DISTINCT wallet FROM credit_holds WHERE ${which}`).map((r) => r.wallet);
     if (!wallets.length) return 0;
     await tx`SELECT wallet FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet FOR UPDATE`;
+    // Then the holds, in (wallet, holder) order as everywhere; one renewed meanwhile no longer matches and is left.
+    const locked = await tx<{ wallet: string; holder: string }[]>`
+      SELECT wallet, holder FROM credit_holds WHERE wallet = ANY(${wallets}::text[]) AND ${which} ORDER BY wallet, holder FOR UPDATE`;
+    if (!locked.length) return 0;
     const [{ n }] = await tx<{ n: number }[]>`
       WITH gone AS (
-        DELETE FROM credit_holds WHERE wallet = ANY(${wallets}::text[]) AND ${which}
-        RETURNING wallet, credit_lamports, calls_made),
+        DELETE FROM credit_holds h USING unnest(${locked.map((l) => l.wallet)}::text[], ${locked.map((l) => l.holder)}::text[]) AS v(w, holder)
+        WHERE h.wallet = v.w AND h.holder = v.holder
+        RETURNING h.wallet, h.credit_lamports, h.calls_made),
       total AS (SELECT wallet, sum(credit_lamports) AS c, sum(calls_made) AS m FROM gone GROUP BY wallet),
       folded AS (
         UPDATE credit_accounts a SET credit_lamports = a.credit_lamports + t.c, calls_made = a.calls_made + t.m, updated_at = (extract(epoch from clock_timestamp()) * 1000)::bigint

@@ -20,7 +20,7 @@
 // instead of four. Its guards make it all or nothing: if the database is not as planned, nothing is
 // written and the batch goes the locking way above.
 //
-// A busy account (more than one debit in a batch, credit for many calls) is not debited in its own
+// A busy account (debited 100 times a second or more in this replica, credit for many calls) is not debited in its own
 // row, which every replica's batches would queue on, one COMMIT's fsync after another: the locking
 // transaction moves part of it into a hold of this replica's (holds.ts), and the batches after it
 // debit that hold at once, a row no other replica touches, until it runs short and is refilled.
@@ -41,7 +41,7 @@ import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from
 import type { usageRow } from '../../usage-history.ts';
 import type { RateDecision } from '../../rate-limit.ts';
 import { decisionOf, draw, drawing, drawnOf, type BucketPolicy, type Drawn } from './buckets.ts';
-import { foldHolds, holdFor, HOLD_TTL_MS, SWEEP_EVERY_MS, type HoldRow } from './holds.ts';
+import { BusyAccounts, foldHolds, holdFor, HOLD_TTL_MS, SWEEP_EVERY_MS, type HoldRow } from './holds.ts';
 import { LATE, within } from '../../../within.ts';
 import { ledgerBatch, ledgerCommit, ledgerReplanned } from '../../../metrics.ts';
 
@@ -146,8 +146,12 @@ const NOT_AS_PLANNED = new Set(['22012', '23505', '23514']);
 /** Accounts remembered for planning (one replica's customers; past this, it starts again). */
 const SEEN_MAX = 100_000;
 
-/** Tokens drawn ahead and not used within this long are dropped (never given twice; a few refused early at most). */
-const AHEAD_MS = 1_000;
+/**
+ * Tokens drawn ahead are dropped this long after their draw, used or not: never given twice, and
+ * while a replica holds them the bucket can refill past what it would hold with them in it, so a
+ * window may pass at most this long's worth of the key's rate more than the bucket alone would.
+ */
+const AHEAD_MS = 250;
 /** A busy bucket's draw takes up to this many times its requests ahead... */
 const AHEAD_TIMES = 16;
 
@@ -213,6 +217,9 @@ export class PgLedger {
   readonly holder = crypto.randomUUID();
   /** The credit each of this replica's holds has left, as its last committed batch left it. */
   private readonly held = new Map<string, bigint>();
+  private readonly busy = new BusyAccounts();
+  /** Set by close(): no hold is taken any more. */
+  private closing = false;
   private readonly ahead = new Map<string, TokensAhead>();
   private readonly sweeper = setInterval(() => void foldHolds(this.sql).catch(() => {}), SWEEP_EVERY_MS);
 
@@ -295,6 +302,7 @@ export class PgLedger {
 
   /** On a graceful stop: once nothing is in flight, this replica's holds go back to their accounts (else they expire, holds.ts). */
   async close(waitMs = 2_000): Promise<void> {
+    this.closing = true;
     clearInterval(this.sweeper);
     const until = Date.now() + waitMs;
     while ((this.flushing || this.queue.length) && Date.now() < until) await Bun.sleep(5);
@@ -372,6 +380,7 @@ export class PgLedger {
    * first; but not after `until`, when the batch is being settled as late (settle) instead.
    */
   private async commit(batch: Pending[], until: number): Promise<unknown[]> {
+    for (const [wallet, d] of demandOf(batch)) this.busy.count(wallet, d.calls);
     const fast = this.atOnce(batch);
     if (fast) {
       try {
@@ -388,6 +397,7 @@ export class PgLedger {
     }
     const { results, accounts, holds } = await this.sql.begin((tx) => this.apply(tx, batch));
     this.saw(accounts.values());
+    if (this.held.size > SEEN_MAX) this.held.clear();
     for (const [wallet, hold] of holds) {
       if (hold > 0n) this.held.set(wallet, hold);
       else this.held.delete(wallet);
@@ -405,9 +415,11 @@ export class PgLedger {
     const wallets = [...new Set(money.map((op) => op.wallet))];
     const keys = keyHashes(money);
     const counts = bucketCounts(money);
-    const [drawn, [accountRows, holdRows, recordRows, liveRows]] = await Promise.all([
+    // Tokens drawn ahead first; spent here even if this transaction fails (then a few are refused early, never given twice).
+    const draws = this.drawsAhead(counts, false);
+    const [fromDb, [accountRows, holdRows, recordRows, liveRows]] = await Promise.all([
       // Sent first: the buckets' row locks come before the accounts' in every transaction.
-      counts.size ? draw(tx, counts, this.buckets!, false) : new Map<string, Drawn>(),
+      draws.fromDb.size ? draw(tx, draws.fromDb, this.buckets!, false) : new Map<string, Drawn>(),
       money.length
         ? Promise.all([
             // First: the row locks, held until COMMIT. The records are read under them, so a debit of
@@ -424,6 +436,7 @@ export class PgLedger {
           ])
         : ([[], [], [], []] as const),
     ]);
+    const drawn = this.tookAhead(counts, draws, fromDb);
     const demand = demandOf(money);
     const { accounts, folded, spare } = this.pool(accountRows.map(accountOf), holdRows, demand);
     const records = new Map<string, DebitRow>(recordRows.map((r) => [r.call_id, r]));
@@ -436,7 +449,7 @@ export class PgLedger {
     const a: AccountView[] = [];
     for (const [wallet, account] of accounts) {
       const d = demand.get(wallet);
-      const hold = d && (d.calls > 1 || this.held.has(wallet)) ? holdFor(account, d.price) : 0n;
+      const hold = d && !this.closing && this.busy.busy(wallet) ? holdFor(account, d.price) : 0n;
       holds.set(wallet, hold);
       rows.set(wallet, { ...account, creditLamports: account.creditLamports - hold });
       if (hold > 0n || touched.has(wallet) || writes.accounts.has(wallet)) a.push(rows.get(wallet)!);
@@ -531,11 +544,11 @@ export class PgLedger {
       }
       const seen = this.seen.get(wallet);
       // A busy account worth a hold goes the locking way once, which takes it.
-      if (!seen || (d.calls > 1 && holdFor(seen, d.price) > 0n)) return null;
+      if (!seen || (!this.closing && this.busy.busy(wallet) && holdFor(seen, d.price) > 0n)) return null;
       before.set(wallet, seen);
     }
     const counts = bucketCounts(debits);
-    const draws = this.drawsAhead(counts);
+    const draws = this.drawsAhead(counts, true);
     const everyDraw = new Map([...counts].map(([key, n]) => [key, { key, tokens: 0, allowed: n }]));
     const plan = this.stepAll(batch, { accounts: new Map(before), records: new Map(), live: EVERY_KEY, drawn: everyDraw });
     // Every debit paid: a refusal (no credit) is left to the locking transaction.
@@ -558,9 +571,9 @@ export class PgLedger {
       : sql`true`;
     // The draws, then the accounts' row locks in wallet order (LockRows above the sort), then this
     // replica's holds, as in every transaction: each locking CTE's condition on the one before is
-    // evaluated once, before its scan.
-    const statement = sql<{ ok: number; accounts: (BalanceRow & { wallet: string; calls_made: number })[]; held: { wallet: string; credit_lamports: string }[] | null; spare: { wallet: string; credit: string }[] | null; drawn: Drawn[] | null }[]>`
-      WITH ${draws.asked.size ? sql`drawn AS (${drawing(sql, draws.asked, this.buckets!, false)}),` : sql``}
+    // evaluated once, before its scan. A part with nothing to do is left out, not sent with an empty
+    // array: Postgres keeps one cached plan for each shape only while no custom plan looks cheaper.
+    const lockShared = sql`
       locked AS (
         SELECT wallet FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) AND ${drawnEnough}
         ORDER BY wallet FOR UPDATE),
@@ -569,29 +582,33 @@ export class PgLedger {
         FROM unnest(${wallets}::text[], ${shared.map((c) => String(c.free0))}::text[]::int[], ${shared.map((c) => String(c.free))}::text[]::int[],
           ${shared.map((c) => String(c.credit))}::text[]::bigint[], ${shared.map((c) => String(c.calls))}::text[]::int[]) AS v(w, f0, f, c, m)
         WHERE c.wallet = v.w AND c.free_calls = v.f0 AND c.credit_lamports >= v.c AND (SELECT count(*) FROM locked) = ${wallets.length}
-        RETURNING c.wallet, c.free_calls, c.credit_lamports::text AS credit_lamports, c.calls_made),
-      ${
-        heldWallets.length
-          ? sql`holding AS (
-        SELECT wallet FROM credit_holds WHERE holder = ${this.holder} AND wallet = ANY(${heldWallets}::text[]) AND (SELECT count(*) FROM changed) = ${wallets.length}
+        RETURNING c.wallet, c.free_calls, c.credit_lamports::text AS credit_lamports, c.calls_made,
+          (SELECT coalesce(sum(h.credit_lamports), 0) FROM credit_holds h WHERE h.wallet = c.wallet)::text AS held),`;
+    const lockHeld = sql`
+      holding AS (
+        SELECT wallet FROM credit_holds WHERE holder = ${this.holder} AND wallet = ANY(${heldWallets}::text[])
+          AND ${wallets.length ? sql`(SELECT count(*) FROM changed) = ${wallets.length}` : drawnEnough}
         ORDER BY wallet FOR UPDATE),
       spent AS (
         UPDATE credit_holds h SET credit_lamports = h.credit_lamports - v.c, calls_made = h.calls_made + v.m,
           expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + ${HOLD_TTL_MS}
         FROM unnest(${heldWallets}::text[], ${held.map((c) => String(c.credit))}::text[]::bigint[], ${held.map((c) => String(c.calls))}::text[]::int[]) AS v(w, c, m)
         WHERE h.holder = ${this.holder} AND h.wallet = v.w AND h.credit_lamports >= v.c AND (SELECT count(*) FROM holding) = ${heldWallets.length}
-        RETURNING h.wallet, h.credit_lamports::text AS credit_lamports),`
-          : sql``
-      }
+        RETURNING h.wallet, h.credit_lamports::text AS credit_lamports),`;
+    const statement = sql<{ ok: number; accounts: (BalanceRow & { wallet: string; calls_made: number; held: string })[] | null; held: { wallet: string; credit_lamports: string }[] | null; spare: { wallet: string; credit: string }[] | null; drawn: Drawn[] | null }[]>`
+      WITH ${draws.asked.size ? sql`drawn AS (${drawing(sql, draws.asked, this.buckets!, false)}),` : sql``}
+      ${wallets.length ? lockShared : sql``}
+      ${heldWallets.length ? lockHeld : sql``}
       recorded AS (${recordsInsert(sql, plan.writes.records)})
       ${plan.writes.rows.length ? sql`, used AS (${usageInsert(sql, plan.writes.rows)})` : sql``}
       SELECT
         -- Not as planned: 1/0 fails the statement, and with it every write above. Each key is looked up
         -- by its index (LATERAL, LIMIT 1), not found by scanning them all: a cached plan cannot see how few are asked.
-        1 / (CASE WHEN (SELECT count(*) FROM changed) = ${wallets.length} AND ${drawnEnough}
+        1 / (CASE WHEN ${drawnEnough}
+          ${wallets.length ? sql`AND (SELECT count(*) FROM changed) = ${wallets.length}` : sql``}
           ${heldWallets.length ? sql`AND (SELECT count(*) FROM spent) = ${heldWallets.length}` : sql``}
           AND (SELECT count(*) FROM unnest(${keys}::text[]) AS k(h), LATERAL (SELECT FROM api_keys a WHERE a.key_hash = k.h AND a.revoked_at IS NULL LIMIT 1) live) = ${keys.length} THEN 1 ELSE 0 END) AS ok,
-        (SELECT json_agg(changed) FROM changed) AS accounts,
+        ${wallets.length ? sql`(SELECT json_agg(changed) FROM changed)` : sql`NULL`} AS accounts,
         ${heldWallets.length ? sql`(SELECT json_agg(spent) FROM spent)` : sql`NULL`} AS held,
         -- What the rest of a held account has (its row and other replicas' holds), for the balances answered.
         ${
@@ -617,17 +634,18 @@ export class PgLedger {
       this.saw(accounts.values());
       const drawn = this.tookAhead(counts, draws, drawnOf(row!.drawn ?? []));
       const { results } = this.stepAll(batch, { accounts: actual, records: new Map(), live: EVERY_KEY, drawn });
-      const spare = new Map((row!.spare ?? []).map((r) => [r.wallet, BigInt(r.credit)]));
+      // What replicas hold of an account is the wallet's too.
+      const spare = new Map([...(row!.accounts ?? []).map((r) => [r.wallet, BigInt(r.held)] as const), ...(row!.spare ?? []).map((r) => [r.wallet, BigInt(r.credit)] as const)]);
       return spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results;
     });
   }
 
   /**
-   * What a batch draws of each bucket: its tokens taken ahead first (`local`), the rest from the
-   * database (`fromDb`), asking there for up to AHEAD_TIMES as many more (`asked`) while the bucket
-   * was busy here and stays at least half full.
+   * What a batch draws of each bucket: its tokens drawn ahead first (`local`), the rest from the
+   * database (`fromDb`); at once (`ahead`), asking there for up to AHEAD_TIMES as many more
+   * (`asked`) while the bucket was drawn from here lately and stays at least half full.
    */
-  private drawsAhead(counts: Map<string, number>) {
+  private drawsAhead(counts: Map<string, number>, ahead: boolean) {
     const now = Date.now();
     const local = new Map<string, number>();
     const fromDb = new Map<string, number>();
@@ -639,24 +657,29 @@ export class PgLedger {
       local.set(bucket, mine);
       if (n === mine) continue;
       fromDb.set(bucket, n - mine);
-      const spare = fresh ? Math.floor(fresh.left - (n - mine) - this.buckets!.burst / 2) : 0;
+      const spare = ahead && fresh ? Math.floor(fresh.left - (n - mine) - this.buckets!.burst / 2) : 0;
       asked.set(bucket, n - mine + Math.max(0, Math.min(AHEAD_TIMES * n, spare)));
     }
     return { local, fromDb, asked, now };
   }
 
-  /** After a batch committed at once: the tokens left ahead of each bucket, and each bucket's draw as its requests are answered. */
+  /**
+   * Once a batch's draws are made (`fromDb`, what the database gave): the tokens left ahead of each
+   * bucket, and each bucket's draw as the batch's requests are answered, its first ones allowed.
+   */
   private tookAhead(counts: Map<string, number>, draws: ReturnType<PgLedger['drawsAhead']>, fromDb: Map<string, Drawn>): Map<string, Drawn> {
     if (this.ahead.size > SEEN_MAX) this.ahead.clear();
     const drawn = new Map<string, Drawn>();
     for (const [bucket, n] of counts) {
       const a = this.ahead.get(bucket);
-      const had = a && draws.now - a.at < AHEAD_MS ? a.tokens : 0;
+      const local = draws.local.get(bucket)!;
       const d = fromDb.get(bucket);
-      const tokens = had - draws.local.get(bucket)! + (d ? d.allowed - draws.fromDb.get(bucket)! : 0);
+      // A draw from the database comes only once the tokens ahead are spent: what is ahead after it
+      // is that draw's extra, timed from it; without one, the tokens ahead keep their draw's time.
+      const tokens = d ? Math.max(0, d.allowed - draws.fromDb.get(bucket)!) : (a?.tokens ?? 0) - local;
       const left = d?.tokens ?? a?.left ?? this.buckets!.burst;
-      this.ahead.set(bucket, { tokens, left, at: draws.now });
-      drawn.set(bucket, { key: bucket, tokens: left + tokens, allowed: n });
+      this.ahead.set(bucket, { tokens, left, at: d ? draws.now : a!.at });
+      drawn.set(bucket, { key: bucket, tokens: left + tokens, allowed: Math.min(n, local + (d?.allowed ?? 0)) });
     }
     return drawn;
   }
