@@ -70,7 +70,7 @@ describe.skipIf(shouldSkipPostgres('pg-holds'))('credit held by replicas', () =>
 
   /** `n` debits of `wallet` on `ledger` asked at once: one batch. */
   const burst = (ledger: PgLedger, wallet: string, n: number) => Promise.all(Array.from({ length: n }, () => ledger.debit(wallet, PRICE, newCallId())));
-  /** Makes `wallet` busy on `ledger` (121 debits within a second, holds.ts BusyAccounts), so that its next batch takes a hold. */
+  /** Makes `wallet` busy on `ledger` (123 debits within a second, more than holds.ts BusyAccounts asks), so that its next batch takes a hold. */
   async function busy(ledger: PgLedger, wallet: string): Promise<void> {
     expect(paid(await ledger.debit(wallet, PRICE, newCallId()))).toBe(true);
     for (let i = 0; i < 2; i++) expect((await burst(ledger, wallet, 60)).every(paid)).toBe(true);

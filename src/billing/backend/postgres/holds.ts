@@ -19,7 +19,7 @@ const HOLD_CALLS = 1024n;
 /** and is taken only if worth at least this many calls: a small balance stays in one row. */
 const HOLD_MIN_CALLS = 64n;
 /** Debits per second of one account, in one replica, from which its row would be a queue worth avoiding. */
-const BUSY_PER_SECOND = 100;
+const BUSY_PER_SECOND = 25;
 
 /**
  * Which accounts are busy in this replica: debited at least BUSY_PER_SECOND times in this second

@@ -20,12 +20,13 @@
 // instead of four. Its guards make it all or nothing: if the database is not as planned, nothing is
 // written and the batch goes the locking way above.
 //
-// A busy account (debited 100 times a second or more in this replica, credit for many calls) is not debited in its own
-// row, which every replica's batches would queue on, one COMMIT's fsync after another: the locking
-// transaction moves part of it into a hold of this replica's (holds.ts), and the batches after it
-// debit that hold at once, a row no other replica touches, until it runs short and is refilled.
-// Likewise a busy rate-limit bucket: a drawing batch takes up to 16 times its tokens ahead while the
-// bucket stays at least half full, and the next batches use those before drawing again (TokensAhead).
+// A busy account (debited 25 times a second or more in this replica, with credit for many calls)
+// is not debited in its own row, which every replica's batches would queue on, one COMMIT's fsync
+// after another: the locking transaction moves part of it into a hold of this replica's (holds.ts),
+// and the batches after it debit that hold at once, a row no other replica touches, until it runs
+// short and is refilled. Likewise a busy rate-limit bucket: a batch at once takes up to 16 times its
+// tokens ahead while the bucket stays at least half full, and the next batches use those before
+// drawing again (TokensAhead).
 //
 // When the connection is lost around COMMIT the batch may or may not have committed: the ledger then
 // looks its call ids up on a new connection, after taking the accounts' row locks (which the lost
@@ -380,8 +381,9 @@ export class PgLedger {
    * first; but not after `until`, when the batch is being settled as late (settle) instead.
    */
   private async commit(batch: Pending[], until: number): Promise<unknown[]> {
-    for (const [wallet, d] of demandOf(batch)) this.busy.count(wallet, d.calls);
-    const fast = this.atOnce(batch);
+    const demand = demandOf(batch);
+    for (const [wallet, d] of demand) this.busy.count(wallet, d.calls);
+    const fast = this.atOnce(batch, demand);
     if (fast) {
       try {
         const results = await fast;
@@ -395,7 +397,7 @@ export class PgLedger {
         ledgerReplanned.inc();
       }
     }
-    const { results, accounts, holds } = await this.sql.begin((tx) => this.apply(tx, batch));
+    const { results, accounts, holds } = await this.sql.begin((tx) => this.apply(tx, batch, demand));
     this.saw(accounts.values());
     if (this.held.size > SEEN_MAX) this.held.clear();
     for (const [wallet, hold] of holds) {
@@ -410,7 +412,7 @@ export class PgLedger {
    * of record in one statement. Returns the accounts' rows as written, and this replica's hold of
    * each account from now on (0n: none).
    */
-  private async apply(tx: SQL, batch: Pending[]): Promise<{ results: unknown[]; accounts: Map<string, AccountView>; holds: Map<string, bigint> }> {
+  private async apply(tx: SQL, batch: Pending[], demand: ReturnType<typeof demandOf>): Promise<{ results: unknown[]; accounts: Map<string, AccountView>; holds: Map<string, bigint> }> {
     const money = batch.filter((op) => op.kind !== 'rows');
     const wallets = [...new Set(money.map((op) => op.wallet))];
     const keys = keyHashes(money);
@@ -437,7 +439,6 @@ export class PgLedger {
         : ([[], [], [], []] as const),
     ]);
     const drawn = this.tookAhead(counts, draws, fromDb);
-    const demand = demandOf(money);
     const { accounts, folded, spare } = this.pool(accountRows.map(accountOf), holdRows, demand);
     const records = new Map<string, DebitRow>(recordRows.map((r) => [r.call_id, r]));
     const live = new Set(liveRows.map((r) => r.key_hash));
@@ -529,10 +530,9 @@ export class PgLedger {
    * the statement fails whole (NOT_AS_PLANNED) and the batch goes to the locking transaction. Null
    * when the batch cannot be planned.
    */
-  private atOnce(batch: Pending[]): Promise<unknown[]> | null {
+  private atOnce(batch: Pending[], demand: ReturnType<typeof demandOf>): Promise<unknown[]> | null {
     if (batch.some((op) => op.kind === 'refund')) return null;
     const debits = batch.filter((op) => op.kind === 'debit');
-    const demand = demandOf(debits);
     const before = new Map<string, AccountView>();
     for (const [wallet, d] of demand) {
       const hold = this.held.get(wallet);
@@ -564,11 +564,9 @@ export class PgLedger {
     const sql = this.sql;
     const wallets = shared.map((c) => c.wallet);
     const heldWallets = held.map((c) => c.wallet);
-    // Every bucket drawn from gave at least what this batch needs of it (the rest is taken ahead).
-    const drawnEnough = draws.fromDb.size
-      ? sql`(SELECT count(*) FROM drawn d JOIN unnest(${[...draws.fromDb.keys()]}::text[], ${[...draws.fromDb.values()].map(String)}::text[]::int[]) AS q(k, n)
-          ON d.key = q.k WHERE d.allowed >= q.n) = ${draws.fromDb.size}`
-      : sql`true`;
+    // Every token asked for given, those taken ahead too (asked only while the bucket held twice as
+    // many): else the locking transaction draws just what the batch needs.
+    const drawnEnough = draws.asked.size ? sql`(SELECT coalesce(sum(allowed), 0) FROM drawn) = ${[...draws.asked.values()].reduce((a, b) => a + b, 0)}` : sql`true`;
     // The draws, then the accounts' row locks in wallet order (LockRows above the sort), then this
     // replica's holds, as in every transaction: each locking CTE's condition on the one before is
     // evaluated once, before its scan. A part with nothing to do is left out, not sent with an empty
@@ -635,7 +633,9 @@ export class PgLedger {
       const drawn = this.tookAhead(counts, draws, drawnOf(row!.drawn ?? []));
       const { results } = this.stepAll(batch, { accounts: actual, records: new Map(), live: EVERY_KEY, drawn });
       // What replicas hold of an account is the wallet's too.
-      const spare = new Map([...(row!.accounts ?? []).map((r) => [r.wallet, BigInt(r.held)] as const), ...(row!.spare ?? []).map((r) => [r.wallet, BigInt(r.credit)] as const)]);
+      const spare = new Map<string, bigint>();
+      for (const r of row!.accounts ?? []) if (r.held !== '0') spare.set(r.wallet, BigInt(r.held));
+      for (const r of row!.spare ?? []) spare.set(r.wallet, BigInt(r.credit));
       return spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results;
     });
   }
