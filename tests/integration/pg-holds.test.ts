@@ -70,7 +70,7 @@ describe.skipIf(shouldSkipPostgres('pg-holds'))('credit held by replicas', () =>
 
   /** `n` debits of `wallet` on `ledger` asked at once: one batch. */
   const burst = (ledger: PgLedger, wallet: string, n: number) => Promise.all(Array.from({ length: n }, () => ledger.debit(wallet, PRICE, newCallId())));
-  /** Makes `wallet` busy on `ledger` (123 debits within a second, more than holds.ts BusyAccounts asks), so that its next batch takes a hold. */
+  /** Makes `wallet` busy on `ledger` (123 debits within a second, more than holds.ts Busy asks), so that its next batch takes a hold. */
   async function busy(ledger: PgLedger, wallet: string): Promise<void> {
     expect(paid(await ledger.debit(wallet, PRICE, newCallId()))).toBe(true);
     for (let i = 0; i < 2; i++) expect((await burst(ledger, wallet, 60)).every(paid)).toBe(true);
@@ -132,16 +132,19 @@ describe.skipIf(shouldSkipPostgres('pg-holds'))('credit held by replicas', () =>
     await alive.close();
   });
 
-  test('a replica that stops gives its holds back, and the account\'s calls made are all counted', async () => {
+  test('a replica that stops gives its holds back, and the account\'s calls made are all counted; a claim meanwhile answers the whole balance', async () => {
     const wallet = await funded(1_000);
     const r = replica();
     await busy(r, wallet);
     await burst(r, wallet, 30);
     expect(await held(wallet)).toBeGreaterThan(0n);
+    // A new deposit claimed while the replica holds part of the account: the claim's balance is all of it.
+    await store.recordDeposit({ signature: crypto.randomUUID(), network: 'mainnet-beta', wallet, lamports: BigInt(100 * PRICE), source: 'webhook' }, 1n);
+    expect((await store.claim(wallet, 0, Date.now()))!.creditLamports).toBe(947n * BigInt(PRICE));
     await r.close();
     expect(await holds(wallet)).toEqual([]);
     const [account] = await sql`SELECT credit_lamports::text AS c, calls_made FROM credit_accounts WHERE wallet = ${wallet}`;
-    expect(BigInt(account.c)).toBe(847n * BigInt(PRICE));
+    expect(BigInt(account.c)).toBe(947n * BigInt(PRICE));
     expect(account.calls_made).toBe(153);
   });
 

@@ -18,15 +18,15 @@ const HOLD_SHARE = 4n;
 const HOLD_CALLS = 1024n;
 /** and is taken only if worth at least this many calls: a small balance stays in one row. */
 const HOLD_MIN_CALLS = 64n;
-/** Debits per second of one account, in one replica, from which its row would be a queue worth avoiding. */
+/** Debits per second of one account (or draws of one bucket), in one replica, from which its row would be a queue worth avoiding. */
 const BUSY_PER_SECOND = 25;
 
 /**
- * Which accounts are busy in this replica: debited at least BUSY_PER_SECOND times in this second
- * or the last. Two debits of one account in a batch happen by chance among many quiet customers;
- * a hold for each would cost them a locking transaction apiece and win nothing.
+ * Which accounts (or rate-limit buckets) are busy in this replica: used at least BUSY_PER_SECOND
+ * times in this second or the last. Two debits of one account in a batch happen by chance among
+ * many quiet customers; a hold for each would cost them a locking transaction apiece and win nothing.
  */
-export class BusyAccounts {
+export class Busy {
   private current = new Map<string, number>();
   private last = new Map<string, number>();
   private since: number;
@@ -35,14 +35,14 @@ export class BusyAccounts {
     this.since = now();
   }
 
-  count(wallet: string, debits: number): void {
+  count(key: string, uses: number): void {
     this.roll();
-    this.current.set(wallet, (this.current.get(wallet) ?? 0) + debits);
+    this.current.set(key, (this.current.get(key) ?? 0) + uses);
   }
 
-  busy(wallet: string): boolean {
+  busy(key: string): boolean {
     this.roll();
-    return Math.max(this.current.get(wallet) ?? 0, this.last.get(wallet) ?? 0) >= BUSY_PER_SECOND;
+    return Math.max(this.current.get(key) ?? 0, this.last.get(key) ?? 0) >= BUSY_PER_SECOND;
   }
 
   private roll() {

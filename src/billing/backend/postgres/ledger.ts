@@ -42,7 +42,7 @@ import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from
 import type { usageRow } from '../../usage-history.ts';
 import type { RateDecision } from '../../rate-limit.ts';
 import { decisionOf, draw, drawing, drawnOf, type BucketPolicy, type Drawn } from './buckets.ts';
-import { BusyAccounts, foldHolds, holdFor, HOLD_TTL_MS, SWEEP_EVERY_MS, type HoldRow } from './holds.ts';
+import { Busy, foldHolds, holdFor, HOLD_TTL_MS, SWEEP_EVERY_MS, type HoldRow } from './holds.ts';
 import { LATE, within } from '../../../within.ts';
 import { ledgerBatch, ledgerCommit, ledgerReplanned } from '../../../metrics.ts';
 
@@ -218,7 +218,8 @@ export class PgLedger {
   readonly holder = crypto.randomUUID();
   /** The credit each of this replica's holds has left, as its last committed batch left it. */
   private readonly held = new Map<string, bigint>();
-  private readonly busy = new BusyAccounts();
+  private readonly busy = new Busy();
+  private readonly busyBuckets = new Busy();
   /** Set by close(): no hold is taken any more. */
   private closing = false;
   private readonly ahead = new Map<string, TokensAhead>();
@@ -383,6 +384,7 @@ export class PgLedger {
   private async commit(batch: Pending[], until: number): Promise<unknown[]> {
     const demand = demandOf(batch);
     for (const [wallet, d] of demand) this.busy.count(wallet, d.calls);
+    for (const [bucket, n] of bucketCounts(batch)) this.busyBuckets.count(bucket, n);
     const fast = this.atOnce(batch, demand);
     if (fast) {
       try {
@@ -643,7 +645,7 @@ export class PgLedger {
   /**
    * What a batch draws of each bucket: its tokens drawn ahead first (`local`), the rest from the
    * database (`fromDb`); at once (`ahead`), asking there for up to AHEAD_TIMES as many more
-   * (`asked`) while the bucket was drawn from here lately and stays at least half full.
+   * (`asked`) while the bucket is busy here and stays at least half full.
    */
   private drawsAhead(counts: Map<string, number>, ahead: boolean) {
     const now = Date.now();
@@ -657,7 +659,7 @@ export class PgLedger {
       local.set(bucket, mine);
       if (n === mine) continue;
       fromDb.set(bucket, n - mine);
-      const spare = ahead && fresh ? Math.floor(fresh.left - (n - mine) - this.buckets!.burst / 2) : 0;
+      const spare = ahead && fresh && this.busyBuckets.busy(bucket) ? Math.floor(fresh.left - (n - mine) - this.buckets!.burst / 2) : 0;
       asked.set(bucket, n - mine + Math.max(0, Math.min(AHEAD_TIMES * n, spare)));
     }
     return { local, fromDb, asked, now };
