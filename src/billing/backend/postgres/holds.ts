@@ -79,15 +79,15 @@ export function holdFor(account: Pick<AccountView, 'freeCalls' | 'creditLamports
  * touches a hold; a hold renewed meanwhile by its replica is left alone.
  */
 export async function foldHolds(sql: SQL, holder?: string): Promise<number> {
-  // now() (the transaction's start), not clock_timestamp(): stable, so the expiry index can serve it.
-  const which = holder ? sql`holder = ${holder}` : sql`expires_at < extract(epoch from now()) * 1000`;
   return sql.begin(async (tx) => {
-    const wallets = (await tx<{ wallet: string }[]>`SELECT DISTINCT wallet FROM credit_holds WHERE ${which}`).map((r) => r.wallet);
+    // now() (the transaction's start), not clock_timestamp(): stable, so the expiry index can serve it.
+    const which = () => (holder ? tx`holder = ${holder}` : tx`expires_at < extract(epoch from now()) * 1000`);
+    const wallets = (await tx<{ wallet: string }[]>`SELECT DISTINCT wallet FROM credit_holds WHERE ${which()}`).map((r) => r.wallet);
     if (!wallets.length) return 0;
     await tx`SELECT wallet FROM credit_accounts WHERE wallet = ANY(${wallets}::text[]) ORDER BY wallet FOR UPDATE`;
     // Then the holds, in (wallet, holder) order as everywhere; one renewed meanwhile no longer matches and is left.
     const locked = await tx<{ wallet: string; holder: string }[]>`
-      SELECT wallet, holder FROM credit_holds WHERE wallet = ANY(${wallets}::text[]) AND ${which} ORDER BY wallet, holder FOR UPDATE`;
+      SELECT wallet, holder FROM credit_holds WHERE wallet = ANY(${wallets}::text[]) AND ${which()} ORDER BY wallet, holder FOR UPDATE`;
     if (!locked.length) return 0;
     const [{ n }] = await tx<{ n: number }[]>`
       WITH gone AS (

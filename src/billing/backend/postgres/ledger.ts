@@ -223,13 +223,18 @@ export class PgLedger {
   /** Set by close(): no hold is taken any more. */
   private closing = false;
   private readonly ahead = new Map<string, TokensAhead>();
-  private readonly sweeper = setInterval(() => void foldHolds(this.sql).catch(() => {}), SWEEP_EVERY_MS);
+  private sweeper: ReturnType<typeof setInterval> | undefined;
 
-  /** `buckets`: the shared rate limit's policy, when limits are on (debitDrawing). */
+  /** `buckets`: the shared rate limit's policy, when limits are on (debitDrawing); `aheadMs`: how long tokens drawn ahead last. */
   constructor(
     private readonly sql: SQL,
     readonly buckets?: BucketPolicy,
-  ) {
+    private readonly aheadMs = AHEAD_MS,
+  ) {}
+
+  /** Folds back every replica's expired holds from now on, every SWEEP_EVERY_MS, until close(); the gateway's ledger does. */
+  sweepExpiredHolds(): void {
+    this.sweeper ??= setInterval(() => void foldHolds(this.sql).catch(() => {}), SWEEP_EVERY_MS);
     this.sweeper.unref();
   }
 
@@ -654,7 +659,7 @@ export class PgLedger {
     const asked = new Map<string, number>();
     for (const [bucket, n] of counts) {
       const a = this.ahead.get(bucket);
-      const fresh = a && now - a.at < AHEAD_MS ? a : undefined;
+      const fresh = a && now - a.at < this.aheadMs ? a : undefined;
       const mine = Math.min(fresh?.tokens ?? 0, n);
       local.set(bucket, mine);
       if (n === mine) continue;
@@ -678,9 +683,10 @@ export class PgLedger {
       const d = fromDb.get(bucket);
       // A draw from the database comes only once the tokens ahead are spent: what is ahead after it
       // is that draw's extra, timed from it; without one, the tokens ahead keep their draw's time.
-      const tokens = d ? Math.max(0, d.allowed - draws.fromDb.get(bucket)!) : (a?.tokens ?? 0) - local;
+      // (Without `a`: dropped meanwhile by a settle, this being a late answer; nothing is left ahead.)
+      const tokens = d ? Math.max(0, d.allowed - draws.fromDb.get(bucket)!) : Math.max(0, (a?.tokens ?? 0) - local);
       const left = d?.tokens ?? a?.left ?? this.buckets!.burst;
-      this.ahead.set(bucket, { tokens, left, at: d ? draws.now : a!.at });
+      this.ahead.set(bucket, { tokens, left, at: d ? draws.now : (a?.at ?? draws.now) });
       drawn.set(bucket, { key: bucket, tokens: left + tokens, allowed: Math.min(n, local + (d?.allowed ?? 0)) });
     }
     return drawn;

@@ -14,6 +14,7 @@ const MAX_CONNECTIONS = 20;
 export function openPostgresBackend(url: string, config: Config, log: Logger): OpenedBackend {
   const db = openPostgres(url, MAX_CONNECTIONS);
   const ledger = new PgLedger(db.$client, config.rateLimitRps > 0 ? { rate: config.rateLimitRps, burst: config.rateLimitBurst } : undefined);
+  ledger.sweepExpiredHolds();
   const { store, release } = pgStore(db, ledger);
   const limiter = config.rateLimitRps > 0 ? new PgRateLimiter(db.$client, config.rateLimitRps, config.rateLimitBurst) : undefined;
   return {
