@@ -182,6 +182,10 @@ function withSpare(r: unknown, spare: bigint | undefined): unknown {
   return { ...r, balance: { ...balance, creditLamports: balance.creditLamports + spare } };
 }
 
+/** A batch's answers with what other replicas hold of each account (`spare`, by wallet). */
+const withSpares = (batch: Pending[], results: unknown[], spare: Map<string, bigint>): unknown[] =>
+  spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results;
+
 // No ON CONFLICT: a record made meanwhile (a voided id, pg-ledger settle) fails the batch, nothing moves.
 const recordsInsert = (sql: SQL, r: Writes['records']) => sql`
   INSERT INTO ledger_debits (call_id, wallet, kind, price)
@@ -388,9 +392,10 @@ export class PgLedger {
    */
   private async commit(batch: Pending[], until: number): Promise<unknown[]> {
     const demand = demandOf(batch);
+    const counts = bucketCounts(batch);
     for (const [wallet, d] of demand) this.busy.count(wallet, d.calls);
-    for (const [bucket, n] of bucketCounts(batch)) this.busyBuckets.count(bucket, n);
-    const fast = this.atOnce(batch, demand);
+    for (const [bucket, n] of counts) this.busyBuckets.count(bucket, n);
+    const fast = this.atOnce(batch, demand, counts);
     if (fast) {
       try {
         const results = await fast;
@@ -404,7 +409,7 @@ export class PgLedger {
         ledgerReplanned.inc();
       }
     }
-    const { results, accounts, holds } = await this.sql.begin((tx) => this.apply(tx, batch, demand));
+    const { results, accounts, holds } = await this.sql.begin((tx) => this.apply(tx, batch, demand, counts));
     this.saw(accounts.values());
     if (this.held.size > SEEN_MAX) this.held.clear();
     for (const [wallet, hold] of holds) {
@@ -419,11 +424,10 @@ export class PgLedger {
    * of record in one statement. Returns the accounts' rows as written, and this replica's hold of
    * each account from now on (0n: none).
    */
-  private async apply(tx: SQL, batch: Pending[], demand: ReturnType<typeof demandOf>): Promise<{ results: unknown[]; accounts: Map<string, AccountView>; holds: Map<string, bigint> }> {
+  private async apply(tx: SQL, batch: Pending[], demand: ReturnType<typeof demandOf>, counts: Map<string, number>): Promise<{ results: unknown[]; accounts: Map<string, AccountView>; holds: Map<string, bigint> }> {
     const money = batch.filter((op) => op.kind !== 'rows');
     const wallets = [...new Set(money.map((op) => op.wallet))];
     const keys = keyHashes(money);
-    const counts = bucketCounts(money);
     // Tokens drawn ahead first; spent here even if this transaction fails (then a few are refused early, never given twice).
     const draws = this.drawsAhead(counts, false);
     const [fromDb, [accountRows, holdRows, recordRows, liveRows]] = await Promise.all([
@@ -457,10 +461,11 @@ export class PgLedger {
     const a: AccountView[] = [];
     for (const [wallet, account] of accounts) {
       const d = demand.get(wallet);
-      const hold = d && !this.closing && this.busy.busy(wallet) ? holdFor(account, d.price) : 0n;
+      const hold = d ? this.holdWanted(wallet, account, d.price) : 0n;
+      const row = { ...account, creditLamports: account.creditLamports - hold };
       holds.set(wallet, hold);
-      rows.set(wallet, { ...account, creditLamports: account.creditLamports - hold });
-      if (hold > 0n || touched.has(wallet) || writes.accounts.has(wallet)) a.push(rows.get(wallet)!);
+      rows.set(wallet, row);
+      if (hold > 0n || touched.has(wallet) || writes.accounts.has(wallet)) a.push(row);
     }
     const at = Date.now();
     const statements: Promise<unknown>[] = [];
@@ -494,7 +499,12 @@ export class PgLedger {
     }
     if (writes.rows.length) statements.push(usageInsert(tx, writes.rows).then(() => {}));
     await Promise.all(statements);
-    return { results: spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results, accounts: rows, holds };
+    return { results: withSpares(batch, results, spare), accounts: rows, holds };
+  }
+
+  /** The hold this replica would take of `account` for calls of `price`: only of a busy account, and never once stopping. */
+  private holdWanted(wallet: string, account: AccountView, price: number): bigint {
+    return !this.closing && this.busy.busy(wallet) ? holdFor(account, price) : 0n;
   }
 
   /**
@@ -537,7 +547,7 @@ export class PgLedger {
    * the statement fails whole (NOT_AS_PLANNED) and the batch goes to the locking transaction. Null
    * when the batch cannot be planned.
    */
-  private atOnce(batch: Pending[], demand: ReturnType<typeof demandOf>): Promise<unknown[]> | null {
+  private atOnce(batch: Pending[], demand: ReturnType<typeof demandOf>, counts: Map<string, number>): Promise<unknown[]> | null {
     if (batch.some((op) => op.kind === 'refund')) return null;
     const debits = batch.filter((op) => op.kind === 'debit');
     const before = new Map<string, AccountView>();
@@ -551,10 +561,9 @@ export class PgLedger {
       }
       const seen = this.seen.get(wallet);
       // A busy account worth a hold goes the locking way once, which takes it.
-      if (!seen || (!this.closing && this.busy.busy(wallet) && holdFor(seen, d.price) > 0n)) return null;
+      if (!seen || this.holdWanted(wallet, seen, d.price) > 0n) return null;
       before.set(wallet, seen);
     }
-    const counts = bucketCounts(debits);
     const draws = this.drawsAhead(counts, true);
     const everyDraw = new Map([...counts].map(([key, n]) => [key, { key, tokens: 0, allowed: n }]));
     const plan = this.stepAll(batch, { accounts: new Map(before), records: new Map(), live: EVERY_KEY, drawn: everyDraw });
@@ -643,7 +652,7 @@ export class PgLedger {
       const spare = new Map<string, bigint>();
       for (const r of row!.accounts ?? []) if (r.held !== '0') spare.set(r.wallet, BigInt(r.held));
       for (const r of row!.spare ?? []) spare.set(r.wallet, BigInt(r.credit));
-      return spare.size ? results.map((r, i) => withSpare(r, spare.get(batch[i]!.wallet))) : results;
+      return withSpares(batch, results, spare);
     });
   }
 
