@@ -3,50 +3,35 @@
 // revoked under a remembered one cannot spend, and the shared rate limit's upsert per turn gives
 // a bucket's tokens once, to the first requests, however many ask in one turn on two replicas.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { SQL } from 'bun';
+import type { SQL } from 'bun';
 import { newCallId } from '../../src/billing/resilience/call-id.ts';
 import { KeyCache } from '../../src/billing/backend/postgres/key-cache.ts';
 import { PgLedger } from '../../src/billing/backend/postgres/ledger.ts';
 import { PgRateLimiter } from '../../src/billing/backend/postgres/rate-limit.ts';
-import { pgStore } from '../../src/billing/backend/postgres/store.ts';
 import { KeyGone, type BillingStore } from '../../src/billing/store.ts';
 import type { Debit } from '../../src/billing/credit.ts';
 import { ledgerReplanned } from '../../src/metrics.ts';
-import { migratePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.ts';
-import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+import type { PgDb } from '../../src/db/pg-client.ts';
+import { openLedgerDatabase, type LedgerDatabase } from '../support/ledger-database.ts';
+import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
 setDefaultTimeout(30_000);
 
 const PRICE = 1000;
 
 describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two replicas', () => {
+  let pg: LedgerDatabase;
   let db: PgDb;
   let ledger: PgLedger;
   let store: BillingStore;
-  let release: () => Promise<void>;
   let other: SQL;
+  let funded: LedgerDatabase['funded'];
 
   beforeAll(async () => {
-    const url = await freshDatabase();
-    await migratePostgres(url);
-    db = openPostgres(url, 4);
-    ledger = new PgLedger(db.$client);
-    ({ store, release } = pgStore(db, ledger));
-    other = new SQL(url, { max: 4 });
+    pg = await openLedgerDatabase();
+    ({ db, ledger, store, other, funded } = pg);
   }, POSTGRES_HOOK_TIMEOUT_MS);
-  afterAll(async () => {
-    await other?.close();
-    await release?.();
-    await db?.$client.close();
-  });
-
-  /** A wallet with `lamports` of credit and no free calls, and its key. */
-  async function funded(lamports: number): Promise<{ wallet: string; apiKey: string }> {
-    const wallet = `wallet-${crypto.randomUUID()}`;
-    await store.recordDeposit({ signature: crypto.randomUUID(), network: 'mainnet-beta', wallet, lamports: BigInt(lamports), source: 'webhook' }, 1n);
-    const claimed = await store.claim(wallet, 0, Date.now());
-    return { wallet, apiKey: claimed!.apiKey };
-  }
+  afterAll(() => pg?.close());
   const credit = async (wallet: string) => Number((await other`SELECT credit_lamports FROM credit_accounts WHERE wallet = ${wallet}`)[0].credit_lamports);
 
   test('debits and refunds of five wallets at once through two ledgers: each wallet pays exactly for the calls it kept', async () => {

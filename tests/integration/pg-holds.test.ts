@@ -7,41 +7,34 @@ import { SQL } from 'bun';
 import { newCallId } from '../../src/billing/resilience/call-id.ts';
 import { PgLedger, type Drawing } from '../../src/billing/backend/postgres/ledger.ts';
 import { foldHolds } from '../../src/billing/backend/postgres/holds.ts';
-import { pgStore } from '../../src/billing/backend/postgres/store.ts';
 import type { BillingStore } from '../../src/billing/store.ts';
 import type { Debit } from '../../src/billing/credit.ts';
-import { migratePostgres, openPostgres, type PgDb } from '../../src/db/pg-client.ts';
 import { commitCutter, type CommitCutter } from '../support/commit-cutter.ts';
-import { freshDatabase, POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
+import { openLedgerDatabase, type LedgerDatabase } from '../support/ledger-database.ts';
+import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
 setDefaultTimeout(60_000);
 
 const PRICE = 1000;
 
 describe.skipIf(shouldSkipPostgres('pg-holds'))('credit held by replicas', () => {
+  let pg: LedgerDatabase;
   let url: string;
-  let db: PgDb;
   let store: BillingStore;
-  let release: () => Promise<void>;
   let sql: SQL;
   let cutter: CommitCutter;
   const opened: SQL[] = [];
 
   beforeAll(async () => {
-    url = await freshDatabase();
-    await migratePostgres(url);
-    db = openPostgres(url, 4);
-    ({ store, release } = pgStore(db, new PgLedger(db.$client)));
-    sql = new SQL(url, { max: 4 });
+    pg = await openLedgerDatabase();
+    ({ url, store, other: sql } = pg);
     cutter = commitCutter(url);
   }, POSTGRES_HOOK_TIMEOUT_MS);
   afterAll(async () => {
     // The proxy first: a pool with a stalled connection through it closes once that connection ends.
     cutter?.stop();
     for (const c of opened) await c.close({ timeout: 0 });
-    await sql?.close();
-    await release?.();
-    await db?.$client.close();
+    await pg?.close();
   });
 
   /**
@@ -54,15 +47,9 @@ describe.skipIf(shouldSkipPostgres('pg-holds'))('credit held by replicas', () =>
     return new PgLedger(pool, policy, aheadMs);
   }
 
-  async function funded(calls: number): Promise<string> {
-    return (await claimed(calls)).wallet;
-  }
-  async function claimed(calls: number): Promise<{ wallet: string; keyHash: string }> {
-    const wallet = `wallet-${crypto.randomUUID()}`;
-    await store.recordDeposit({ signature: crypto.randomUUID(), network: 'mainnet-beta', wallet, lamports: BigInt(calls * PRICE), source: 'webhook' }, 1n);
-    const { apiKey } = (await store.claim(wallet, 0, Date.now()))!;
-    return { wallet, keyHash: (await store.identify(apiKey))!.keyHash };
-  }
+  /** A wallet with credit for `calls` calls, and its key. */
+  const claimed = (calls: number) => pg.funded(calls * PRICE);
+  const funded = async (calls: number) => (await claimed(calls)).wallet;
 
   const row = async (wallet: string) => BigInt((await sql`SELECT credit_lamports::text AS c FROM credit_accounts WHERE wallet = ${wallet}`)[0].c);
   const holds = async (wallet: string) =>
