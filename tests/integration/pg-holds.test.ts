@@ -169,6 +169,29 @@ describe.skipIf(shouldSkipPostgres('pg-holds'))('credit held by replicas', () =>
     await r.close();
   });
 
+  test("a free call given back while another replica holds the account is that replica's next call, not credit taken from its hold", async () => {
+    const wallet = `wallet-${crypto.randomUUID()}`;
+    await store.recordDeposit({ signature: crypto.randomUUID(), network: 'mainnet-beta', wallet, lamports: BigInt(1_000 * PRICE), source: 'webhook' }, 1n);
+    await store.claim(wallet, 1, Date.now());
+    const quiet = replica();
+    const first = await quiet.debit(wallet, PRICE, newCallId());
+    expect(paid(first) && first.kind).toBe('free');
+    const holding = replica();
+    await busy(holding, wallet);
+    expect(await holderOf(holding, wallet)).toBeGreaterThan(0n);
+    // The first call failed after all: its free call goes back to the account's row.
+    expect((await quiet.refund(first as Debit)).given?.kind).toBe('free');
+    const creditBefore = (await holding.account(wallet))!.creditLamports;
+    const [next] = await burst(holding, wallet, 1);
+    expect(paid(next) && next.kind).toBe('free');
+    expect((next as Debit).balance).toEqual({ freeCalls: 0, creditLamports: creditBefore });
+    const [after] = await burst(holding, wallet, 1);
+    expect(paid(after) && after.kind).toBe('credit');
+    expect((await holding.account(wallet))!).toMatchObject({ freeCalls: 0, creditLamports: creditBefore - BigInt(PRICE) });
+    await quiet.close();
+    await holding.close();
+  });
+
   test('tokens drawn ahead of a busy bucket by two replicas: never more calls let through than the bucket gives, and few lost', async () => {
     const { wallet, keyHash } = await claimed(100_000);
     const policy = { rate: 0.001, burst: 300 };

@@ -620,7 +620,13 @@ export class PgLedger {
         -- by its index (LATERAL, LIMIT 1), not found by scanning them all: a cached plan cannot see how few are asked.
         1 / (CASE WHEN ${drawnEnough}
           ${wallets.length ? sql`AND (SELECT count(*) FROM changed) = ${wallets.length}` : sql``}
-          ${heldWallets.length ? sql`AND (SELECT count(*) FROM spent) = ${heldWallets.length}` : sql``}
+          ${
+            heldWallets.length
+              ? // A held account's row has no free call (a hold is taken only then), unless a refund gave one back
+                // since: the locking way uses it first.
+                sql`AND (SELECT count(*) FROM spent) = ${heldWallets.length} AND NOT EXISTS (SELECT FROM credit_accounts a WHERE a.wallet = ANY(${heldWallets}::text[]) AND a.free_calls > 0)`
+              : sql``
+          }
           AND (SELECT count(*) FROM unnest(${keys}::text[]) AS k(h), LATERAL (SELECT FROM api_keys a WHERE a.key_hash = k.h AND a.revoked_at IS NULL LIMIT 1) live) = ${keys.length} THEN 1 ELSE 0 END) AS ok,
         ${wallets.length ? sql`(SELECT json_agg(changed) FROM changed)` : sql`NULL`} AS accounts,
         ${heldWallets.length ? sql`(SELECT json_agg(spent) FROM spent)` : sql`NULL`} AS held,
