@@ -208,4 +208,26 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
       limiter.close();
     }
   });
+
+  test('a busy replica with few calls queued waits for more before its next batch; a quiet one does not', async () => {
+    const { wallet } = await funded(2_000 * PRICE);
+    // Lingering 300 ms, so that calls asked 50 ms apart go together only by lingering, however slow the machine.
+    const replica = () => new PgLedger(other, undefined, undefined, 300);
+    const debits = (l: PgLedger, n: number) => Promise.all(Array.from({ length: n }, () => l.debit(wallet, PRICE, newCallId())));
+    /** Batches committed for 4 calls, then 4 more asked 50 ms later. */
+    const batchesFor = async (l: PgLedger) => {
+      const before = l.commits;
+      const first = debits(l, 4);
+      await Bun.sleep(50);
+      const all = (await Promise.all([first, debits(l, 4)])).flat();
+      expect(all.every((d) => d && typeof d === 'object')).toBe(true);
+      return l.commits - before;
+    };
+    const quiet = replica();
+    expect(await batchesFor(quiet)).toBe(2);
+    // 1,200 debits in batches of 120 make it busy (500 a second or more).
+    const busy = replica();
+    for (let i = 0; i < 10; i++) await debits(busy, 120);
+    expect(await batchesFor(busy)).toBe(1);
+  });
 });

@@ -22,16 +22,20 @@ const HOLD_MIN_CALLS = 64n;
 const BUSY_PER_SECOND = 25;
 
 /**
- * Which accounts (or rate-limit buckets) are busy in this replica: used at least BUSY_PER_SECOND
- * times in this second or the last. Two debits of one account in a batch happen by chance among
- * many quiet customers; a hold for each would cost them a locking transaction apiece and win nothing.
+ * Which accounts (or rate-limit buckets, or the replica itself) are busy in this replica: used at
+ * least `perSecond` times in this second or the last (BUSY_PER_SECOND for an account or a bucket). Two
+ * debits of one account in a batch happen by chance among many quiet customers; a hold for each
+ * would cost them a locking transaction apiece and win nothing.
  */
 export class Busy {
   private current = new Map<string, number>();
   private last = new Map<string, number>();
   private since: number;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly perSecond = BUSY_PER_SECOND,
+    private readonly now: () => number = Date.now,
+  ) {
     this.since = now();
   }
 
@@ -42,7 +46,7 @@ export class Busy {
 
   busy(key: string): boolean {
     this.roll();
-    return Math.max(this.current.get(key) ?? 0, this.last.get(key) ?? 0) >= BUSY_PER_SECOND;
+    return Math.max(this.current.get(key) ?? 0, this.last.get(key) ?? 0) >= this.perSecond;
   }
 
   private roll() {

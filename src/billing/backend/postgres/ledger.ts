@@ -111,6 +111,18 @@ const nextAttempt = (callId: string) => `${callId}+`;
 
 const byWallet = (a: { wallet: string }, b: { wallet: string }) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : 0);
 
+/**
+ * A busy replica (BUSY_REPLICA_PER_SECOND debits a second or more) with fewer than LINGER_BELOW calls
+ * queued waits LINGER_MS for more before it sends its next batch. Several replicas each batch only
+ * their own share of the calls: on 3 gateways sharing 2 cores with Postgres, batches of 10.7 calls
+ * cost the gateways and Postgres twice the CPU per call of one gateway's 32 (docs/scale-out.md).
+ * One busy replica already gathers more than LINGER_BELOW while a batch is out, and a quiet one
+ * does not wait for calls that are not coming.
+ */
+const LINGER_MS = 2;
+const LINGER_BELOW = 16;
+const BUSY_REPLICA_PER_SECOND = 500;
+
 /** Usage rows nobody waits for commit alone after this long if no debit comes to carry them. */
 const DEFERRED_MS = 200;
 
@@ -224,16 +236,22 @@ export class PgLedger {
   private readonly held = new Map<string, bigint>();
   private readonly busy = new Busy();
   private readonly busyBuckets = new Busy();
+  /** This replica's debits per second, under the key ''. */
+  private readonly traffic = new Busy(BUSY_REPLICA_PER_SECOND);
   /** Set by close(): no hold is taken any more. */
   private closing = false;
   private readonly ahead = new Map<string, TokensAhead>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
-  /** `buckets`: the shared rate limit's policy, when limits are on (debitDrawing); `aheadMs`: how long tokens drawn ahead last. */
+  /**
+   * `buckets`: the shared rate limit's policy, when limits are on (debitDrawing); `aheadMs`: how long
+   * tokens drawn ahead last; `lingerMs`: how long a busy replica's short batch waits for more calls.
+   */
   constructor(
     private readonly sql: SQL,
     readonly buckets?: BucketPolicy,
     private readonly aheadMs = AHEAD_MS,
+    private readonly lingerMs = LINGER_MS,
   ) {}
 
   /** Folds back every replica's expired holds from now on, every SWEEP_EVERY_MS, until close(); the gateway's ledger does. */
@@ -354,6 +372,7 @@ export class PgLedger {
     let alone = !this.queue.some((op) => op.kind !== 'rows');
     while (this.queue.length && (alone || this.queue.some((op) => op.kind !== 'rows'))) {
       alone = false;
+      if (this.queue.length < LINGER_BELOW && this.traffic.busy('')) await Bun.sleep(this.lingerMs);
       // The sort is stable: one wallet's operations keep their order.
       const batch = this.queue.sort(byWallet);
       this.queue = [];
@@ -393,8 +412,13 @@ export class PgLedger {
   private async commit(batch: Pending[], until: number): Promise<unknown[]> {
     const demand = demandOf(batch);
     const counts = bucketCounts(batch);
-    for (const [wallet, d] of demand) this.busy.count(wallet, d.calls);
+    let debits = 0;
+    for (const [wallet, d] of demand) {
+      this.busy.count(wallet, d.calls);
+      debits += d.calls;
+    }
     for (const [bucket, n] of counts) this.busyBuckets.count(bucket, n);
+    this.traffic.count('', debits);
     const fast = this.atOnce(batch, demand, counts);
     if (fast) {
       try {
