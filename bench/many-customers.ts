@@ -178,7 +178,7 @@ request = function()
 end
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(99)))
+  io.write(string.format("RESULT %d %d %d %d %d %d %d %d %d %d\\n", summary.requests, summary.duration, e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(50), latency:percentile(99), latency.max))
 end
 `,
   );
@@ -229,10 +229,13 @@ async function wrkOne(url: string, conns: number, lua: string, duration: number)
   const proc = Bun.spawn(['wrk', '-t1', `-c${conns}`, `-d${duration}s`, '-s', lua, url + ROUTE], { stdout: 'pipe', stderr: 'inherit' });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
-  const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out);
+  const m = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out);
   if (!m) throw new Error(`wrk printed no result:\n${out}`);
-  const [requests, durationUs, non2xx, sockErrors, p50, p99] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  return { requests, durationUs, errors: non2xx + sockErrors, p50: p50 / 1000, p99: p99 / 1000 };
+  const [requests = 0, durationUs = 0, non2xx = 0, connect = 0, read = 0, write = 0, timeout = 0, p50 = 0, p99 = 0, max = 0] = m.slice(1).map(Number);
+  const errors = non2xx + connect + read + write + timeout;
+  // What the errors were: the gateways' log tells any answer other than 200 at the end, but not a socket error or a wrk timeout (2 s).
+  if (errors) console.error(`wrk ${url}: ${non2xx} answers not 2xx, socket errors: connect ${connect}, read ${read}, write ${write}, timeout ${timeout}; slowest answer ${(max / 1000).toFixed(0)} ms`);
+  return { requests, durationUs, errors, p50: p50 / 1000, p99: p99 / 1000 };
 }
 
 const xactCommit = async (admin: SQL) => Number((await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
