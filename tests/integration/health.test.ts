@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { within } from '../support/poll.ts';
+import { holdWriteLock } from '../support/outage.ts';
 
 setDefaultTimeout(60_000);
 
@@ -28,12 +29,8 @@ test('the write lock held by another process: /healthz stays 200 while /readyz i
   gw.services.readiness.start();
   expect(await within(5_000, async () => (await gw.get('/readyz')).status === 200)).not.toBeNull();
   // Another process (a sqlite3 shell, a backup tool) takes the write lock and keeps it.
-  const holder = Bun.spawn(
-    ['bun', '-e', `const { Database } = require('bun:sqlite'); const db = new Database(process.argv[1]); db.run('BEGIN EXCLUSIVE'); console.log('locked'); process.stdin.on('data', () => { db.run('ROLLBACK'); process.exit(0); });`, gw.config.databasePath],
-    { stdin: 'pipe', stdout: 'pipe' },
-  );
+  const holder = await holdWriteLock(gw.config.databasePath);
   try {
-    expect(new TextDecoder().decode((await holder.stdout.getReader().read()).value)).toContain('locked');
     let readyz: Awaited<ReturnType<typeof gw.get>> | undefined;
     expect(await within(10_000, async () => (readyz = await gw.get('/readyz')).status === 503)).not.toBeNull();
     expect(readyz!.body).toMatchObject({ ready: false, database: 'failed', databaseError: expect.stringMatching(/^sqlite: (locked|timeout)$/) });
@@ -42,9 +39,7 @@ test('the write lock held by another process: /healthz stays 200 while /readyz i
       await Bun.sleep(100);
     }
   } finally {
-    holder.stdin.write('release\n');
-    holder.stdin.end();
-    await holder.exited;
+    await holder.release();
   }
   expect(await within(5_000, async () => (await gw.get('/readyz')).status === 200)).not.toBeNull();
 });

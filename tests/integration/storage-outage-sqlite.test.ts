@@ -11,7 +11,7 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { sandboxGateways } from '../support/sandbox-gateways.ts';
 import { fundedKey, signChallenge } from '../support/agent.ts';
 import { CLIENTS, connectMcp } from '../support/mcp.ts';
-import { ask, expectStorageUnavailable, fillDisk, load, mountTmpfs, type Answer } from '../support/outage.ts';
+import { ask, expectStorageUnavailable, fillDisk, holdWriteLock, load, mountTmpfs, type Answer } from '../support/outage.ts';
 import { within } from '../support/poll.ts';
 import type { TestGateway } from '../support/gateway.ts';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -173,12 +173,7 @@ describe.skipIf(!tmpfs)(suite, () => {
     const paid = paidLoad(f);
     await within(5_000, () => paid.answers.filter((a) => a.status === 200).length >= 20);
     // Another process (an operator's sqlite3 shell, a backup tool) takes the write lock and keeps it.
-    const holder = Bun.spawn(
-      ['bun', '-e', `const { Database } = require('bun:sqlite'); const db = new Database(process.argv[1]); db.run('BEGIN EXCLUSIVE'); console.log('locked'); process.stdin.on('data', () => { db.run('ROLLBACK'); process.exit(0); });`, databasePath],
-      { stdin: 'pipe', stdout: 'pipe' },
-    );
-    const reader = holder.stdout.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toContain('locked');
+    const holder = await holdWriteLock(databasePath);
     expect(await within(10_000, () => paid.answers.some((a) => a.status === 500))).not.toBeNull();
     const free = await ask(f.freeUrl);
     expect(free.status).toBe(200);
@@ -187,9 +182,7 @@ describe.skipIf(!tmpfs)(suite, () => {
     await Bun.sleep(1_000);
     const whileLocked = paid.answers.filter((a) => a.status === 500).slice(-5);
     expect(Math.max(...whileLocked.map((a) => a.ms))).toBeLessThan(2_000);
-    holder.stdin.write('release\n');
-    holder.stdin.end();
-    await holder.exited;
+    await holder.release();
     const releasedAt = Date.now();
     const back = await within(5_000, () => paid.answers.some((a) => a.status === 200 && a.at >= releasedAt));
     const ready = (await within(5_000, async () => (await ask(f.gw.url + '/readyz')).status === 200)) === null ? null : Date.now() - releasedAt;

@@ -95,3 +95,28 @@ export function fillDisk(file: string): number {
   closeSync(fd);
   return written;
 }
+
+/**
+ * Another process (an operator's sqlite3 shell, a backup tool) that takes the file's write lock and
+ * keeps it until released. It waits its turn as such a tool does (a busy timeout): taken while one
+ * of the gateway's own commits is running, a lock with no wait is refused at once.
+ */
+export async function holdWriteLock(databasePath: string): Promise<{ release(): Promise<void> }> {
+  const holder = Bun.spawn(
+    [
+      'bun',
+      '-e',
+      `const { Database } = require('bun:sqlite'); const db = new Database(process.argv[1]); db.run('PRAGMA busy_timeout = 5000'); db.run('BEGIN EXCLUSIVE'); console.log('locked'); process.stdin.on('data', () => { db.run('ROLLBACK'); process.exit(0); });`,
+      databasePath,
+    ],
+    { stdin: 'pipe', stdout: 'pipe' },
+  );
+  expect(new TextDecoder().decode((await holder.stdout.getReader().read()).value)).toContain('locked');
+  return {
+    async release() {
+      holder.stdin.write('release\n');
+      holder.stdin.end();
+      await holder.exited;
+    },
+  };
+}
