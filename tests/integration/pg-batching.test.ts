@@ -236,4 +236,20 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     }));
     expect(await batchesFor(shared)).toBe(1);
   });
+  test('balances asked at once are read in one query, each wallet its own, each seeing every debit committed before it was asked', async () => {
+    const a = await funded(10 * PRICE);
+    const b = await funded(20 * PRICE);
+    let queries = 0;
+    const counted = new Proxy(other, { apply: (target, self, args) => (queries++, Reflect.apply(target, self, args)) });
+    const reader = new PgLedger(counted);
+    await reader.debit(a.wallet, PRICE, newCallId());
+    queries = 0;
+    const read = await Promise.all([a.wallet, b.wallet, 'no-such-wallet', a.wallet].map((w) => reader.account(w)));
+    expect(queries).toBe(1);
+    expect(read.map((r) => r?.creditLamports)).toEqual([BigInt(9 * PRICE), BigInt(20 * PRICE), undefined, BigInt(9 * PRICE)]);
+    expect(read.map((r) => r?.wallet)).toEqual([a.wallet, b.wallet, undefined, a.wallet]);
+    // Spent through another replica and committed before the read was asked: the read sees it.
+    await ledger.debit(b.wallet, PRICE, newCallId());
+    expect((await reader.account(b.wallet))?.creditLamports).toBe(BigInt(19 * PRICE));
+  });
 });

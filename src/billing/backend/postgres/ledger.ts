@@ -41,6 +41,7 @@ import { debitStep, refundStep, type AccountView, type Balance, type Debit, type
 import { COMMIT_WITHIN_MS, settleWithin, SETTLE_WITHIN_MS, UnsettledWrite } from '../../resilience/unsettled.ts';
 import type { usageRow } from '../../usage-history.ts';
 import type { RateDecision } from '../../rate-limit.ts';
+import { KeyedBatch } from './keyed-batch.ts';
 import { decisionOf, draw, drawing, drawnOf, type BucketPolicy, type Drawn } from './buckets.ts';
 import { Busy, foldHolds, holdFor, HOLD_TTL_MS, SWEEP_EVERY_MS, type HoldRow } from './holds.ts';
 import { LATE, within } from '../../../within.ts';
@@ -245,6 +246,14 @@ export class PgLedger {
   private closing = false;
   private readonly ahead = new Map<string, TokensAhead>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Balance reads, one query per round for every wallet asked (account()). */
+  private readonly balances = new KeyedBatch<AccountView | null>(async (asked) => {
+    const rows = await this.sql<(BalanceRow & { wallet: string; calls_made: number })[]>`
+      SELECT a.wallet, a.free_calls, (a.credit_lamports + coalesce(sum(h.credit_lamports), 0))::text AS credit_lamports, a.calls_made + coalesce(sum(h.calls_made), 0) AS calls_made
+      FROM credit_accounts a LEFT JOIN credit_holds h ON h.wallet = a.wallet WHERE a.wallet = ANY(${[...asked.keys()]}::text[]) GROUP BY a.wallet`;
+    const found = new Map(rows.map((r) => [r.wallet, accountOf(r)]));
+    return (wallet) => found.get(wallet) ?? null;
+  });
 
   /**
    * `buckets`: the shared rate limit's policy, when limits are on (debitDrawing); `aheadMs`: how long
@@ -324,12 +333,13 @@ export class PgLedger {
     });
   }
 
-  /** The account with every replica's holds of it: what it has. */
-  async account(wallet: string): Promise<AccountView | null> {
-    const [row] = await this.sql<(BalanceRow & { calls_made: number })[]>`
-      SELECT a.free_calls, (a.credit_lamports + coalesce(sum(h.credit_lamports), 0))::text AS credit_lamports, a.calls_made + coalesce(sum(h.calls_made), 0) AS calls_made
-      FROM credit_accounts a LEFT JOIN credit_holds h ON h.wallet = a.wallet WHERE a.wallet = ${wallet} GROUP BY a.wallet`;
-    return row ? { wallet, callsMade: Number(row.calls_made), ...balanceOf(row) } : null;
+  /**
+   * The account with every replica's holds of it: what it has. Reads asked while one runs go together
+   * in the next (KeyedBatch): a query of its own cost the gateway 55-75 µs of CPU per polled balance.
+   * A read still sees every commit made before it was asked, since its round starts after that.
+   */
+  account(wallet: string): Promise<AccountView | null> {
+    return this.balances.ask(wallet);
   }
 
   /** On a graceful stop: once nothing is in flight, this replica's holds go back to their accounts (else they expire, holds.ts). */
