@@ -2,7 +2,8 @@
 // Elysia app (app.handle) in this process, 64 at a time, and the process's CPU time is divided by
 // the calls made. Steadier than req/s on a shared machine, and the number each hot-path change
 // moves. The sandbox chain (same process) answers the few upstream calls the caches let through.
-// Run: bun bench/handler-cost.ts [calls per route] [concurrency] [rounds, best kept]; BENCH_ONLY=<part of a name> for one route.
+// Run: bun bench/handler-cost.ts [calls per route] [concurrency] [rounds, best kept]; BENCH_ONLY=<part of a name> for one route;
+// BENCH_PG=1 for the PostgreSQL backend (a durable server started here; its own CPU is not this process's, so not counted).
 import { cpus } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { defaultConfig, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { createServices } from '../src/services.ts';
 import { startSandbox } from '../tests/support/sandbox/index.ts';
+import { freshDatabase, startPostgres, stopPostgres } from '../tests/support/postgres.ts';
 import { claimWhenSeen, deposit, heliusPayload, httpClient } from '../tests/support/agent.ts';
 
 const calls = Number(process.argv[2] ?? 20_000);
@@ -26,6 +28,7 @@ const gatewayAddress = (await generateKeyPairSigner()).address;
 const config: Config = {
   ...defaultConfig(),
   databasePath: join(dir, 'gw.sqlite'),
+  databaseUrl: process.env.BENCH_PG ? await freshDatabase((await startPostgres({ durable: true })).url) : undefined,
   mainnetRpcUrls: [chain.url],
   devnetRpcUrls: [chain.url],
   gatewayAddress,
@@ -114,5 +117,6 @@ try {
 } finally {
   await services.close();
   await chain.stop();
+  await stopPostgres();
   rmSync(dir, { recursive: true, force: true });
 }
