@@ -155,6 +155,39 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     }
   });
 
+  test('a claim forgets the remembered keys of its wallet alone, found by the wallet, also once older keys were evicted', async () => {
+    const [a, b, c] = await Promise.all(Array.from({ length: 3 }, () => funded(PRICE)));
+    let queries = 0;
+    const live = async (keyHashes: string[]) => {
+      queries++;
+      const rows = await other<{ key_hash: string; wallet: string }[]>`SELECT key_hash, wallet FROM api_keys WHERE key_hash = ANY(${keyHashes}::text[]) AND revoked_at IS NULL`;
+      return new Map(rows.map((r) => [r.key_hash, r.wallet]));
+    };
+    // Room for two keys: the third evicts the first.
+    const cache = new KeyCache({ live }, 60_000, 2);
+    try {
+      for (const f of [a, b, c]) expect(await cache.identify(f.apiKey)).toMatchObject({ wallet: f.wallet });
+      expect(queries).toBe(3);
+      cache.forgetWallet(b.wallet);
+      expect(cache.identify(c.apiKey)).toMatchObject({ wallet: c.wallet });
+      expect(queries).toBe(3);
+      expect(await cache.identify(b.apiKey)).toMatchObject({ wallet: b.wallet });
+      expect(queries).toBe(4);
+      // The evicted wallet's claim forgets nothing else.
+      cache.forgetWallet(a.wallet);
+      expect([cache.identify(b.apiKey), cache.identify(c.apiKey)]).toMatchObject([{ wallet: b.wallet }, { wallet: c.wallet }]);
+      // Remembered again (evicting c), then forgotten by its wallet again.
+      expect(await cache.identify(a.apiKey)).toMatchObject({ wallet: a.wallet });
+      cache.forgetWallet(a.wallet);
+      const asked = cache.identify(a.apiKey);
+      expect(asked).toBeInstanceOf(Promise);
+      expect(await asked).toMatchObject({ wallet: a.wallet });
+      expect(queries).toBe(6);
+    } finally {
+      cache.close();
+    }
+  });
+
   test('the shared limit: 40 requests for one bucket in one turn on each of two replicas get the burst of 5 once, and leave it empty', async () => {
     const rate = 0.001;
     const burst = 5;
