@@ -6,9 +6,9 @@
 // at most KEY_RECHECK_MS later. Keys not remembered are looked up together, one query for all
 // those asked while the previous one ran. Only live keys are remembered (unknown ones would let
 // anyone fill the memory), by their hash, in memory only.
-import { LRUCache } from 'lru-cache';
 import { keyHashOf, type KeyOwner } from '../../keys.ts';
 import { KeyedBatch } from './keyed-batch.ts';
+import { RememberedKeys } from '../remembered-keys.ts';
 
 /** How often every remembered key is looked at again (one query per RECHECK_CHUNK keys). */
 export const KEY_RECHECK_MS = 10_000;
@@ -20,14 +20,12 @@ export interface KeyQueries {
 }
 
 export class KeyCache {
-  /** The remembered keys of each wallet: a claim forgets them without walking every key (60-86 ms at 100,000). */
-  private readonly byWallet = new Map<string, Set<string>>();
-  private readonly known: LRUCache<string, KeyOwner>;
+  private readonly known: RememberedKeys;
   /** Keys not remembered, looked up together: one query for all those asked while the last ran. */
   private readonly lookUps = new KeyedBatch<KeyOwner | null>(async (asked) => {
     const found = new Map<string, KeyOwner>();
     for (const [keyHash, wallet] of await this.queries.live([...asked.keys()])) found.set(keyHash, { wallet, keyHash });
-    for (const owner of found.values()) this.remember(owner);
+    for (const owner of found.values()) this.known.set(owner.keyHash, owner);
     return (keyHash) => found.get(keyHash) ?? null;
   });
   private readonly recheck: ReturnType<typeof setInterval>;
@@ -37,15 +35,7 @@ export class KeyCache {
     recheckMs = KEY_RECHECK_MS,
     maxKeys = 100_000,
   ) {
-    this.known = new LRUCache<string, KeyOwner>({
-      max: maxKeys,
-      // However a key leaves (forgotten, replaced, evicted), its wallet's index lets go of it too.
-      dispose: (owner, keyHash) => {
-        const keys = this.byWallet.get(owner.wallet);
-        keys?.delete(keyHash);
-        if (keys?.size === 0) this.byWallet.delete(owner.wallet);
-      },
-    });
+    this.known = new RememberedKeys(maxKeys);
     this.recheck = setInterval(() => void this.recheckAll().catch(() => {}), recheckMs);
     this.recheck.unref();
   }
@@ -63,14 +53,7 @@ export class KeyCache {
 
   /** Forgets every key of the wallet (a claim here revoked them). */
   forgetWallet(wallet: string): void {
-    for (const keyHash of [...(this.byWallet.get(wallet) ?? [])]) this.known.delete(keyHash);
-  }
-
-  private remember(owner: KeyOwner): void {
-    this.known.set(owner.keyHash, owner);
-    const keys = this.byWallet.get(owner.wallet);
-    if (keys) keys.add(owner.keyHash);
-    else this.byWallet.set(owner.wallet, new Set([owner.keyHash]));
+    this.known.forgetWallet(wallet);
   }
 
   close(): void {
@@ -79,7 +62,7 @@ export class KeyCache {
 
   /** Forgets the remembered keys that were revoked meanwhile. */
   private async recheckAll(): Promise<void> {
-    const hashes = [...this.known.keys()];
+    const hashes = this.known.keys();
     for (let i = 0; i < hashes.length; i += RECHECK_CHUNK) {
       const chunk = hashes.slice(i, i + RECHECK_CHUNK);
       const live = await this.queries.live(chunk);

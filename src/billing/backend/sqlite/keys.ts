@@ -1,51 +1,21 @@
 // API keys on SQLite: who holds a live key, from memory when seen recently, and the rotation a
 // claim makes (backend/sqlite/store.ts).
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { LRUCache } from 'lru-cache';
 import type { Db } from '../../../db/client.ts';
 import { otherWriters } from '../../../db/other-writers.ts';
 import { apiKeys } from '../../../db/schema.ts';
 import { generateApiKey, hashApiKey, KEY_PREFIX, type KeyOwner } from '../../keys.ts';
+import { RememberedKeys } from '../remembered-keys.ts';
 
 // Live keys recently seen, per database: a call with a known key costs neither a SHA-256 nor a
 // query. Only live keys are remembered (unknown ones would let anyone fill the cache), and every
 // revocation goes through rotateKey below, which forgets the wallet's keys before anything else
 // can run. The cache holds keys in memory only, as each request does; never on disk.
-class LiveKeys {
-  private readonly byWallet = new Map<string, Set<string>>();
-  private readonly byKey = new LRUCache<string, KeyOwner>({
-    max: 100_000,
-    dispose: (owner, key) => {
-      const keys = this.byWallet.get(owner.wallet);
-      keys?.delete(key);
-      if (keys?.size === 0) this.byWallet.delete(owner.wallet);
-    },
-  });
+const liveKeys = new WeakMap<Db, RememberedKeys>();
 
-  get(apiKey: string): KeyOwner | undefined {
-    return this.byKey.get(apiKey);
-  }
-
-  set(apiKey: string, owner: KeyOwner) {
-    this.byKey.set(apiKey, owner);
-    const keys = this.byWallet.get(owner.wallet) ?? new Set();
-    this.byWallet.set(owner.wallet, keys.add(apiKey));
-  }
-
-  clear() {
-    this.byKey.clear();
-  }
-
-  forgetWallet(wallet: string) {
-    for (const key of [...(this.byWallet.get(wallet) ?? [])]) this.byKey.delete(key);
-  }
-}
-
-const liveKeys = new WeakMap<Db, LiveKeys>();
-
-function cacheOf(db: Db): LiveKeys {
+function cacheOf(db: Db): RememberedKeys {
   let cache = liveKeys.get(db);
-  if (!cache) liveKeys.set(db, (cache = new LiveKeys()));
+  if (!cache) liveKeys.set(db, (cache = new RememberedKeys()));
   return cache;
 }
 
