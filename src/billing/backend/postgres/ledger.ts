@@ -335,7 +335,7 @@ export class PgLedger {
 
   /**
    * The account with every replica's holds of it: what it has. Reads asked while one runs go together
-   * in the next (KeyedBatch): a query of its own cost the gateway 55-75 µs of CPU per polled balance.
+   * in the next (KeyedBatch): a query of its own cost the gateway 66-88 µs of CPU per polled balance.
    * A read still sees every commit made before it was asked, since its round starts after that.
    */
   account(wallet: string): Promise<AccountView | null> {
