@@ -269,6 +269,7 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     }));
     expect(await batchesFor(shared)).toBe(1);
   });
+
   test('balances asked at once are read in one query, each wallet its own, each seeing every debit committed before it was asked', async () => {
     const a = await funded(10 * PRICE);
     const b = await funded(20 * PRICE);
