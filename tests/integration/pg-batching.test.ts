@@ -270,6 +270,38 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     expect(await batchesFor(shared)).toBe(1);
   });
 
+  test('while a batch waits on a locked account, a second goes with the calls of the other accounts, never one of the first\'s; each call pays once', async () => {
+    const stuck = await funded(10 * PRICE);
+    const others = await Promise.all(Array.from({ length: 30 }, () => funded(10 * PRICE)));
+    const replica = new PgLedger(other);
+    // Another session holds the account's row, as a long transaction elsewhere would.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = db.$client.begin(async (tx) => {
+      await tx`SELECT 1 FROM credit_accounts WHERE wallet = ${stuck.wallet} FOR UPDATE`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const ended: string[] = [];
+    const first = replica.debit(stuck.wallet, PRICE, newCallId()).then((d) => (ended.push('first'), d));
+    while ((await other`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`)[0].n === 0) await Bun.sleep(10);
+    // A later call of the stuck account, and one call of each other account.
+    const again = replica.debit(stuck.wallet, PRICE, newCallId()).then((d) => (ended.push('again'), d));
+    const rest = Promise.all(others.map(({ wallet }) => replica.debit(wallet, PRICE, newCallId())));
+    const meanwhile = await Promise.race([rest, Bun.sleep(2_000).then(() => 'still waiting' as const)]);
+    expect(meanwhile).not.toBe('still waiting');
+    expect(ended).toEqual([]);
+    release();
+    await holder;
+    expect(await Promise.all([first, again])).toMatchObject([{ kind: 'credit' }, { kind: 'credit' }]);
+    expect(ended).toEqual(['first', 'again']);
+    expect(await credit(stuck.wallet)).toBe(8 * PRICE);
+    for (const { wallet } of others) expect(await credit(wallet)).toBe(9 * PRICE);
+  });
+
   test('balances asked at once are read in one query, each wallet its own, each seeing every debit committed before it was asked', async () => {
     const a = await funded(10 * PRICE);
     const b = await funded(20 * PRICE);

@@ -5,7 +5,10 @@
 // other in a cycle), reads them and the records of its calls, applies its debits and refunds in
 // order with the same pure steps (debitStep, refundStep), then writes each account once and all
 // records with one statement per kind: a batch costs the same few statements whatever its size,
-// and the CHECK constraints refuse a negative balance regardless.
+// and the CHECK constraints refuse a negative balance regardless. While one batch is out, a second
+// may go with the calls of accounts and buckets the first does not touch (take): the two never wait
+// on each other's row locks, and an account whose row is held elsewhere holds back only its own
+// calls once 24 others wait.
 //
 // Once per call, as on SQLite (sqlite/ledger.ts): each debit is recorded under its call id in the transaction that
 // takes it, and a refund gives back only a recorded debit not yet refunded. A paid call's key is
@@ -125,6 +128,16 @@ const LINGER_MS = 2;
 const LINGER_BELOW = 16;
 const BUSY_REPLICA_PER_SECOND = 500;
 
+/**
+ * Batches a replica keeps in flight at once. With one, a batch's statement and the gateway's work
+ * for the calls of the one before run one after the other (docs/scale-out.md); a second batch goes
+ * while the first is out once SECOND_BATCH_FROM operations wait that touch none of its accounts or
+ * buckets (and at most a quarter of those waiting are held back), so the two never wait on each
+ * other's row locks.
+ */
+const BATCHES_IN_FLIGHT = 2;
+const SECOND_BATCH_FROM = 24;
+
 /** Usage rows nobody waits for commit alone after this long if no debit comes to carry them. */
 const DEFERRED_MS = 200;
 
@@ -224,7 +237,11 @@ interface Writes {
 
 export class PgLedger {
   private queue: Pending[] = [];
-  private flushing = false;
+  /** Batches being sent or in flight (flush loops running), at most BATCHES_IN_FLIGHT. */
+  private flushing = 0;
+  private secondAsked = false;
+  /** The accounts and buckets of the batches in flight, each with how many batches touch it. */
+  private readonly inFlight = new Map<string, number>();
   private lazy: ReturnType<typeof setTimeout> | undefined;
   /** Transactions committed by the group commit (for tests and diagnostics). */
   commits = 0;
@@ -329,7 +346,7 @@ export class PgLedger {
   carry(rows: UsageRow[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ kind: 'rows', wallet: '', callId: '', rows, recovered: () => 'again', resolve: resolve as (v: unknown) => void, reject, deadline: Date.now() + SETTLE_WITHIN_MS });
-      if (!this.flushing) this.later();
+      if (this.flushing === 0) this.later();
     });
   }
 
@@ -347,7 +364,7 @@ export class PgLedger {
     this.closing = true;
     clearInterval(this.sweeper);
     const until = Date.now() + waitMs;
-    while ((this.flushing || this.queue.length) && Date.now() < until) await Bun.sleep(5);
+    while ((this.flushing > 0 || this.queue.length) && Date.now() < until) await Bun.sleep(5);
     this.held.clear();
     await foldHolds(this.sql, this.holder).catch(() => {});
   }
@@ -365,11 +382,64 @@ export class PgLedger {
   }
 
   private start() {
-    if (this.flushing) return;
-    this.flushing = true;
+    if (this.flushing > 0) {
+      // Looked at once per turn of the event loop: the second batch takes what waits by then. Only
+      // beside a batch in flight: a replica waiting for more calls (lingering) still waits.
+      if (this.flushing < BATCHES_IN_FLIGHT && !this.secondAsked && this.inFlight.size > 0 && this.queue.length >= SECOND_BATCH_FROM) {
+        this.secondAsked = true;
+        setImmediate(() => {
+          this.secondAsked = false;
+          if (this.flushing >= BATCHES_IN_FLIGHT || this.inFlight.size === 0) return;
+          this.flushing++;
+          void this.flush();
+        });
+      }
+      return;
+    }
+    this.flushing = 1;
     clearTimeout(this.lazy);
     this.lazy = undefined;
     setImmediate(() => void this.flush());
+  }
+
+  /**
+   * The next batch, sorted by wallet (stably: one wallet's operations keep their order): every
+   * operation queued whose account and bucket no batch in flight touches, the rest left queued for
+   * after it. Beside another batch in flight, none unless at least SECOND_BATCH_FROM can go.
+   */
+  private take(): Pending[] {
+    const alone = this.flushing === 1;
+    if (alone && this.inFlight.size === 0) {
+      const all = this.queue;
+      this.queue = [];
+      return all.sort(byWallet);
+    }
+    const busy = (op: Pending) => (op.wallet !== '' && this.inFlight.has(op.wallet)) || (op.bucket !== undefined && this.inFlight.has(op.bucket));
+    // A wallet held back holds back its later operations too, so that its order stays.
+    const blocked = new Set<string>();
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    for (const op of this.queue) {
+      if (busy(op) || blocked.has(op.wallet)) {
+        if (op.wallet !== '') blocked.add(op.wallet);
+        rest.push(op);
+      } else batch.push(op);
+    }
+    // Not when most of what waits is held back (a few busy customers): a second batch would only
+    // split theirs (8 hot keys: 83-94 % of the rate with one batch in flight).
+    if (!alone && (batch.filter((op) => op.kind !== 'rows').length < SECOND_BATCH_FROM || rest.length * 4 > this.queue.length)) return [];
+    this.queue = rest;
+    return batch.sort(byWallet);
+  }
+
+  private mark(batch: Pending[], by: 1 | -1) {
+    for (const op of batch) {
+      for (const key of op.kind === 'rows' ? [] : op.bucket ? [op.wallet, op.bucket] : [op.wallet]) {
+        const n = (this.inFlight.get(key) ?? 0) + by;
+        if (n > 0) this.inFlight.set(key, n);
+        else this.inFlight.delete(key);
+      }
+    }
   }
 
   /** Usage rows alone wait a while for a debit to carry them. */
@@ -385,11 +455,13 @@ export class PgLedger {
     let alone = !this.queue.some((op) => op.kind !== 'rows');
     while (this.queue.length && (alone || this.queue.some((op) => op.kind !== 'rows'))) {
       alone = false;
-      this.gathered += (this.queue.length - this.gathered) / 8;
-      if (this.queue.length < LINGER_BELOW && this.gathered < LINGER_BELOW && this.traffic.busy('')) await Bun.sleep(this.lingerMs);
-      // The sort is stable: one wallet's operations keep their order.
-      const batch = this.queue.sort(byWallet);
-      this.queue = [];
+      if (this.flushing === 1) {
+        this.gathered += (this.queue.length - this.gathered) / 8;
+        if (this.queue.length < LINGER_BELOW && this.gathered < LINGER_BELOW && this.traffic.busy('')) await Bun.sleep(this.lingerMs);
+      }
+      const batch = this.take();
+      if (!batch.length) break;
+      this.mark(batch, 1);
       const started = performance.now();
       let results: unknown[] | typeof LATE;
       try {
@@ -399,13 +471,16 @@ export class PgLedger {
       } catch (e) {
         if (outcomeUnknown(e)) await this.settle(batch);
         else for (const op of batch) op.reject(e);
+        this.mark(batch, -1);
         continue;
       }
       // Too late to wait for: settled like a lost answer (what the transaction says later is ignored).
       if (results === LATE) {
         await this.settle(batch);
+        this.mark(batch, -1);
         continue;
       }
+      this.mark(batch, -1);
       this.commits++;
       ledgerBatch.observe(batch.filter((op) => op.kind !== 'rows').length);
       ledgerCommit.observe((performance.now() - started) / 1000);
@@ -415,8 +490,8 @@ export class PgLedger {
         else op.resolve(r);
       });
     }
-    this.flushing = false;
-    if (this.queue.length) this.later();
+    this.flushing--;
+    if (this.flushing === 0 && this.queue.length) this.later();
   }
 
   /**
