@@ -7,14 +7,14 @@
 // batch and how often it was planned.
 // Run: bun run bench:pg-ledger [seconds] [clients]
 import { cpus } from 'node:os';
-import { SQL } from 'bun';
-import { freshDatabase, startPostgres, type PostgresServer } from '../tests/support/postgres.ts';
+import { freshDatabase, startPostgres } from '../tests/support/postgres.ts';
 import { migratePostgres, openPostgres } from '../src/db/pg-client.ts';
 import { PgLedger } from '../src/billing/backend/postgres/ledger.ts';
 import { pgStore } from '../src/billing/backend/postgres/store.ts';
 import { newCallId } from '../src/billing/resilience/call-id.ts';
 import { usageRow } from '../src/billing/usage-history.ts';
 import { cpuMs, cpuMsOfAll } from './wire.ts';
+import { busiestStatement, type StatementTime } from './pg-statements.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const clients = Number(process.argv[3] ?? 64);
@@ -23,11 +23,9 @@ const ACCOUNTS = Number(process.env.BENCH_KEYS ?? 1000);
 const PRICE = 1000;
 
 const pg = await startPostgres({ durable: true });
-const statements = await statementStats(pg);
 const url = await freshDatabase(pg.url);
 await migratePostgres(url);
-const admin = new SQL(url, { max: 1 });
-if (statements) await admin.unsafe('CREATE EXTENSION pg_stat_statements');
+const statement = await busiestStatement(pg, url);
 const db = openPostgres(url, 20);
 // Limits no load reaches: every draw is allowed, and each still updates its bucket's row.
 const ledger = new PgLedger(db.$client, { rate: 1e9, burst: 1e9 });
@@ -40,32 +38,11 @@ for (let i = 0; i < ACCOUNTS; i++) {
   accounts.push({ wallet, keyHash: (await store.identify(claimed!.apiKey))!.keyHash });
 }
 
-/** Loads pg_stat_statements (timing planning too) if this PostgreSQL has it: false when it does not. */
-async function statementStats(server: PostgresServer): Promise<boolean> {
-  const sql = new SQL(server.url, { max: 1 });
-  const [available] = await sql`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements'`;
-  if (available) await sql.unsafe("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
-  await sql.close();
-  if (!available) return false;
-  await server.restart();
-  const again = new SQL(server.url, { max: 1 });
-  await again.unsafe('ALTER SYSTEM SET pg_stat_statements.track_planning = on');
-  await again.unsafe('SELECT pg_reload_conf()');
-  await again.close();
-  return true;
-}
-
-/** The statement Postgres spent most time on (the ledger's batch) since this was last asked, whose counts start again: ms per run. */
-async function busiestStatement(): Promise<string> {
-  if (!statements) return '';
-  const [top] = await admin`SELECT calls, plans, total_exec_time / greatest(calls, 1) AS exec FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 1`;
-  await admin`SELECT pg_stat_statements_reset()`;
-  return top ? `; in Postgres its batch statement ran ${Number(top.exec).toFixed(2)} ms each (${top.calls} runs, planned ${top.plans} times)` : '';
-}
+const inPostgres = (t: StatementTime | null) => (t ? `; in Postgres its batch statement ran ${t.ms.toFixed(2)} ms each (${t.calls} runs, planned ${t.plans} times)` : '');
 
 async function run(drawing: boolean) {
   // The statements' counts start here.
-  await busiestStatement();
+  await statement.since();
   const commitsBefore = ledger.commits;
   const pgBefore = cpuMsOfAll('postgres');
   const selfBefore = cpuMs(process.pid);
@@ -94,7 +71,7 @@ async function run(drawing: boolean) {
   console.log(
     `${(drawing ? 'debit with its draw' : 'debit alone').padEnd(20)} ${(calls / elapsed).toFixed(0).padStart(6)}/s  ${(calls / (ledger.commits - commitsBefore)).toFixed(1).padStart(5)} calls per commit, ${ledger.atOnceCommits} at once, ${ledger.replanned} replanned` +
       `  p50 ${latencies[calls >> 1]!.toFixed(2)} ms  CPU µs per call: postgres ${perCall(cpuMsOfAll('postgres') - pgBefore)}, this process ${perCall(cpuMs(process.pid) - selfBefore)}` +
-      (await busiestStatement()),
+      inPostgres(await statement.since()),
   );
 }
 
@@ -105,7 +82,7 @@ try {
   for (let round = 0; round < 3; round++) for (const drawing of [true, false]) await run(drawing);
 } finally {
   await release();
-  await admin.close();
+  await statement.close();
   await db.$client.close();
   await pg.stop();
 }
