@@ -3,7 +3,7 @@
 // revoked under a remembered one cannot spend, and the shared rate limit's upsert per turn gives
 // a bucket's tokens once, to the first requests, however many ask in one turn on two replicas.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { SQL } from 'bun';
+import { SQL } from 'bun';
 import { newCallId } from '../../src/billing/resilience/call-id.ts';
 import { KeyCache } from '../../src/billing/backend/postgres/key-cache.ts';
 import { PgLedger } from '../../src/billing/backend/postgres/ledger.ts';
@@ -13,6 +13,7 @@ import type { Debit } from '../../src/billing/credit.ts';
 import { ledgerReplanned } from '../../src/metrics.ts';
 import type { PgDb } from '../../src/db/pg-client.ts';
 import { openLedgerDatabase, type LedgerDatabase } from '../support/ledger-database.ts';
+import { commitCutter } from '../support/commit-cutter.ts';
 import { POSTGRES_HOOK_TIMEOUT_MS, shouldSkipPostgres } from '../support/postgres.ts';
 
 setDefaultTimeout(30_000);
@@ -300,6 +301,47 @@ describe.skipIf(shouldSkipPostgres('pg-batching'))('one statement per batch, two
     expect(ended).toEqual(['first', 'again']);
     expect(await credit(stuck.wallet)).toBe(8 * PRICE);
     for (const { wallet } of others) expect(await credit(wallet)).toBe(9 * PRICE);
+  });
+
+  test('a COMMIT lost for each of two batches in flight: every call answered as it ended, each charged once', async () => {
+    const stuck = await funded(10 * PRICE);
+    const others = await Promise.all(Array.from({ length: 30 }, () => funded(10 * PRICE)));
+    const cutter = commitCutter(pg.url);
+    const through = new SQL(cutter.url, { max: 4 });
+    try {
+      const replica = new PgLedger(through);
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const holder = db.$client.begin(async (tx) => {
+        await tx`SELECT 1 FROM credit_accounts WHERE wallet = ${stuck.wallet} FOR UPDATE`;
+        locked();
+        await released;
+      });
+      await isLocked;
+      const first = replica.debit(stuck.wallet, PRICE, newCallId());
+      while ((await other`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`)[0].n === 0) await Bun.sleep(10);
+      // The second batch's COMMIT is lost while the first still waits on the row; then the first's.
+      const secondCut = cutter.arm({ on: /^\s*COMMIT/i });
+      const rest = Promise.all(others.map(({ wallet }) => replica.debit(wallet, PRICE, newCallId())));
+      await secondCut;
+      expect(await rest).toHaveLength(30);
+      const firstCut = cutter.arm({ on: /^\s*COMMIT/i });
+      release();
+      await holder;
+      await firstCut;
+      expect(cutter.cuts).toBe(2);
+      expect(await first).toMatchObject({ kind: 'credit', price: PRICE });
+      for (const debit of await rest) expect(debit).toMatchObject({ kind: 'credit', price: PRICE });
+      for (const { wallet } of [stuck, ...others]) {
+        expect(await credit(wallet)).toBe(9 * PRICE);
+        expect((await other`SELECT count(*)::int AS n FROM ledger_debits WHERE wallet = ${wallet} AND price > 0`)[0].n).toBe(1);
+      }
+    } finally {
+      await through.close();
+      cutter.stop();
+    }
   });
 
   test('balances asked at once are read in one query, each wallet its own, each seeing every debit committed before it was asked', async () => {
