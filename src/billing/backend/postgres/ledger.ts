@@ -113,6 +113,9 @@ const voided = (r: DebitRow) => r.refunded_at !== null && Number(r.refunded_at) 
 /** The id of a debit made again after its first attempt was voided: the same call, still sorted by its time. */
 const nextAttempt = (callId: string) => `${callId}+`;
 
+/** The rows an operation locks, by name: its account, and its rate-limit bucket if it draws (usage rows lock none). */
+const touched = (op: Pending): string[] => (op.kind === 'rows' ? [] : op.bucket ? [op.wallet, op.bucket] : [op.wallet]);
+
 const byWallet = (a: { wallet: string }, b: { wallet: string }) => (a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : 0);
 
 /**
@@ -414,7 +417,7 @@ export class PgLedger {
       this.queue = [];
       return all.sort(byWallet);
     }
-    const busy = (op: Pending) => (op.wallet !== '' && this.inFlight.has(op.wallet)) || (op.bucket !== undefined && this.inFlight.has(op.bucket));
+    const busy = (op: Pending) => touched(op).some((key) => this.inFlight.has(key));
     // A wallet held back holds back its later operations too, so that its order stays.
     const blocked = new Set<string>();
     const batch: Pending[] = [];
@@ -434,7 +437,7 @@ export class PgLedger {
 
   private mark(batch: Pending[], by: 1 | -1) {
     for (const op of batch) {
-      for (const key of op.kind === 'rows' ? [] : op.bucket ? [op.wallet, op.bucket] : [op.wallet]) {
+      for (const key of touched(op)) {
         const n = (this.inFlight.get(key) ?? 0) + by;
         if (n > 0) this.inFlight.set(key, n);
         else this.inFlight.delete(key);
@@ -461,26 +464,12 @@ export class PgLedger {
       }
       const batch = this.take();
       if (!batch.length) break;
-      this.mark(batch, 1);
       const started = performance.now();
-      let results: unknown[] | typeof LATE;
-      try {
-        // A refund of a vanished account fails alone; any error thrown is the database's: the whole
-        // batch either committed or did not.
-        results = await within(this.commit(batch, Date.now() + COMMIT_WITHIN_MS), COMMIT_WITHIN_MS);
-      } catch (e) {
-        if (outcomeUnknown(e)) await this.settle(batch);
-        else for (const op of batch) op.reject(e);
-        this.mark(batch, -1);
-        continue;
-      }
-      // Too late to wait for: settled like a lost answer (what the transaction says later is ignored).
-      if (results === LATE) {
-        await this.settle(batch);
-        this.mark(batch, -1);
-        continue;
-      }
+      // Its accounts and buckets stay the batch's until it is answered or settled.
+      this.mark(batch, 1);
+      const results = await this.send(batch);
       this.mark(batch, -1);
+      if (!results) continue;
       this.commits++;
       ledgerBatch.observe(batch.filter((op) => op.kind !== 'rows').length);
       ledgerCommit.observe((performance.now() - started) / 1000);
@@ -492,6 +481,28 @@ export class PgLedger {
     }
     this.flushing--;
     if (this.flushing === 0 && this.queue.length) this.later();
+  }
+
+  /**
+   * A batch sent and committed: its operations' answers; or null once they were told otherwise (each
+   * rejected with the database's error, or settled after a lost or late COMMIT: answered as their
+   * calls ended, or queued again).
+   */
+  private async send(batch: Pending[]): Promise<unknown[] | null> {
+    try {
+      // A refund of a vanished account fails alone; any error thrown is the database's: the whole
+      // batch either committed or did not.
+      const results = await within(this.commit(batch, Date.now() + COMMIT_WITHIN_MS), COMMIT_WITHIN_MS);
+      if (results !== LATE) return results;
+    } catch (e) {
+      if (!outcomeUnknown(e)) {
+        for (const op of batch) op.reject(e);
+        return null;
+      }
+    }
+    // Lost, or too late to wait for: settled like a lost answer (what the transaction says later is ignored).
+    await this.settle(batch);
+    return null;
   }
 
   /**
